@@ -1,0 +1,190 @@
+// Every environment variable stocklab reads, parsed and validated here and nowhere else.
+// Defaults match the native cluster (`npm run cluster -- up`), whose server ports stay clear of
+// the system services a Debian package may have started (3306, 6379, 2181).
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+const portList = z
+  .string()
+  .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean).map(Number))
+  .pipe(z.array(port).min(1));
+const urlList = z
+  .string()
+  .transform((s) => s.split(',').map((u) => u.trim()).filter(Boolean))
+  .pipe(z.array(z.string().url()).min(1));
+
+const envSchema = z.object({
+  // one service instance
+  HOST: z.string().default('127.0.0.1'),
+  PORT: port.default(8000),
+  INSTANCE_ID: z.string().min(1).optional(),
+  DEFAULT_STRATEGY: z.string().min(1).default('none'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  STARTUP_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+
+  // MySQL (MariaDB natively, MySQL 8 in docker compose)
+  MYSQL_HOST: z.string().default('127.0.0.1'),
+  MYSQL_PORT: port.default(13306),
+  MYSQL_USER: z.string().default('stocklab'),
+  MYSQL_PASSWORD: z.string().default('stocklab'),
+  MYSQL_DATABASE: z.string().default('stocklab'),
+  MYSQL_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  MYSQL_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(2_000),
+
+  // Redis: the main server holds the Redis stock key and the single-server locks;
+  // RedLock uses its own independent masters.
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:16379'),
+  REDLOCK_URLS: urlList.default([16380, 16381, 16382, 16383, 16384].map((p) => `redis://127.0.0.1:${p}`)),
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(3_000),
+
+  // ZooKeeper
+  ZK_CONNECT: z.string().default('127.0.0.1:12181'),
+  ZK_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(6_000),
+
+  // Bounds on per-request parameters (GET /check/lock)
+  WORK_MS_MAX: z.coerce.number().int().min(0).default(10_000),
+  TTL_MS_DEFAULT: z.coerce.number().int().min(1).default(30_000),
+  TTL_MS_MAX: z.coerce.number().int().min(1).default(600_000),
+  WAIT_MS_DEFAULT: z.coerce.number().int().min(0).default(10_000),
+  WAIT_MS_MAX: z.coerce.number().int().min(0).default(60_000),
+  RETRY_MS_DEFAULT: z.coerce.number().int().min(1).default(20),
+  RETRY_MS_MAX: z.coerce.number().int().min(1).default(5_000),
+
+  // The native cluster (src/cluster): where its data lives and which ports it uses.
+  STOCKLAB_DIR: z.string().default('.stocklab'),
+  NGINX_PORT: port.default(8080),
+  INSTANCE_PORTS: portList.default([8000, 8100, 8200]),
+  REDIS_PORT: port.default(16379),
+  REDLOCK_PORTS: portList.default([16380, 16381, 16382, 16383, 16384]),
+  ZK_PORT: port.default(12181),
+});
+
+type Env = z.infer<typeof envSchema>;
+
+export interface MysqlConfig {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+  poolSize: number;
+  connectTimeoutMs: number;
+}
+
+export interface RequestLimits {
+  workMsMax: number;
+  ttlMsDefault: number;
+  ttlMsMax: number;
+  waitMsDefault: number;
+  waitMsMax: number;
+  retryMsDefault: number;
+  retryMsMax: number;
+}
+
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  instanceId: string;
+  defaultStrategy: string;
+  logLevel: Env['LOG_LEVEL'];
+  startupTimeoutMs: number;
+  mysql: MysqlConfig;
+  redis: { url: string; commandTimeoutMs: number };
+  redlock: { urls: string[] };
+  zookeeper: { connect: string; sessionTimeoutMs: number };
+  limits: RequestLimits;
+}
+
+export interface ClusterPorts {
+  nginx: number;
+  instances: number[];
+  mysql: number;
+  redis: number;
+  redlock: number[];
+  zookeeper: number;
+}
+
+export interface ClusterConfig {
+  dir: string;
+  ports: ClusterPorts;
+  mysql: Pick<MysqlConfig, 'user' | 'password' | 'database'>;
+}
+
+export class ConfigError extends Error {}
+
+function parseEnv(env: NodeJS.ProcessEnv): Env {
+  // An empty variable means "not set", so `FOO= npm start` falls back to the default.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid environment: ${problems}`);
+  }
+  return parsed.data;
+}
+
+export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  const e = parseEnv(env);
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    instanceId: e.INSTANCE_ID ?? `app-${e.PORT}`,
+    defaultStrategy: e.DEFAULT_STRATEGY,
+    logLevel: e.LOG_LEVEL,
+    startupTimeoutMs: e.STARTUP_TIMEOUT_MS,
+    mysql: {
+      host: e.MYSQL_HOST,
+      port: e.MYSQL_PORT,
+      user: e.MYSQL_USER,
+      password: e.MYSQL_PASSWORD,
+      database: e.MYSQL_DATABASE,
+      poolSize: e.MYSQL_POOL_SIZE,
+      connectTimeoutMs: e.MYSQL_CONNECT_TIMEOUT_MS,
+    },
+    redis: { url: e.REDIS_URL, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
+    redlock: { urls: e.REDLOCK_URLS },
+    zookeeper: { connect: e.ZK_CONNECT, sessionTimeoutMs: e.ZK_SESSION_TIMEOUT_MS },
+    limits: {
+      workMsMax: e.WORK_MS_MAX,
+      ttlMsDefault: e.TTL_MS_DEFAULT,
+      ttlMsMax: e.TTL_MS_MAX,
+      waitMsDefault: e.WAIT_MS_DEFAULT,
+      waitMsMax: e.WAIT_MS_MAX,
+      retryMsDefault: e.RETRY_MS_DEFAULT,
+      retryMsMax: e.RETRY_MS_MAX,
+    },
+  };
+}
+
+export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): ClusterConfig {
+  const e = parseEnv(env);
+  return {
+    dir: e.STOCKLAB_DIR,
+    ports: {
+      nginx: e.NGINX_PORT,
+      instances: e.INSTANCE_PORTS,
+      mysql: e.MYSQL_PORT,
+      redis: e.REDIS_PORT,
+      redlock: e.REDLOCK_PORTS,
+      zookeeper: e.ZK_PORT,
+    },
+    mysql: { user: e.MYSQL_USER, password: e.MYSQL_PASSWORD, database: e.MYSQL_DATABASE },
+  };
+}
+
+/** The environment an instance needs to reach a cluster's servers: the inverse of loadServiceConfig. */
+export function serviceEnvFor(cluster: ClusterConfig, instancePort: number): Record<string, string> {
+  const p = cluster.ports;
+  return {
+    PORT: String(instancePort),
+    INSTANCE_ID: `app-${instancePort}`,
+    MYSQL_HOST: '127.0.0.1',
+    MYSQL_PORT: String(p.mysql),
+    MYSQL_USER: cluster.mysql.user,
+    MYSQL_PASSWORD: cluster.mysql.password,
+    MYSQL_DATABASE: cluster.mysql.database,
+    REDIS_URL: `redis://127.0.0.1:${p.redis}`,
+    REDLOCK_URLS: p.redlock.map((r) => `redis://127.0.0.1:${r}`).join(','),
+    ZK_CONNECT: `127.0.0.1:${p.zookeeper}`,
+  };
+}
