@@ -7,7 +7,7 @@ const port = z.coerce.number().int().min(1).max(65535);
 const portList = z
   .string()
   .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean).map(Number))
-  .pipe(z.array(port).min(1));
+  .pipe(z.array(z.number().int().min(1).max(65535)).min(1));
 const urlList = z
   .string()
   .transform((s) => s.split(',').map((u) => u.trim()).filter(Boolean))

@@ -1,0 +1,58 @@
+// One measured race: reset the stock, fire the requests, read what is left from the store itself.
+import { fire, type FireResult } from './fire.js';
+import { unitsLeft, type StoreAddresses } from './stores.js';
+import type { StoreKind } from '../src/stock/store.js';
+
+export interface RaceOptions {
+  /** Base URL of an instance or of nginx. */
+  target: string;
+  stores: StoreAddresses;
+  strategy: string;
+  store?: StoreKind;
+  /** Extra query parameters: workMs, ttlMs, waitMs, retryMs. */
+  params?: Record<string, number>;
+  initial: number;
+  requests: number;
+  connections: number;
+  maxSeconds?: number;
+}
+
+export interface RaceResult extends FireResult {
+  strategy: string;
+  store: StoreKind;
+  initial: number;
+  left: number;
+  /** initial − left: units that really left the store. */
+  deducted: number;
+  /** Successes reported to clients minus units really deducted: > 0 means sold twice. */
+  oversold: number;
+}
+
+export async function resetStock(target: string, count: number): Promise<void> {
+  const res = await fetch(`${target}/stock/reset`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ count }),
+  });
+  if (!res.ok) throw new Error(`reset failed: ${res.status} ${await res.text()}`);
+}
+
+export function checkUrl(target: string, strategy: string, store: StoreKind | undefined, params: Record<string, number> = {}): string {
+  const q = new URLSearchParams({ strategy, ...(store && { store }) });
+  for (const [k, v] of Object.entries(params)) q.set(k, String(v));
+  return `${target}/check/lock?${q}`;
+}
+
+export async function race(opts: RaceOptions): Promise<RaceResult> {
+  const store = opts.store ?? 'mysql';
+  await resetStock(opts.target, opts.initial);
+  const fired = await fire({
+    url: checkUrl(opts.target, opts.strategy, opts.store, opts.params),
+    requests: opts.requests,
+    connections: opts.connections,
+    maxSeconds: opts.maxSeconds,
+  });
+  const left = await unitsLeft(opts.stores, store);
+  const deducted = opts.initial - left;
+  return { ...fired, strategy: opts.strategy, store, initial: opts.initial, left, deducted, oversold: fired.ok - deducted };
+}

@@ -1,0 +1,32 @@
+// Reads what is left straight from MySQL and Redis, not through the service under test:
+// "oversold" must not depend on the service telling the truth.
+import { createConnection } from 'mysql2/promise';
+import { Redis } from 'ioredis';
+import { PRODUCT_CODE, REDIS_STOCK_KEY, STOCK_CODE } from '../src/stock/product.js';
+import type { StoreKind } from '../src/stock/store.js';
+
+export interface StoreAddresses {
+  mysql: { host: string; port: number; user: string; password: string; database: string };
+  redis: string;
+}
+
+export async function unitsLeft(addr: StoreAddresses, store: StoreKind): Promise<number> {
+  if (store === 'redis') {
+    const client = new Redis(addr.redis, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await client.connect();
+      return Number((await client.get(REDIS_STOCK_KEY)) ?? 0);
+    } finally {
+      client.disconnect();
+    }
+  }
+  const conn = await createConnection({ ...addr.mysql, connectTimeout: 5_000 });
+  try {
+    const [rows] = await conn.query('SELECT `count` FROM db_stock WHERE product_code = ? AND stock_code = ?', [PRODUCT_CODE, STOCK_CODE]);
+    const row = (rows as { count: number }[])[0];
+    if (!row) throw new Error(`no db_stock row for ${PRODUCT_CODE}/${STOCK_CODE}`);
+    return Number(row.count);
+  } finally {
+    await conn.end();
+  }
+}

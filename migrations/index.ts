@@ -1,0 +1,4 @@
+// Every migration, in order. Listed explicitly so the same set runs under tsx, in a build and in tests.
+import { CreateStock1763800000000 } from './1763800000000-create-stock.js';
+
+export const migrations = [CreateStock1763800000000];

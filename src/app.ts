@@ -1,0 +1,65 @@
+// The Express app: routes and error mapping only. Strategies come from the catalog.
+import express, { type Express } from 'express';
+import { runAsOwner, newOwnerToken } from './locks/owner.js';
+import { errorHandler } from './http/errors.js';
+import { parseCheckParams, parseResetBody } from './http/params.js';
+import { INITIAL_COUNT, PRODUCT_CODE, STOCK_CODE } from './stock/product.js';
+import type { Catalog } from './strategies/catalog.js';
+import type { SharedDeps } from './strategies/strategy.js';
+
+export function createApp(deps: SharedDeps, catalog: Catalog): Express {
+  const { config, stock, logger } = deps;
+  const instance = config.instanceId;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(express.json({ limit: '1kb' }));
+
+  app.get('/check/lock', async (req, res) => {
+    const { strategy, request } = parseCheckParams(req.query, catalog, config.defaultStrategy, config.limits);
+    const result = await runAsOwner(newOwnerToken(instance), () => strategy.deduct(request));
+    if (result.outcome === 'sold_out') {
+      res.status(409).json({ ok: false, error: 'sold_out', strategy: strategy.name, instance });
+      return;
+    }
+    res.json({ ok: true, strategy: strategy.name, instance, ...(result.warning && { warning: result.warning }) });
+  });
+
+  app.get('/stock', async (_req, res) => {
+    const [mysql, redis] = await Promise.all([stock.mysql.read(), stock.redis.read()]);
+    res.json({ ok: true, product: PRODUCT_CODE, warehouse: STOCK_CODE, mysql, redis, instance });
+  });
+
+  app.post('/stock/reset', async (req, res) => {
+    const count = parseResetBody(req.body ?? { count: INITIAL_COUNT });
+    // Read both stores first so a store that is down fails the reset before anything changes.
+    await Promise.all([stock.mysql.read(), stock.redis.read()]);
+    await catalog.clearLocks();
+    await Promise.all([stock.mysql.reset(count), stock.redis.reset(count)]);
+    res.json({ ok: true, mysql: count, redis: count, instance });
+  });
+
+  app.get('/strategies', (_req, res) => {
+    res.json({
+      ok: true,
+      default: config.defaultStrategy,
+      strategies: catalog.list().map(({ name, family, description, expected, stores }) => ({ name, family, description, expected, stores })),
+    });
+  });
+
+  app.get('/health', async (_req, res) => {
+    const [mysql, redis, families] = await Promise.all([
+      stock.mysql.read().then(() => true, () => false),
+      deps.redis.ping().then(() => true, () => false),
+      catalog.health(),
+    ]);
+    const checks = { mysql, redis, ...families };
+    res.status(mysql ? 200 : 503).json({ ok: Object.values(checks).every(Boolean), instance, checks });
+  });
+
+  app.use((req, res) => {
+    res.status(404).json({ ok: false, error: 'not_found', message: `no route ${req.method} ${req.path}` });
+  });
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,27 @@
+import { Mutex, withTimeout, E_TIMEOUT } from 'async-mutex';
+import { LockTimeoutError } from './errors.js';
+import { neverLost, type Lease, type Lock, type LockOptions } from './lock.js';
+
+/**
+ * The in-process lock (Java's synchronized / ReentrantLock): one mutex per resource in this
+ * process only, so it serializes one instance and nothing across instances.
+ */
+export class InProcessMutexLock implements Lock {
+  private readonly mutexes = new Map<string, Mutex>();
+
+  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+    let mutex = this.mutexes.get(resource);
+    if (!mutex) {
+      mutex = new Mutex();
+      this.mutexes.set(resource, mutex);
+    }
+    let release: () => void;
+    try {
+      release = await withTimeout(mutex, opts.waitMs).acquire();
+    } catch (err) {
+      if (err === E_TIMEOUT) throw new LockTimeoutError(resource, opts.waitMs);
+      throw err;
+    }
+    return { lost: neverLost, release: async () => release() };
+  }
+}

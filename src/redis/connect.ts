@@ -1,0 +1,45 @@
+import { Redis } from 'ioredis';
+import { defineLuaScripts } from './lua.js';
+
+export interface RedisConnectOptions {
+  commandTimeoutMs: number;
+  /** Name shown in CLIENT LIST, handy when watching a lab run. */
+  connectionName?: string;
+}
+
+/**
+ * A connection that fails fast while its server is down, instead of queueing commands
+ * until the server returns: a request must end in a quick 503, never hang. It keeps
+ * reconnecting in the background and recovers on its own.
+ */
+export function connectRedis(url: string, opts: RedisConnectOptions): Redis {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: opts.commandTimeoutMs,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+    connectionName: opts.connectionName,
+    lazyConnect: true,
+  });
+  // Errors surface on the commands that fail; without a listener ioredis would log each reconnect.
+  client.on('error', () => undefined);
+  defineLuaScripts(client);
+  return client;
+}
+
+/** Waits until the connection is ready, up to `timeoutMs`; false if it is not. */
+export async function waitReady(client: Redis, timeoutMs: number): Promise<boolean> {
+  if (client.status === 'ready') return true;
+  if (client.status === 'wait') client.connect().catch(() => undefined);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      resolve(ok);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    client.once('ready', onReady);
+  });
+}

@@ -1,0 +1,68 @@
+// Connections → catalog → HTTP server, and the reverse on close.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import type { ServiceConfig } from './config.js';
+import { createDataSource } from './db/data-source.js';
+import { createLogger, type Logger } from './logger.js';
+import { sleep } from './locks/wait.js';
+import { connectRedis, waitReady } from './redis/connect.js';
+import { MysqlStock } from './stock/mysql-stock.js';
+import { RedisStock } from './stock/redis-stock.js';
+import { Catalog } from './strategies/catalog.js';
+import type { SharedDeps } from './strategies/strategy.js';
+
+export interface RunningService {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function initializeWithRetry(ds: ReturnType<typeof createDataSource>, timeoutMs: number, logger: Logger): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await ds.initialize();
+      return;
+    } catch (err) {
+      if (Date.now() >= deadline) throw err;
+      logger.warn({ err: (err as Error).message }, 'mysql not reachable yet, retrying');
+      await sleep(500);
+    }
+  }
+}
+
+export async function openService(config: ServiceConfig): Promise<RunningService> {
+  const logger = createLogger(config.logLevel, config.instanceId);
+  const db = createDataSource(config.mysql);
+  // MySQL holds the stock: without it the instance has nothing to serve, so it waits for it.
+  await initializeWithRetry(db, config.startupTimeoutMs, logger);
+  const redis = connectRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: config.instanceId });
+  // Redis is optional at start: the Redis strategies answer 503 until it is reachable.
+  if (!(await waitReady(redis, Math.min(config.startupTimeoutMs, 5_000)))) logger.warn('redis not reachable yet; continuing');
+
+  const deps: SharedDeps = { config, logger, db, redis, stock: { mysql: new MysqlStock(db), redis: new RedisStock(redis) } };
+  const catalog = await Catalog.open(deps);
+  const app = createApp(deps, catalog);
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
+  // Longer than nginx's upstream keepalive so nginx, not Node, closes idle connections.
+  server.keepAliveTimeout = 65_000;
+  const { port } = server.address() as AddressInfo;
+  logger.info({ port, strategies: catalog.names.length }, 'listening');
+
+  return {
+    url: `http://${config.host}:${port}`,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2_000).unref();
+      });
+      await catalog.close();
+      redis.disconnect();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// The only place that knows which strategies exist. The route asks the catalog, never a family.
+import { baselineFamily } from './baseline.js';
+import { sqlFamily } from './sql.js';
+import type { FamilyFactory, SharedDeps, Strategy, StrategyFamily } from './strategy.js';
+
+/** In the order the course introduces them; the bench and /strategies keep this order. */
+const familyFactories: FamilyFactory[] = [baselineFamily, sqlFamily];
+
+export class Catalog {
+  private readonly byName: Map<string, Strategy>;
+
+  private constructor(private readonly families: StrategyFamily[]) {
+    this.byName = new Map(families.flatMap((f) => f.strategies).map((s) => [s.name, s]));
+  }
+
+  static async open(deps: SharedDeps, factories: FamilyFactory[] = familyFactories): Promise<Catalog> {
+    const families: StrategyFamily[] = [];
+    try {
+      for (const open of factories) families.push(await open(deps));
+    } catch (err) {
+      await Promise.allSettled(families.map((f) => f.close?.()));
+      throw err;
+    }
+    return new Catalog(families);
+  }
+
+  get(name: string): Strategy | undefined {
+    return this.byName.get(name);
+  }
+
+  get names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  list(): Strategy[] {
+    return [...this.byName.values()];
+  }
+
+  async clearLocks(): Promise<void> {
+    await Promise.all(this.families.map((f) => f.clearLocks?.()));
+  }
+
+  async health(): Promise<Record<string, boolean>> {
+    const parts = await Promise.all(this.families.map((f) => f.health?.() ?? Promise.resolve({})));
+    return Object.assign({}, ...parts);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.families.map((f) => f.close?.()));
+  }
+}

@@ -1,0 +1,65 @@
+import { sleep, remaining } from '../locks/wait.js';
+import type { FamilyFactory } from './strategy.js';
+
+/** Optimistic retries ran past the request's wait bound. */
+export class RetriesExhaustedError extends Error {
+  constructor(attempts: number, waitMs: number) {
+    super(`optimistic update still conflicting after ${attempts} attempts in ${waitMs} ms`);
+  }
+}
+
+/** MySQL's own answers (course §1.7): one statement, a row lock, a version check. */
+export const sqlFamily: FamilyFactory = async (deps) => {
+  const stock = deps.stock.mysql;
+  return {
+    strategies: [
+      {
+        name: 'sql-update',
+        family: 'sql',
+        description: 'One conditional UPDATE … SET count = count − 1 WHERE count >= 1; the row lock serializes it.',
+        expected: { oneInstance: 'exact', threeInstances: 'exact' },
+        stores: ['mysql'],
+        deduct: async (req) => {
+          // No read precedes the write, so the work happens before the statement, outside any lock.
+          if (req.workMs > 0) await sleep(req.workMs);
+          return { outcome: (await stock.decrementIfAvailable()) ? 'deducted' : 'sold_out' };
+        },
+      },
+      {
+        name: 'sql-for-update',
+        family: 'sql',
+        description: 'SELECT … FOR UPDATE then UPDATE in one transaction: a pessimistic row lock.',
+        expected: { oneInstance: 'exact', threeInstances: 'exact' },
+        stores: ['mysql'],
+        deduct: async (req) => {
+          const outcome = await stock.withRowLocked(async (count) => {
+            if (count <= 0) return { result: 'sold_out' as const };
+            if (req.workMs > 0) await sleep(req.workMs);
+            return { count: count - 1, result: 'deducted' as const };
+          });
+          return { outcome };
+        },
+      },
+      {
+        name: 'sql-optimistic',
+        family: 'sql',
+        description: 'Read count and version, write only if the version is unchanged; retry with jittered backoff.',
+        expected: { oneInstance: 'exact', threeInstances: 'exact', note: 'slows down sharply as concurrency grows' },
+        stores: ['mysql'],
+        deduct: async (req) => {
+          const deadline = Date.now() + req.lock.waitMs;
+          for (let attempt = 1; ; attempt++) {
+            const row = await stock.readVersioned();
+            if (!row || row.count <= 0) return { outcome: 'sold_out' };
+            if (req.workMs > 0) await sleep(req.workMs);
+            if (await stock.compareAndSet(row.version, row.count - 1)) return { outcome: 'deducted' };
+            // Full jitter, doubling up to retryMs: spreads the losers out instead of re-colliding.
+            const backoff = Math.random() * Math.min(req.lock.retryMs, 2 ** Math.min(attempt, 10));
+            if (remaining(deadline) <= backoff) throw new RetriesExhaustedError(attempt, req.lock.waitMs);
+            await sleep(backoff);
+          }
+        },
+      },
+    ],
+  };
+};
