@@ -47,6 +47,11 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
     });
   });
 
+  // The bench's ceiling: the same path through nginx and Express with no work behind it.
+  app.get('/noop', (_req, res) => {
+    res.json({ ok: true, instance });
+  });
+
   app.get('/health', async (_req, res) => {
     const [mysql, redis, families] = await Promise.all([
       stock.mysql.read().then(() => true, () => false),
