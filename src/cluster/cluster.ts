@@ -1,0 +1,145 @@
+// The native cluster: MariaDB, Redis + 5 RedLock masters, ZooKeeper, the app instances and nginx,
+// started as plain processes with their data in one directory. Shared by the CLI, bench and tests.
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadClusterConfig, type ClusterConfig, type MysqlConfig } from '../config.js';
+import { runMigrations } from '../db/migrate.js';
+import { instanceSpec } from './instance.js';
+import { mariadbSpec } from './mariadb.js';
+import { nginxSpec, REPO_ROOT } from './nginx.js';
+import { ensureBinaries } from './packages.js';
+import { freePorts, isPortFree } from './ports.js';
+import { redisSpec } from './redis.js';
+import { ManagedServer, type ServerOptions, type ServerSpec } from './server.js';
+import type { ClusterInfo, RunningCluster, ServerHandle, StartClusterOptions } from './types.js';
+import { zookeeperSpec } from './zookeeper.js';
+
+export type { ProcessIdentity } from './processes.js';
+export type { ClusterInfo, ClusterServers, RunningCluster, ServerHandle, StartClusterOptions } from './types.js';
+export { ManagedServer } from './server.js';
+
+/** Relative data dirs are taken from the repository root, wherever the command is run from. */
+export function resolveDir(dir: string): string {
+  return path.resolve(REPO_ROOT, dir);
+}
+
+export function clusterInfo(cfg: ClusterConfig): ClusterInfo {
+  const p = cfg.ports;
+  return {
+    dir: resolveDir(cfg.dir),
+    nginx: `http://127.0.0.1:${p.nginx}`,
+    instances: p.instances.map((port) => `http://127.0.0.1:${port}`),
+    mysql: { host: '127.0.0.1', port: p.mysql, ...cfg.mysql },
+    redis: `redis://127.0.0.1:${p.redis}`,
+    redlock: p.redlock.map((port) => `redis://127.0.0.1:${port}`),
+    zookeeper: `127.0.0.1:${p.zookeeper}`,
+  };
+}
+
+export function migrationConfig(cfg: ClusterConfig): MysqlConfig {
+  return { host: '127.0.0.1', port: cfg.ports.mysql, ...cfg.mysql, poolSize: 1, connectTimeoutMs: 5_000 };
+}
+
+/** Stops servers one after the other, trying them all even if some fail; rethrows the first failure. */
+async function stopAll(servers: ServerHandle[]): Promise<void> {
+  let first: unknown;
+  for (const s of servers) {
+    try {
+      await s.stop();
+    } catch (err) {
+      first ??= err;
+    }
+  }
+  if (first) throw first;
+}
+
+export async function startCluster(opts: StartClusterOptions): Promise<RunningCluster> {
+  const { config } = opts;
+  const log = opts.log ?? (() => undefined);
+  const detached = opts.detached ?? false;
+  const dir = resolveDir(config.dir);
+  const p = config.ports;
+  fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
+  const bin = ensureBinaries(log);
+  const make = (spec: ServerSpec) => new ManagedServer(spec, { detached, log, onSpawn: opts.onSpawn });
+
+  const mysql = make(mariadbSpec(config, dir, bin));
+  const redis = make(redisSpec('redis', p.redis, dir, bin));
+  const redlock = p.redlock.map((port, i) => make(redisSpec(`redlock-${i}`, port, dir, bin)));
+  const zookeeper = make(zookeeperSpec(p.zookeeper, dir, bin));
+  const instances = p.instances.map((port) => make(instanceSpec(config, port, dir, opts.instanceEnv)));
+  const nginx = make(nginxSpec(p.nginx, p.instances, dir, bin));
+  const servers = { mysql, redis, redlock, zookeeper, nginx, instances };
+  // front first, so no client is proxied to an instance that is going away
+  const stopOrder: ServerHandle[] = [nginx, ...instances, zookeeper, ...redlock, redis, mysql];
+
+  // Fail before starting anything if a port is taken (often: a cluster left running elsewhere).
+  const all = [...stopOrder].reverse();
+  const busy = (await Promise.all(all.map(async (s) => ((await isPortFree(s.port)) ? undefined : `${s.name} ${s.port}`)))).filter(Boolean);
+  if (busy.length > 0) throw new Error(`ports already in use on 127.0.0.1: ${busy.join(', ')} (is another cluster running? try: npm run cluster -- down)`);
+
+  const t0 = Date.now();
+  try {
+    // The data servers do not depend on each other: start them side by side.
+    await settleAll([
+      (async () => {
+        await mysql.start();
+        const t = Date.now();
+        await runMigrations(migrationConfig(config));
+        log(`migrations applied (${Date.now() - t} ms)`);
+      })(),
+      ...[redis, ...redlock].map((s) => s.start()),
+      zookeeper.start(),
+    ]);
+    await settleAll(instances.map((s) => s.start()));
+    await nginx.start();
+  } catch (err) {
+    await stopAll(stopOrder).catch((stopErr: unknown) => log(`cleanup after failed start: ${String(stopErr)}`));
+    throw err;
+  }
+  log(`cluster ready in ${Date.now() - t0} ms`);
+  return { info: clusterInfo(config), servers, stop: () => stopAll(stopOrder) };
+}
+
+/** Like Promise.all, but waits for every promise before rejecting, so cleanup sees a settled world. */
+async function settleAll(promises: Promise<unknown>[]): Promise<void> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+export interface InstanceOptions extends ServerOptions {
+  /** data dir for its log file; defaults to config.dir */
+  dir?: string;
+}
+
+/** An extra app instance against a running cluster's servers (not behind its nginx). */
+export async function startInstance(
+  config: ClusterConfig,
+  port: number,
+  env: Record<string, string> = {},
+  dirOrOptions: string | InstanceOptions = {},
+): Promise<ServerHandle> {
+  const o: InstanceOptions = typeof dirOrOptions === 'string' ? { dir: dirOrOptions } : dirOrOptions;
+  const server = new ManagedServer(instanceSpec(config, port, resolveDir(o.dir ?? config.dir), env), o);
+  await server.start();
+  return server;
+}
+
+/** A cluster config on free loopback ports with its data in dir, for tests. */
+export async function freeClusterConfig(dir: string, instances = 3): Promise<ClusterConfig> {
+  const ports = await freePorts(9 + instances);
+  const take = () => ports.shift() as number;
+  return {
+    dir,
+    ports: {
+      nginx: take(),
+      mysql: take(),
+      redis: take(),
+      zookeeper: take(),
+      redlock: [take(), take(), take(), take(), take()],
+      instances: Array.from({ length: instances }, take),
+    },
+    mysql: loadClusterConfig({}).mysql, // the defaults, not whatever this shell exports
+  };
+}

@@ -1,0 +1,24 @@
+// One stocklab service instance (src/main.ts under tsx), pointed at the cluster's servers.
+import path from 'node:path';
+import { serviceEnvFor, type ClusterConfig } from '../config.js';
+import { REPO_ROOT } from './nginx.js';
+import { httpOk } from './probes.js';
+import type { ServerSpec } from './server.js';
+
+export function instanceSpec(cfg: ClusterConfig, port: number, dir: string, env: Record<string, string> = {}): ServerSpec {
+  return {
+    name: `app-${port}`,
+    port,
+    logFile: path.join(dir, 'logs', `app-${port}.log`),
+    startTimeoutMs: 60_000, // tsx compiles on first start; three at once on 2 cores
+    stopGraceMs: 10_000,
+    launch: () => ({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/main.ts'],
+      cwd: REPO_ROOT,
+      // HOST pinned: whatever the caller's environment says, nothing listens beyond loopback
+      env: { ...process.env, ...serviceEnvFor(cfg, port), HOST: '127.0.0.1', ...env },
+    }),
+    healthy: () => httpOk(`http://127.0.0.1:${port}/health`),
+  };
+}

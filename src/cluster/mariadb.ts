@@ -1,0 +1,110 @@
+// MariaDB (the MySQL-compatible server Debian ships) with its data under <dir>/mysql.
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { ClusterConfig } from '../config.js';
+import type { Binaries } from './packages.js';
+import { logHeader } from './processes.js';
+import { mysqlPing } from './probes.js';
+import type { ServerSpec } from './server.js';
+
+const run = promisify(execFile);
+const isRoot = process.getuid?.() === 0;
+
+function sqlString(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+function sqlIdent(s: string): string {
+  return `\`${s.replace(/`/g, '``')}\``;
+}
+
+/**
+ * Runs at every server start, before it accepts connections, so the database and the lab user
+ * exist (and the password matches the current config) by the time the health probe logs in.
+ */
+export function initSql(cfg: ClusterConfig): string {
+  const { user, password, database } = cfg.mysql;
+  // '%' is safe: the server binds 127.0.0.1 only. With skip-name-resolve, TCP clients are
+  // matched by address, so a host-specific grant would have to list 127.0.0.1 explicitly.
+  const who = `${sqlString(user)}@'%'`;
+  return [
+    `CREATE DATABASE IF NOT EXISTS ${sqlIdent(database)} CHARACTER SET utf8mb4;`,
+    `CREATE USER IF NOT EXISTS ${who} IDENTIFIED BY ${sqlString(password)};`,
+    `ALTER USER ${who} IDENTIFIED BY ${sqlString(password)};`,
+    `GRANT ALL PRIVILEGES ON ${sqlIdent(database)}.* TO ${who};`,
+    `DROP USER IF EXISTS ''@'localhost';`,
+    '',
+  ].join('\n');
+}
+
+/** A unix socket path must fit in ~107 bytes; deep temp dirs fall back to a short path in /tmp. */
+function socketPath(dir: string): string {
+  const p = path.join(dir, 'run', 'mysql.sock');
+  if (p.length < 100) return p;
+  const hash = crypto.createHash('sha1').update(dir).digest('hex').slice(0, 12);
+  return path.join(os.tmpdir(), `stocklab-${hash}.sock`);
+}
+
+export function mariadbSpec(cfg: ClusterConfig, dir: string, bin: Binaries): ServerSpec {
+  const dataDir = path.join(dir, 'mysql');
+  const runDir = path.join(dir, 'run');
+  const initFile = path.join(runDir, 'mysql-init.sql');
+  const logFile = path.join(dir, 'logs', 'mysql.log');
+  const marker = path.join(dataDir, '.stocklab-installed');
+  const port = cfg.ports.mysql;
+
+  return {
+    name: 'mysql',
+    port,
+    logFile,
+    startTimeoutMs: 30_000,
+    stopGraceMs: 20_000, // InnoDB flushes on a clean shutdown; give it time before SIGKILL
+    async prepare() {
+      fs.mkdirSync(runDir, { recursive: true });
+      fs.writeFileSync(initFile, initSql(cfg), { mode: 0o600 }); // holds the password
+      if (fs.existsSync(marker)) return;
+      // First run (or a half-finished one): a fresh system database.
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      logHeader(logFile, 'mariadb-install-db');
+      try {
+        const { stdout, stderr } = await run(bin.mariadbInstallDb, [
+          '--no-defaults',
+          `--datadir=${dataDir}`,
+          ...(isRoot ? ['--user=root'] : []),
+          '--auth-root-authentication-method=socket',
+          '--skip-test-db',
+        ]);
+        fs.appendFileSync(logFile, stdout + stderr);
+      } catch (err) {
+        const e = err as Error & { stdout?: string; stderr?: string };
+        fs.appendFileSync(logFile, `${e.stdout ?? ''}${e.stderr ?? ''}`);
+        throw new Error(`mysql: mariadb-install-db failed: ${e.message} (see ${logFile})`);
+      }
+      fs.writeFileSync(marker, new Date().toISOString() + '\n');
+    },
+    launch: () => ({
+      command: bin.mariadbd,
+      args: [
+        '--no-defaults', // ignore /etc/mysql: this server is fully described here
+        `--datadir=${dataDir}`,
+        `--port=${port}`,
+        '--bind-address=127.0.0.1',
+        `--socket=${socketPath(dir)}`,
+        `--pid-file=${path.join(runDir, 'mysql.pid')}`,
+        `--init-file=${initFile}`,
+        ...(isRoot ? ['--user=root'] : []), // mariadbd refuses to run as root without it
+        // A lab, not a bank: flush the redo log once a second instead of at every commit, and keep
+        // no binlog. Commits stop waiting on fsync, so the bench measures locking, not the disk.
+        '--innodb-flush-log-at-trx-commit=2',
+        '--skip-log-bin',
+        '--skip-name-resolve',
+        '--max-connections=500', // 3+ instances × pool of 20, plus bench and test connections
+        '--character-set-server=utf8mb4',
+      ],
+    }),
+    healthy: () => mysqlPing({ port, ...cfg.mysql }),
+  };
+}

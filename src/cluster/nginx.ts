@@ -1,0 +1,60 @@
+// nginx: render nginx/nginx.conf for the cluster's ports and run it with its prefix under <dir>.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Binaries } from './packages.js';
+import { httpOk } from './probes.js';
+import type { ServerSpec } from './server.js';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const NGINX_TEMPLATE = path.join(REPO_ROOT, 'nginx', 'nginx.conf');
+
+/**
+ * The template with its `listen` port and upstream `server` lines replaced; everything else is kept.
+ * Throws if the template no longer has exactly one upstream block or one listen line.
+ */
+export function renderNginxConf(template: string, listenPort: number, upstreamPorts: number[]): string {
+  if (upstreamPorts.length === 0) throw new Error('nginx: no upstream ports');
+  const listens = template.match(/^\s*listen\s+[^;]+;/gm) ?? [];
+  if (listens.length !== 1) throw new Error(`nginx template: expected one listen line, found ${listens.length}`);
+  const upstreams = [...template.matchAll(/upstream\s+\S+\s*\{[^}]*\}/g)];
+  if (upstreams.length !== 1) throw new Error(`nginx template: expected one upstream block, found ${upstreams.length}`);
+
+  let out = template.replace(/^(\s*)listen\s+[^;]+;/m, (_m, indent: string) => `${indent}listen 127.0.0.1:${listenPort};`);
+  out = out.replace(/upstream\s+\S+\s*\{[^}]*\}/, (block) => {
+    const lines = block.split('\n');
+    const first = lines.findIndex((l) => /^\s*server\s+[^;]+;/.test(l));
+    if (first < 0) throw new Error('nginx template: upstream block has no server line');
+    const indent = /^\s*/.exec(lines[first] ?? '')?.[0] ?? '    ';
+    const servers = upstreamPorts.map((p) => `${indent}server 127.0.0.1:${p};`);
+    const kept = lines.filter((l, i) => i === first || !/^\s*server\s+[^;]+;/.test(l));
+    kept.splice(kept.indexOf(lines[first] ?? ''), 1, ...servers);
+    return kept.join('\n');
+  });
+  return out;
+}
+
+export function nginxSpec(listenPort: number, upstreamPorts: number[], dir: string, bin: Binaries): ServerSpec {
+  const prefix = path.join(dir, 'nginx');
+  const confFile = path.join(prefix, 'nginx.conf');
+  return {
+    name: 'nginx',
+    port: listenPort,
+    logFile: path.join(dir, 'logs', 'nginx.log'),
+    extraLogs: [path.join(prefix, 'logs', 'error.log')],
+    startTimeoutMs: 10_000,
+    stopGraceMs: 5_000,
+    prepare() {
+      // nginx creates the last component of each temp path itself, not its parents
+      for (const d of ['logs', 'temp']) fs.mkdirSync(path.join(prefix, d), { recursive: true });
+      fs.writeFileSync(confFile, renderNginxConf(fs.readFileSync(NGINX_TEMPLATE, 'utf8'), listenPort, upstreamPorts));
+    },
+    launch: () => ({
+      command: bin.nginx,
+      // -e: errors before the config is read go to stderr (our log), not /var/log/nginx
+      args: ['-p', prefix + '/', '-c', confFile, '-e', 'stderr', '-g', 'daemon off;'],
+    }),
+    // healthy once a request goes through it to an instance
+    healthy: () => httpOk(`http://127.0.0.1:${listenPort}/health`),
+  };
+}

@@ -1,0 +1,77 @@
+// The server binaries the native cluster needs, and the Debian packages that provide them.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface Binaries {
+  mariadbd: string;
+  mariadbInstallDb: string;
+  redisServer: string;
+  java: string;
+  zookeeperJar: string;
+  nginx: string;
+}
+
+const SEARCH = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', '/sbin'];
+
+function which(names: string[]): string | undefined {
+  for (const name of names) {
+    for (const dir of SEARCH) {
+      if (!dir) continue;
+      const p = path.join(dir, name);
+      try {
+        fs.accessSync(p, fs.constants.X_OK);
+        return p;
+      } catch {
+        // keep looking
+      }
+    }
+  }
+  return undefined;
+}
+
+const ZK_JAR = '/usr/share/java/zookeeper.jar';
+
+function locate(): { found: Partial<Binaries>; missing: string[] } {
+  const found: Partial<Binaries> = {
+    mariadbd: which(['mariadbd', 'mysqld']),
+    mariadbInstallDb: which(['mariadb-install-db', 'mysql_install_db']),
+    redisServer: which(['redis-server']),
+    java: which(['java']),
+    zookeeperJar: fs.existsSync(ZK_JAR) ? ZK_JAR : undefined,
+    nginx: which(['nginx']),
+  };
+  const missing = new Set<string>();
+  if (!found.mariadbd || !found.mariadbInstallDb) missing.add('mariadb-server');
+  if (!found.redisServer) missing.add('redis-server');
+  if (!found.java || !found.zookeeperJar) missing.add('zookeeper');
+  if (!found.nginx) missing.add('nginx');
+  return { found, missing: [...missing] };
+}
+
+let cached: Binaries | undefined;
+
+/**
+ * Finds every binary; when some are missing and we are root, installs their Debian packages
+ * non-interactively, otherwise fails naming the packages to install.
+ */
+export function ensureBinaries(log: (line: string) => void = () => undefined): Binaries {
+  if (cached) return cached;
+  let { found, missing } = locate();
+  if (missing.length > 0) {
+    const cmd = `apt-get update && apt-get install -y ${missing.join(' ')}`;
+    if (process.getuid?.() !== 0) throw new Error(`missing Debian packages: ${missing.join(', ')}; install them with: sudo ${cmd}`);
+    log(`installing missing Debian packages: ${missing.join(', ')}`);
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    try {
+      execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
+      execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: 'inherit', env });
+    } catch (err) {
+      throw new Error(`could not install ${missing.join(', ')} (${(err as Error).message}); try: ${cmd}`);
+    }
+    ({ found, missing } = locate());
+    if (missing.length > 0) throw new Error(`still missing after apt-get install: ${missing.join(', ')}`);
+  }
+  cached = found as Binaries;
+  return cached;
+}

@@ -1,0 +1,39 @@
+// Loopback port helpers: is a port free, wait until it is, and pick free ones for tests.
+import net from 'node:net';
+
+export const LOOPBACK = '127.0.0.1';
+
+/** True when nothing listens on 127.0.0.1:port (we could bind it ourselves). */
+export function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen({ port, host: LOOPBACK, exclusive: true }, () => srv.close(() => resolve(true)));
+  });
+}
+
+export async function waitPortFree(port: number, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await isPortFree(port))) {
+    if (Date.now() > deadline) throw new Error(`${what}: port ${port} still in use after ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}
+
+/**
+ * `count` distinct free loopback ports. They are drawn below Linux's ephemeral range (32768+), so an
+ * outgoing connection's local port can never take one between this check and the server's bind.
+ */
+export async function freePorts(count: number, min = 20_000, max = 32_000): Promise<number[]> {
+  const picked = new Set<number>();
+  for (let tries = 0; picked.size < count; tries++) {
+    if (tries > count * 50) throw new Error(`could not find ${count} free ports in ${min}-${max}`);
+    const p = min + Math.floor(Math.random() * (max - min));
+    if (!picked.has(p) && (await isPortFree(p))) picked.add(p);
+  }
+  return [...picked];
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

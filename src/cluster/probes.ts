@@ -1,0 +1,81 @@
+// Health probes: one short, bounded question per server kind. Each resolves true/false, never throws.
+import http from 'node:http';
+import net from 'node:net';
+import mysql from 'mysql2/promise';
+import { LOOPBACK } from './ports.js';
+
+/** Sends raw bytes over TCP and collects the reply until the server closes or enough has arrived. */
+function tcpExchange(port: number, payload: string, done: (reply: string) => boolean, timeoutMs: number): Promise<string> {
+  return new Promise((resolve) => {
+    let reply = '';
+    const sock = net.connect({ port, host: LOOPBACK });
+    const finish = () => {
+      sock.destroy();
+      resolve(reply);
+    };
+    sock.setTimeout(timeoutMs, finish);
+    sock.once('error', finish);
+    sock.once('close', finish);
+    sock.once('connect', () => sock.write(payload));
+    sock.on('data', (d: Buffer) => {
+      reply += d.toString('utf8');
+      if (done(reply)) finish();
+    });
+  });
+}
+
+export async function redisPing(port: number, timeoutMs = 1_000): Promise<boolean> {
+  const reply = await tcpExchange(port, 'PING\r\n', (r) => r.includes('\r\n'), timeoutMs);
+  return reply.startsWith('+PONG');
+}
+
+/** ZooKeeper's four-letter word `ruok` (whitelisted in zoo.cfg); a serving server answers `imok`. */
+export async function zkRuok(port: number, timeoutMs = 1_000): Promise<boolean> {
+  const reply = await tcpExchange(port, 'ruok', (r) => r.length >= 4, timeoutMs);
+  return reply === 'imok';
+}
+
+export interface HttpReply {
+  status: number;
+  body: string;
+}
+
+export function httpGet(url: string, timeoutMs = 2_000): Promise<HttpReply | undefined> {
+  return new Promise((resolve) => {
+    // agent: false — a fresh connection each time, so probes leave no keep-alive sockets behind
+    const req = http.get(url, { agent: false, timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+  });
+}
+
+export async function httpOk(url: string, timeoutMs = 2_000): Promise<boolean> {
+  return (await httpGet(url, timeoutMs))?.status === 200;
+}
+
+export interface MysqlLogin {
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+}
+
+/** Logs in over TCP as the lab user and runs SELECT 1, so "healthy" means the app could connect too. */
+export async function mysqlPing(login: MysqlLogin, timeoutMs = 2_000): Promise<boolean> {
+  let conn: mysql.Connection | undefined;
+  try {
+    conn = await mysql.createConnection({ host: LOOPBACK, ...login, connectTimeout: timeoutMs });
+    await conn.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await conn?.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,184 @@
+// Spawning server processes and ending them again, by process group, safely.
+// Every server gets its own process group (setsid) so that stop/kill also reach the processes it
+// forks (nginx workers), and so a Ctrl-C in the terminal does not race our orderly shutdown.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sleep } from './ports.js';
+
+export interface SpawnSpec {
+  name: string;
+  command: string;
+  args: string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  logFile: string;
+  /** Survive this process: logs go to the file anyway; the child is unref'd and not killed on exit. */
+  detached?: boolean;
+}
+
+export interface Spawned {
+  pid: number;
+  child: ChildProcess;
+  /** Resolves with the exit code/signal once the process has exited. */
+  exited: Promise<string>;
+}
+
+/** What identifies a process beyond its pid, so a reused pid is never signalled. */
+export interface ProcessIdentity {
+  pid: number;
+  cmdline: string;
+  startTime: string;
+}
+
+const attached = new Set<number>();
+let exitHookInstalled = false;
+
+// Children of a non-detached cluster must not outlive us: kill their groups on exit or on a signal.
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  const killAll = () => {
+    for (const pid of attached) signalGroup(pid, 'SIGKILL');
+    attached.clear();
+  };
+  process.once('exit', killAll);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = () => {
+      killAll();
+      // Only re-raise when nobody else handles the signal, to keep the default "die" behaviour.
+      if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+    };
+    process.once(sig, onSignal);
+  }
+}
+
+export function logHeader(logFile: string, line: string): void {
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  fs.appendFileSync(logFile, `\n--- ${new Date().toISOString()} ${line}\n`);
+}
+
+export function spawnLogged(spec: SpawnSpec): Spawned {
+  logHeader(spec.logFile, `${spec.command} ${spec.args.join(' ')}`);
+  const fd = fs.openSync(spec.logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env ?? process.env,
+      stdio: ['ignore', fd, fd],
+      detached: true,
+    });
+  } finally {
+    fs.closeSync(fd); // the child holds its own copy
+  }
+  const exited = new Promise<string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`));
+    child.once('error', (err) => resolve(`spawn error: ${err.message}`));
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`${spec.name}: could not spawn ${spec.command} (see ${spec.logFile})`);
+  if (spec.detached) child.unref();
+  else {
+    installExitHook();
+    attached.add(pid);
+    void exited.then(() => attached.delete(pid));
+  }
+  return { pid, child, exited };
+}
+
+/** Sends a signal to the whole process group led by pid; false if no such group. */
+export function signalGroup(pgid: number, sig: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, sig);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Live (non-zombie) pids in a process group, read from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X') out.push(Number(entry));
+  }
+  return out;
+}
+
+interface Stat {
+  state: string;
+  pgrp: number;
+  startTime: string;
+}
+
+function readStat(pid: number): Stat | undefined {
+  try {
+    const raw = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // comm may contain spaces and parentheses: fields start after the last ')'
+    const rest = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+    // rest[0] = state (field 3), rest[2] = pgrp (field 5), rest[19] = starttime (field 22)
+    return { state: rest[0] ?? '?', pgrp: Number(rest[2]), startTime: rest[19] ?? '' };
+  } catch {
+    return undefined;
+  }
+}
+
+export function identify(pid: number): ProcessIdentity | undefined {
+  const stat = readStat(pid);
+  if (!stat || stat.state === 'Z') return undefined;
+  try {
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+    return { pid, cmdline, startTime: stat.startTime };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True when pid is alive and still the very process recorded: the same start time (clock ticks since
+ * boot, so a reused pid differs) and the same program. Servers may retitle themselves after start
+ * (nginx: "nginx: master process …", redis: "redis-server 127.0.0.1:…"), so the program is checked
+ * by its executable's name rather than the full command line.
+ */
+export function isSameProcess(id: ProcessIdentity): boolean {
+  const now = identify(id.pid);
+  if (!now || now.startTime !== id.startTime) return false;
+  const exe = path.basename(id.cmdline.split(' ')[0] ?? '');
+  return now.cmdline === id.cmdline || (exe.length > 0 && now.cmdline.includes(exe));
+}
+
+export async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (groupMembers(pgid).length > 0) {
+    if (Date.now() > deadline) return false;
+    await sleep(25);
+  }
+  return true;
+}
+
+/** SIGTERM the group, wait up to graceMs, then SIGKILL; resolves once no member is left. */
+export async function terminateGroup(pgid: number, graceMs: number, name: string): Promise<void> {
+  if (!signalGroup(pgid, 'SIGTERM')) return;
+  if (await waitGroupGone(pgid, graceMs)) return;
+  signalGroup(pgid, 'SIGKILL');
+  if (!(await waitGroupGone(pgid, 5_000))) throw new Error(`${name}: process group ${pgid} survived SIGKILL`);
+}
+
+export async function killGroup(pgid: number, name: string): Promise<void> {
+  if (!signalGroup(pgid, 'SIGKILL')) return;
+  if (!(await waitGroupGone(pgid, 5_000))) throw new Error(`${name}: process group ${pgid} survived SIGKILL`);
+}
+
+/** The last lines of a log file, for error messages. */
+export function logTail(file: string, lines = 15): string {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    const tail = text.slice(-4000).trimEnd().split('\n').slice(-lines).join('\n');
+    return tail || '(empty log)';
+  } catch {
+    return '(no log file)';
+  }
+}

@@ -1,0 +1,95 @@
+// <dir>/cluster.json: what `cluster up` started (ClusterInfo plus each server's pid), so `down` and
+// `status` can find exactly those processes later, and never signal a pid that was reused since.
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { isSameProcess, terminateGroup } from './processes.js';
+import { httpOk, mysqlPing, redisPing, zkRuok } from './probes.js';
+import type { ClusterInfo } from './types.js';
+
+const recordedServer = z.object({
+  name: z.string(),
+  port: z.number().int(),
+  pid: z.number().int().positive(),
+  /** /proc/PID/stat field 22 and /proc/PID/cmdline as seen right after start */
+  startTime: z.string(),
+  cmdline: z.string(),
+});
+export type RecordedServer = z.infer<typeof recordedServer>;
+
+const clusterState = z.object({
+  dir: z.string(),
+  nginx: z.string(),
+  instances: z.array(z.string()),
+  mysql: z.object({ host: z.string(), port: z.number(), user: z.string(), password: z.string(), database: z.string() }),
+  redis: z.string(),
+  redlock: z.array(z.string()),
+  zookeeper: z.string(),
+  startedAt: z.string(),
+  /** false while `up` is still starting servers (or died doing so) */
+  complete: z.boolean(),
+  /** in stop order: the front (nginx, apps) first, MySQL last */
+  servers: z.array(recordedServer),
+});
+export type ClusterState = z.infer<typeof clusterState>;
+
+export function statePath(dir: string): string {
+  return path.join(dir, 'cluster.json');
+}
+
+export function readState(dir: string): ClusterState | undefined {
+  let raw: string;
+  try {
+    raw = fs.readFileSync(statePath(dir), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const parsed = clusterState.safeParse(JSON.parse(raw));
+  if (!parsed.success) throw new Error(`${statePath(dir)} is not a cluster record: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+export function writeState(dir: string, state: ClusterState): void {
+  fs.mkdirSync(dir, { recursive: true });
+  const tmp = `${statePath(dir)}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n');
+  fs.renameSync(tmp, statePath(dir)); // never leave a half-written record
+}
+
+export function removeState(dir: string): void {
+  fs.rmSync(statePath(dir), { force: true });
+}
+
+export function infoOf(state: ClusterState): ClusterInfo {
+  const { startedAt: _s, complete: _c, servers: _servers, ...info } = state;
+  return info;
+}
+
+/** Stop order: the front first (nginx, then the apps), the data servers after, MySQL last. */
+export function inStopOrder(servers: RecordedServer[]): RecordedServer[] {
+  const rank = (n: string) =>
+    n === 'nginx' ? 0 : n.startsWith('app-') ? 1 : n === 'zookeeper' ? 2 : n.startsWith('redlock-') ? 3 : n === 'redis' ? 4 : 5;
+  return [...servers].sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
+}
+
+export function isAlive(s: RecordedServer): boolean {
+  return isSameProcess({ pid: s.pid, startTime: s.startTime, cmdline: s.cmdline });
+}
+
+/** Asks the server the same question its start waited on. */
+export function probe(s: RecordedServer, info: ClusterInfo): Promise<boolean> {
+  if (s.name === 'mysql') return mysqlPing({ port: s.port, user: info.mysql.user, password: info.mysql.password, database: info.mysql.database });
+  if (s.name === 'redis' || s.name.startsWith('redlock-')) return redisPing(s.port);
+  if (s.name === 'zookeeper') return zkRuok(s.port);
+  return httpOk(`http://127.0.0.1:${s.port}/health`);
+}
+
+/**
+ * Stops one recorded server if, and only if, its pid still is the process we started.
+ * Returns 'stopped' or 'gone' (already dead, or the pid now belongs to someone else).
+ */
+export async function stopRecorded(s: RecordedServer): Promise<'stopped' | 'gone'> {
+  if (!isAlive(s)) return 'gone';
+  await terminateGroup(s.pid, s.name === 'mysql' ? 20_000 : 10_000, s.name);
+  return 'stopped';
+}

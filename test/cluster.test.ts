@@ -1,0 +1,180 @@
+// The native cluster itself: nginx config rendering, a private cluster's servers all answering,
+// crash-and-restart of an instance, a clean stop, and the CLI's up/down leaving nothing behind.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import mysql from 'mysql2/promise';
+import { describe, expect, it } from 'vitest';
+import { freeClusterConfig } from '../src/cluster/cluster.js';
+import { NGINX_TEMPLATE, REPO_ROOT, renderNginxConf } from '../src/cluster/nginx.js';
+import { ensureBinaries } from '../src/cluster/packages.js';
+import { isPortFree } from '../src/cluster/ports.js';
+import { groupMembers } from '../src/cluster/processes.js';
+import { zkRuok } from '../src/cluster/probes.js';
+import { readState } from '../src/cluster/state.js';
+import { withOwnCluster } from './support/cluster.js';
+
+const run = promisify(execFile);
+const template = fs.readFileSync(NGINX_TEMPLATE, 'utf8');
+
+function listens(conf: string): string[] {
+  return [...conf.matchAll(/^\s*listen\s+([^;]+);/gm)].map((m) => m[1] ?? '');
+}
+function upstreamServers(conf: string): string[] {
+  const block = /upstream\s+\S+\s*\{[^}]*\}/.exec(conf)?.[0] ?? '';
+  return [...block.matchAll(/^\s*server\s+([^;]+);/gm)].map((m) => m[1] ?? '');
+}
+
+/** Once a process group has no live member left (zombies awaiting init's reaping do not count). */
+async function groupGone(pgid: number, timeoutMs = 5_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (groupMembers(pgid).length > 0) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return true;
+}
+
+describe('nginx config', () => {
+  it('the committed config is the default cluster: listen 8080, upstream 8000/8100/8200', () => {
+    expect(listens(template)).toEqual(['127.0.0.1:8080']);
+    expect(upstreamServers(template)).toEqual(['127.0.0.1:8000', '127.0.0.1:8100', '127.0.0.1:8200']);
+  });
+
+  it('renders exactly the given listen port and upstreams, keeping the rest', () => {
+    const conf = renderNginxConf(template, 23456, [21001, 21002]);
+    expect(listens(conf)).toEqual(['127.0.0.1:23456']);
+    expect(upstreamServers(conf)).toEqual(['127.0.0.1:21001', '127.0.0.1:21002']);
+    expect(conf).toContain('keepalive 64;');
+    expect(conf).toContain('proxy_set_header Connection "";');
+    expect(renderNginxConf(template, 8080, [8000, 8100, 8200])).toBe(template);
+  });
+
+  it('the rendered config passes nginx -t', async () => {
+    const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-nginx-'));
+    try {
+      for (const d of ['logs', 'temp']) fs.mkdirSync(path.join(prefix, d));
+      const conf = path.join(prefix, 'nginx.conf');
+      fs.writeFileSync(conf, renderNginxConf(template, 23457, [21003]));
+      const { stderr } = await run(ensureBinaries().nginx, ['-t', '-p', prefix + '/', '-c', conf, '-e', 'stderr']);
+      expect(stderr).toContain('test is successful');
+    } finally {
+      fs.rmSync(prefix, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a private cluster', () => {
+  const own = withOwnCluster({ instances: 3 });
+
+  it('every server answers', async () => {
+    const { info } = own.current;
+    const conn = await mysql.createConnection({ ...info.mysql });
+    try {
+      const [rows] = await conn.query('SELECT DATABASE() AS db, 1 + 1 AS two');
+      expect(rows).toEqual([{ db: info.mysql.database, two: 2 }]);
+    } finally {
+      await conn.end();
+    }
+
+    for (const url of [info.redis, ...info.redlock]) {
+      const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      await redis.connect();
+      expect(await redis.ping()).toBe('PONG');
+      redis.disconnect();
+    }
+    expect(info.redlock).toHaveLength(5);
+
+    expect(await zkRuok(Number(info.zookeeper.split(':')[1]))).toBe(true);
+
+    // round robin: 6 requests through nginx reach each of the 3 instances
+    const seen = new Set<string>();
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${info.nginx}/health`);
+      expect(res.status).toBe(200);
+      seen.add(((await res.json()) as { instance: string }).instance);
+    }
+    expect([...seen].sort()).toEqual(info.instances.map((u) => `app-${new URL(u).port}`).sort());
+  });
+
+  it('an instance killed like a crash comes back with start()', async () => {
+    const app = own.current.servers.instances[0]!;
+    const before = app.pid!;
+    await app.kill();
+    expect(app.pid).toBeUndefined();
+    expect(await groupGone(before)).toBe(true);
+    await expect(fetch(`http://127.0.0.1:${app.port}/health`)).rejects.toThrow();
+
+    await app.start();
+    expect(app.pid).toBeGreaterThan(0);
+    expect(app.pid).not.toBe(before);
+    expect((await fetch(`http://127.0.0.1:${app.port}/health`)).status).toBe(200);
+  });
+
+  it('stop() leaves no process behind and frees every port', async () => {
+    const c = own.current;
+    const all = [c.servers.mysql, c.servers.redis, ...c.servers.redlock, c.servers.zookeeper, c.servers.nginx, ...c.servers.instances];
+    const pids = all.map((s) => s.pid);
+    expect(pids.every((p) => typeof p === 'number')).toBe(true);
+
+    await c.stop();
+
+    for (const s of all) expect(s.pid, s.name).toBeUndefined();
+    for (const pid of pids) expect(await groupGone(pid!), `process group ${pid}`).toBe(true);
+    for (const s of all) expect(await isPortFree(s.port), `${s.name} port ${s.port}`).toBe(true);
+  });
+});
+
+describe('npm run cluster -- up|down', () => {
+  it('starts a detached cluster, records it, and down stops exactly those processes', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-cli-'));
+    const cfg = await freeClusterConfig(dir, 1);
+    const p = cfg.ports;
+    const env = {
+      ...process.env,
+      STOCKLAB_DIR: dir,
+      NGINX_PORT: String(p.nginx),
+      INSTANCE_PORTS: p.instances.join(','),
+      MYSQL_PORT: String(p.mysql),
+      REDIS_PORT: String(p.redis),
+      REDLOCK_PORTS: p.redlock.join(','),
+      ZK_PORT: String(p.zookeeper),
+      LOG_LEVEL: 'warn',
+    };
+    const cli = (cmd: string) => run(process.execPath, ['--import', 'tsx', 'src/cluster/cli.ts', cmd], { cwd: REPO_ROOT, env });
+    let pids: number[] = [];
+    try {
+      const up = await cli('up');
+      expect(up.stdout).toContain(`http://127.0.0.1:${p.nginx}`);
+      const state = readState(dir)!;
+      expect(state.complete).toBe(true);
+      expect(state.servers.map((s) => s.name).sort()).toEqual(
+        ['mysql', 'redis', 'zookeeper', 'nginx', `app-${p.instances[0]}`, ...p.redlock.map((_, i) => `redlock-${i}`)].sort(),
+      );
+      pids = state.servers.map((s) => s.pid);
+      expect((await fetch(`http://127.0.0.1:${p.nginx}/health`)).status).toBe(200);
+
+      // idempotent: a second up sees the healthy cluster and changes nothing
+      const again = await cli('up');
+      expect(again.stdout).toContain('already up');
+      expect(readState(dir)!.servers.map((s) => s.pid)).toEqual(pids);
+      expect((await cli('status')).stdout).not.toMatch(/\bdown\b/);
+
+      const down = await cli('down');
+      expect(down.stdout).toContain('cluster down');
+      expect(readState(dir)).toBeUndefined();
+      for (const pid of pids) expect(await groupGone(pid), `process group ${pid}`).toBe(true);
+      for (const port of [p.nginx, p.mysql, p.redis, p.zookeeper, ...p.redlock, ...p.instances]) {
+        expect(await isPortFree(port), `port ${port}`).toBe(true);
+      }
+      await expect(cli('status')).rejects.toMatchObject({ code: 3 });
+    } finally {
+      // if an assertion failed half-way, still take the detached servers down
+      if (readState(dir)) await cli('down').catch(() => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
