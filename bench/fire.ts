@@ -10,6 +10,8 @@ export interface FireOptions {
   maxSeconds?: number;
   /** Per-request timeout in seconds. */
   timeoutSeconds?: number;
+  /** Called once per answer received, for progress reports on long runs. */
+  onAnswer?: () => void;
 }
 
 export interface FireResult {
@@ -33,12 +35,17 @@ export interface FireResult {
 export function fire(opts: FireOptions): Promise<FireResult> {
   return new Promise((resolve, reject) => {
     let truncated = false;
+    // autocannon only notices the end at its next sample tick (1 s by default), so its `duration`
+    // is rounded up to whole seconds; time the run from the start to the last answer instead.
+    const started = Date.now();
+    let lastAnswer = started;
     const instance = autocannon(
       {
         url: opts.url,
         connections: Math.min(opts.connections, opts.requests),
         amount: opts.requests,
         timeout: opts.timeoutSeconds ?? 30,
+        sampleInt: 100,
       },
       (err, r) => {
         clearTimeout(timer);
@@ -48,20 +55,25 @@ export function fire(opts: FireOptions): Promise<FireResult> {
         const answered = Object.values(byStatus).reduce((a, b) => a + b, 0);
         const ok = byStatus[200] ?? 0;
         const soldOut = byStatus[409] ?? 0;
+        const seconds = answered > 0 ? Math.max(lastAnswer - started, 1) / 1000 : r.duration;
         resolve({
           byStatus,
           ok,
           soldOut,
           otherStatus: answered - ok - soldOut,
           noAnswer: r.errors,
-          rps: r.duration > 0 ? answered / r.duration : 0,
+          rps: seconds > 0 ? answered / seconds : 0,
           p50Ms: r.latency.p50,
           p99Ms: r.latency.p99,
-          seconds: r.duration,
+          seconds,
           truncated,
         });
       },
     );
+    instance.on('response', () => {
+      lastAnswer = Date.now();
+      opts.onAnswer?.();
+    });
     const timer = opts.maxSeconds
       ? setTimeout(() => {
           truncated = true;

@@ -1,0 +1,66 @@
+// Where the bench fires and where it reads units left: flags first, then the environment, then the
+// native cluster's record (.stocklab/cluster.json), then the defaults the native cluster uses.
+import { loadClusterConfig, loadServiceConfig } from '../src/config.js';
+import { resolveDir } from '../src/cluster/cluster.js';
+import { infoOf, readState } from '../src/cluster/state.js';
+import type { ClusterInfo } from '../src/cluster/types.js';
+import type { BenchOptions } from './options.js';
+import type { StoreAddresses } from './stores.js';
+
+export interface BenchTarget {
+  /** The three instances behind nginx (or whatever front --target names). */
+  three: string;
+  /** One instance directly; undefined when none is known, and the one-instance runs are skipped. */
+  one: string | undefined;
+  stores: StoreAddresses;
+  /** Where the addresses came from, for the report. */
+  source: string;
+}
+
+export function recordedCluster(env: NodeJS.ProcessEnv = process.env): ClusterInfo | undefined {
+  const state = readState(resolveDir(loadClusterConfig(env).dir));
+  return state && infoOf(state);
+}
+
+function mysqlFromUrl(raw: string): StoreAddresses['mysql'] {
+  const u = new URL(raw);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 3306),
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: u.pathname.replace(/^\//, ''),
+  };
+}
+
+const MYSQL_ENV = ['MYSQL_HOST', 'MYSQL_PORT', 'MYSQL_USER', 'MYSQL_PASSWORD', 'MYSQL_DATABASE'];
+
+export function resolveTarget(opts: BenchOptions, env: NodeJS.ProcessEnv = process.env, recorded = recordedCluster(env)): BenchTarget {
+  const three = opts.target ?? recorded?.nginx;
+  if (!three) {
+    throw new Error('no cluster to bench: start one with `npm run cluster -- up` (or `npm run lab`), or pass --target URL');
+  }
+  // The recorded cluster is the one under test only when the target is its nginx (or not given).
+  const same = recorded !== undefined && (!opts.target || sameOrigin(opts.target, recorded.nginx));
+  const one = opts.instance ?? (same ? recorded.instances[0] : undefined);
+
+  const fromEnv = loadServiceConfig(env); // env values over the native defaults
+  const envHasMysql = MYSQL_ENV.some((k) => env[k]);
+  const mysql = opts.mysql
+    ? mysqlFromUrl(opts.mysql)
+    : !envHasMysql && recorded
+      ? recorded.mysql
+      : { host: fromEnv.mysql.host, port: fromEnv.mysql.port, user: fromEnv.mysql.user, password: fromEnv.mysql.password, database: fromEnv.mysql.database };
+  const redis = opts.redis ?? (!env.REDIS_URL && recorded ? recorded.redis : fromEnv.redis.url);
+  const source = opts.target ? (same ? 'the native cluster (.stocklab/cluster.json)' : '--target') : 'the native cluster (.stocklab/cluster.json)';
+  return { three, one, stores: { mysql, redis }, source };
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  const norm = (u: string) => {
+    const x = new URL(u);
+    const host = x.hostname === 'localhost' ? '127.0.0.1' : x.hostname;
+    return `${x.protocol}//${host}:${x.port}`;
+  };
+  return norm(a) === norm(b);
+}
