@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadClusterConfig, loadServiceConfig, serviceEnvFor } from '../src/config.js';
+
+describe('configuration', () => {
+  it('has defaults that match the native cluster', () => {
+    const service = loadServiceConfig({});
+    const cluster = loadClusterConfig({});
+    expect(service.mysql.port).toBe(cluster.ports.mysql);
+    expect(service.redis.url).toBe(`redis://127.0.0.1:${cluster.ports.redis}`);
+    expect(service.redlock.urls).toEqual(cluster.ports.redlock.map((p) => `redis://127.0.0.1:${p}`));
+    expect(service.zookeeper.connect).toBe(`127.0.0.1:${cluster.ports.zookeeper}`);
+    expect(cluster.ports.instances).toEqual([8000, 8100, 8200]);
+    expect(cluster.ports.nginx).toBe(8080);
+  });
+
+  it('gives an instance of a cluster exactly the addresses of that cluster', () => {
+    const cluster = loadClusterConfig({ MYSQL_PORT: '4000', REDIS_PORT: '4001', REDLOCK_PORTS: '4002,4003', ZK_PORT: '4004' });
+    const service = loadServiceConfig(serviceEnvFor(cluster, 9000));
+    expect(service).toMatchObject({
+      port: 9000,
+      instanceId: 'app-9000',
+      mysql: { port: 4000 },
+      redis: { url: 'redis://127.0.0.1:4001' },
+      redlock: { urls: ['redis://127.0.0.1:4002', 'redis://127.0.0.1:4003'] },
+      zookeeper: { connect: '127.0.0.1:4004' },
+    });
+  });
+
+  it('rejects a bad variable by name and treats an empty one as unset', () => {
+    expect(() => loadServiceConfig({ PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() => loadServiceConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadServiceConfig({ REDLOCK_URLS: 'not a url' })).toThrow(/REDLOCK_URLS/);
+    expect(loadServiceConfig({ PORT: '' }).port).toBe(8000);
+  });
+});

@@ -1,0 +1,73 @@
+// A dependency that goes away must produce a fast, named 503 — never a hung request, never a
+// half-applied change — and the instance must recover by itself when it returns.
+import { describe, expect, it } from 'vitest';
+import { unitsLeft } from '../bench/stores.js';
+import { withOwnCluster } from './support/cluster.js';
+
+const own = withOwnCluster({ instances: 1 });
+
+async function timedGet(url: string) {
+  const t0 = Date.now();
+  const res = await fetch(url, { signal: AbortSignal.timeout(15_000) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, ms: Date.now() - t0 };
+}
+
+function reset(base: string, count: number) {
+  return fetch(`${base}/stock/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count }) });
+}
+
+describe('MySQL stopped', () => {
+  it('answers 503 mysql_unavailable fast for every MySQL strategy, then recovers when MySQL returns', async () => {
+    const { info, servers } = own.current;
+    const base = info.instances[0]!;
+    expect((await reset(base, 100)).status).toBe(200);
+
+    await servers.mysql.stop();
+    try {
+      for (const strategy of ['none', 'mutex', 'sql-update', 'sql-for-update', 'sql-optimistic']) {
+        const r = await timedGet(`${base}/check/lock?strategy=${strategy}`);
+        expect(r.status, strategy).toBe(503);
+        expect(r.body, strategy).toMatchObject({ ok: false, error: 'mysql_unavailable' });
+        expect(r.ms, strategy).toBeLessThan(5_000);
+      }
+      const health = await timedGet(`${base}/health`);
+      expect(health.status).toBe(503);
+      expect(health.body).toMatchObject({ checks: { mysql: false } });
+    } finally {
+      await servers.mysql.start();
+    }
+
+    // The pool reconnects on its own; nothing was deducted while MySQL was away.
+    expect(await unitsLeft(info, 'mysql')).toBe(100);
+    const after = await timedGet(`${base}/check/lock?strategy=sql-update`);
+    expect(after.status).toBe(200);
+    expect(await unitsLeft(info, 'mysql')).toBe(99);
+  });
+});
+
+describe('Redis stopped', () => {
+  it('answers 503 redis_unavailable fast on the Redis store and refuses a reset without touching MySQL', async () => {
+    const { info, servers } = own.current;
+    const base = info.instances[0]!;
+    expect((await reset(base, 50)).status).toBe(200);
+
+    await servers.redis.stop();
+    try {
+      const r = await timedGet(`${base}/check/lock?strategy=none&store=redis`);
+      expect(r.status).toBe(503);
+      expect(r.body).toMatchObject({ ok: false, error: 'redis_unavailable' });
+      expect(r.ms).toBeLessThan(5_000);
+
+      // MySQL strategies do not depend on Redis and go on working.
+      expect((await timedGet(`${base}/check/lock?strategy=sql-update`)).status).toBe(200);
+
+      // A reset that cannot reach Redis changes neither store.
+      const refused = await reset(base, 9);
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toMatchObject({ error: 'redis_unavailable' });
+      expect(await unitsLeft(info, 'mysql')).toBe(49);
+    } finally {
+      await servers.redis.start();
+    }
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { loadServiceConfig } from '../src/config.js';
+import { BadRequestError, parseCheckParams, parseResetBody } from '../src/http/params.js';
+import { describeError } from '../src/http/errors.js';
+import { DependencyDownError, isConnectionError } from '../src/dependency.js';
+import { LockTimeoutError } from '../src/locks/errors.js';
+import { Catalog } from '../src/strategies/catalog.js';
+import type { SharedDeps, Strategy } from '../src/strategies/strategy.js';
+
+const limits = loadServiceConfig({}).limits;
+
+function strategy(name: string, stores: Strategy['stores']): Strategy {
+  return {
+    name,
+    family: 'baseline',
+    description: name,
+    expected: { oneInstance: 'exact', threeInstances: 'exact' },
+    stores,
+    deduct: async () => ({ outcome: 'deducted' }),
+  };
+}
+
+// Validation needs only names and stores, so a catalog of two inert entries is enough here.
+const catalog = await Catalog.open({} as SharedDeps, [
+  async () => ({ strategies: [strategy('alpha', ['mysql', 'redis']), strategy('beta', ['redis'])] }),
+]);
+
+function rejection(fn: () => unknown): BadRequestError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof BadRequestError) return err;
+    throw err;
+  }
+  throw new Error('expected a BadRequestError');
+}
+
+describe('GET /check/lock parameters', () => {
+  it('applies the default strategy, store and lock bounds', () => {
+    const p = parseCheckParams({}, catalog, 'alpha', limits);
+    expect(p.strategy.name).toBe('alpha');
+    expect(p.request).toEqual({ workMs: 0, store: 'mysql', lock: { ttlMs: 30_000, waitMs: 10_000, retryMs: 20 } });
+    expect(parseCheckParams({ strategy: 'beta' }, catalog, 'alpha', limits).request.store).toBe('redis');
+  });
+
+  it('accepts whole numbers inside the bounds', () => {
+    const p = parseCheckParams({ workMs: '25', ttlMs: '500', waitMs: '0', retryMs: '5', store: 'redis' }, catalog, 'alpha', limits);
+    expect(p.request).toEqual({ workMs: 25, store: 'redis', lock: { ttlMs: 500, waitMs: 0, retryMs: 5 } });
+  });
+
+  it('names an unknown strategy and lists the valid ones', () => {
+    const err = rejection(() => parseCheckParams({ strategy: 'nope' }, catalog, 'alpha', limits));
+    expect(err.param).toBe('strategy');
+    expect(err.valid).toEqual(['alpha', 'beta']);
+  });
+
+  it.each([
+    ['workMs', '-1'],
+    ['workMs', '10001'],
+    ['workMs', 'abc'],
+    ['workMs', '1e3'],
+    ['workMs', ''],
+    ['ttlMs', '0'],
+    ['ttlMs', '600001'],
+    ['waitMs', '60001'],
+    ['retryMs', '0'],
+  ])('rejects %s=%s naming it', (param, value) => {
+    expect(rejection(() => parseCheckParams({ [param]: value }, catalog, 'alpha', limits)).param).toBe(param);
+  });
+
+  it('rejects a parameter given twice and a store the strategy cannot use', () => {
+    expect(rejection(() => parseCheckParams({ strategy: ['alpha', 'beta'] }, catalog, 'alpha', limits)).param).toBe('strategy');
+    const err = rejection(() => parseCheckParams({ strategy: 'beta', store: 'mysql' }, catalog, 'alpha', limits));
+    expect(err.param).toBe('store');
+    expect(err.valid).toEqual(['redis']);
+  });
+});
+
+describe('POST /stock/reset body', () => {
+  it('takes a whole count and names `count` otherwise', () => {
+    expect(parseResetBody({ count: 42 })).toBe(42);
+    for (const body of [{ count: '42' }, { count: -1 }, { count: 1.5 }, {}, 'x', { count: 1e12 }]) {
+      expect(rejection(() => parseResetBody(body)).param).toBe('count');
+    }
+  });
+});
+
+describe('error answers', () => {
+  it('maps each failure to its status and code', () => {
+    expect(describeError(new BadRequestError('workMs', 'bad'))).toMatchObject({ status: 400, body: { error: 'bad_request', param: 'workMs' } });
+    expect(describeError(new LockTimeoutError('r', 10))).toMatchObject({ status: 503, body: { error: 'lock_timeout' } });
+    expect(describeError(new DependencyDownError('redis', new Error('x')))).toMatchObject({ status: 503, body: { error: 'redis_unavailable' } });
+    expect(describeError(new Error('bug'))).toMatchObject({ status: 500, body: { error: 'internal' } });
+  });
+
+  it('recognises connection failures however deeply they are wrapped', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    expect(isConnectionError(refused)).toBe(true);
+    expect(isConnectionError(Object.assign(new Error('query failed'), { driverError: refused }))).toBe(true);
+    expect(isConnectionError(new Error('wrapped', { cause: refused }))).toBe(true);
+    expect(isConnectionError(new Error("Duplicate entry '1' for key 'PRIMARY'"))).toBe(false);
+  });
+});
