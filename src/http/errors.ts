@@ -4,7 +4,7 @@ import type { ErrorRequestHandler } from 'express';
 import { DependencyDownError, isConnectionError } from '../dependency.js';
 import { LockLostError, LockTimeoutError } from '../locks/errors.js';
 import type { Logger } from '../logger.js';
-import { RetriesExhaustedError } from '../strategies/sql.js';
+import { RetriesExhaustedError } from '../strategies/retry.js';
 import { BadRequestError } from './params.js';
 
 interface ErrorAnswer {

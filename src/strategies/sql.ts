@@ -1,12 +1,6 @@
-import { sleep, remaining } from '../locks/wait.js';
+import { sleep } from '../locks/wait.js';
+import { backOffOrGiveUp } from './retry.js';
 import type { FamilyFactory } from './strategy.js';
-
-/** Optimistic retries ran past the request's wait bound. */
-export class RetriesExhaustedError extends Error {
-  constructor(attempts: number, waitMs: number) {
-    super(`optimistic update still conflicting after ${attempts} attempts in ${waitMs} ms`);
-  }
-}
 
 /** MySQL's own answers (course §1.7): one statement, a row lock, a version check. */
 export const sqlFamily: FamilyFactory = async (deps) => {
@@ -53,10 +47,7 @@ export const sqlFamily: FamilyFactory = async (deps) => {
             if (!row || row.count <= 0) return { outcome: 'sold_out' };
             if (req.workMs > 0) await sleep(req.workMs);
             if (await stock.compareAndSet(row.version, row.count - 1)) return { outcome: 'deducted' };
-            // Full jitter, doubling up to retryMs: spreads the losers out instead of re-colliding.
-            const backoff = Math.random() * Math.min(req.lock.retryMs, 2 ** Math.min(attempt, 10));
-            if (remaining(deadline) <= backoff) throw new RetriesExhaustedError(attempt, req.lock.waitMs);
-            await sleep(backoff);
+            await backOffOrGiveUp(attempt, deadline, req.lock.retryMs, req.lock.waitMs);
           }
         },
       },

@@ -1,0 +1,17 @@
+import { LockTimeoutError } from './errors.js';
+import type { LockOptions } from './lock.js';
+import { remaining, sleep } from './wait.js';
+
+/**
+ * The course's retry loop for locks that can only ask "is it free now?": try, sleep retryMs, try
+ * again, until waitMs is spent; then LockTimeoutError.
+ */
+export async function pollUntilAcquired(resource: string, opts: LockOptions, tryOnce: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + opts.waitMs;
+  for (;;) {
+    if (await tryOnce()) return;
+    const left = remaining(deadline);
+    if (left <= 0) throw new LockTimeoutError(resource, opts.waitMs);
+    await sleep(Math.min(opts.retryMs, left));
+  }
+}

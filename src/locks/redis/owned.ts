@@ -1,0 +1,25 @@
+import type { Redis } from 'ioredis';
+import { runLua } from '../../redis/lua.js';
+import { LockNotHeldError } from '../errors.js';
+import { neverLost, type Lease, type Lock, type LockOptions } from '../lock.js';
+import { redisCall } from './keys.js';
+import { pollStringLock } from './string-lock.js';
+
+/**
+ * §2.3–2.5: the lock's value is the owner's unique token and the release compares and deletes in
+ * one Lua step, so nobody deletes another holder's lock. The lease can still run out mid-work.
+ */
+export class OwnedLock implements Lock {
+  constructor(private readonly redis: Redis) {}
+
+  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+    const { key, owner } = await pollStringLock(resource, opts, async (k, o) => (await this.redis.set(k, o, 'PX', opts.ttlMs, 'NX')) === 'OK');
+    return {
+      lost: neverLost,
+      release: async () => {
+        const deleted = await redisCall(() => runLua(this.redis, 'lock-owned-release', [key], [owner]));
+        if (deleted !== 1) throw new LockNotHeldError(resource);
+      },
+    };
+  }
+}

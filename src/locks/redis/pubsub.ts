@@ -1,0 +1,51 @@
+import type { Redis } from 'ioredis';
+import { LockTimeoutError } from '../errors.js';
+import { neverLost, type Lease, type Lock, type LockOptions } from '../lock.js';
+import { currentOwner } from '../owner.js';
+import { remaining } from '../wait.js';
+import { HashLease } from './hash-lease.js';
+import { redisCall, releaseChannel } from './keys.js';
+import type { ReleaseNotifier } from './release-notifier.js';
+
+/**
+ * Redisson's waiting (course §2.10): the acquire script answers the holder's remaining lease; a
+ * waiter sleeps until a release is published or that lease runs out, whichever is first, and
+ * tries again. No fixed-interval polling: retryMs is not used.
+ */
+export class PubsubLock implements Lock {
+  constructor(
+    private readonly redis: Redis,
+    private readonly notifier: ReleaseNotifier,
+  ) {}
+
+  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+    const lease = new HashLease(this.redis, resource, currentOwner(), opts.ttlMs);
+    const held: Lease = { lost: neverLost, release: async () => void (await lease.release()) };
+    if ((await lease.tryAcquire()) === undefined) return held;
+
+    const deadline = Date.now() + opts.waitMs;
+    const channel = releaseChannel(resource);
+    await redisCall(() => this.notifier.subscribe(channel));
+    for (;;) {
+      const release = this.notifier.nextRelease(channel);
+      let holderLeaseMs: number | undefined;
+      try {
+        holderLeaseMs = await lease.tryAcquire();
+      } catch (err) {
+        release.cancel();
+        throw err;
+      }
+      if (holderLeaseMs === undefined) {
+        release.cancel();
+        return held;
+      }
+      const left = remaining(deadline);
+      if (left <= 0) {
+        release.cancel();
+        throw new LockTimeoutError(resource, opts.waitMs);
+      }
+      // A lease without expiry (−1) gives no hint: wait for the message or the deadline.
+      await release.within(holderLeaseMs >= 0 ? Math.min(holderLeaseMs + 1, left) : left);
+    }
+  }
+}

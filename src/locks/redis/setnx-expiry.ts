@@ -1,0 +1,18 @@
+import type { Redis } from 'ioredis';
+import { neverLost, type Lease, type Lock, type LockOptions } from '../lock.js';
+import { redisCall } from './keys.js';
+import { pollStringLock } from './string-lock.js';
+
+/**
+ * §2.2: SET key value PX ttl NX sets the lock and its expiry in one command, so a crashed holder's
+ * lock expires. The release is still a blind DEL: a holder whose lease ran out deletes whoever
+ * holds the lock by then.
+ */
+export class SetnxExpiryLock implements Lock {
+  constructor(private readonly redis: Redis) {}
+
+  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+    const { key } = await pollStringLock(resource, opts, async (k, owner) => (await this.redis.set(k, owner, 'PX', opts.ttlMs, 'NX')) === 'OK');
+    return { lost: neverLost, release: async () => void (await redisCall(() => this.redis.del(key))) };
+  }
+}

@@ -1,0 +1,17 @@
+import type { Redis } from 'ioredis';
+import { neverLost, type Lease, type Lock, type LockOptions } from '../lock.js';
+import { redisCall } from './keys.js';
+import { pollStringLock } from './string-lock.js';
+
+/**
+ * The course's first Redis lock (§2.1): SETNX, DEL, retry after a sleep. No expiry, so a holder
+ * that dies between SETNX and DEL leaves the lock behind for good.
+ */
+export class SetnxLock implements Lock {
+  constructor(private readonly redis: Redis) {}
+
+  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+    const { key } = await pollStringLock(resource, opts, async (k, owner) => (await this.redis.setnx(k, owner)) === 1);
+    return { lost: neverLost, release: async () => void (await redisCall(() => this.redis.del(key))) };
+  }
+}

@@ -1,0 +1,56 @@
+// RedLock (course §2.9) over N independent Redis masters, through the `redlock` package.
+import { connectRedis, waitReady } from '../redis/connect.js';
+import { deleteLockKeys } from '../locks/redis/keys.js';
+import { Redlock } from '../locks/redis/redlock-package.js';
+import { RedlockLock } from '../locks/redis/redlock.js';
+import { guardedReadThenWrite } from './guarded.js';
+import type { FamilyFactory } from './strategy.js';
+
+/**
+ * The package's defaults, spelled out. The retry settings are overridden per request from
+ * waitMs and retryMs (see redlockRetrySettings); the lease is the request's ttlMs.
+ */
+const REDLOCK_SETTINGS = {
+  /** Clock drift allowance: the lock counts as valid for ttl − (ttl × driftFactor + 2 ms). */
+  driftFactor: 0.01,
+  retryCount: 10,
+  retryDelay: 200,
+  retryJitter: 100,
+  /** Only used by redlock.using(), which this lab does not use. */
+  automaticExtensionThreshold: 500,
+} as const;
+
+export const redlockFamily: FamilyFactory = async (deps) => {
+  const { config } = deps;
+  const clients = config.redlock.urls.map((url, i) =>
+    connectRedis(url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: `${config.instanceId}:redlock-${i}` }),
+  );
+  // A minority may be down at start (that is RedLock's point); they reconnect on their own.
+  await Promise.all(clients.map((c) => waitReady(c, 2_000)));
+  const redlock = new Redlock(clients, REDLOCK_SETTINGS);
+  // The package reports each server's failed vote here too; the failure reaches the caller anyway.
+  redlock.on('error', () => undefined);
+  const quorum = Math.floor(clients.length / 2) + 1;
+
+  return {
+    strategies: [
+      {
+        name: 'redlock',
+        family: 'redlock',
+        description: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease.`,
+        expected: { oneInstance: 'exact', threeInstances: 'exact', note: `survives ${clients.length - quorum} of ${clients.length} servers down; 503 without a quorum` },
+        stores: ['mysql', 'redis'],
+        deduct: guardedReadThenWrite(new RedlockLock(redlock), deps),
+      },
+    ],
+    // Servers that are down keep their leftovers until they expire; the others are cleaned now.
+    clearLocks: async () => void (await Promise.allSettled(clients.map((c) => deleteLockKeys(c)))),
+    async health() {
+      const up = await Promise.all(clients.map((c) => c.ping().then(() => true, () => false)));
+      return { redlock: up.filter(Boolean).length >= quorum };
+    },
+    async close() {
+      for (const c of clients) c.disconnect();
+    },
+  };
+};
