@@ -1,0 +1,174 @@
+// docker-compose.yml checked offline (no Docker engine here): it parses as a compose file, and its
+// services, ports, environment and nginx upstreams agree with each other and with the native
+// cluster's defaults (src/config.ts).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadClusterConfig, loadServiceConfig } from '../src/config.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const COMPOSE = path.join(ROOT, 'docker-compose.yml');
+
+interface Service {
+  image?: string;
+  build?: unknown;
+  command?: string[] | string;
+  environment?: Record<string, string | number | null>;
+  ports?: (string | { host_ip?: string; published?: number | string; target?: number })[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] | string };
+  volumes?: (string | { source: string; target: string })[];
+}
+interface Compose {
+  services: Record<string, Service>;
+}
+
+function which(cmd: string): string | undefined {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const dockerCompose = which('docker-compose');
+
+/** A Python with PyYAML: Debian's docker-compose is written in one, so it is there whenever compose is. */
+function pythonWithYaml(): string | undefined {
+  const shebang = dockerCompose && fs.readFileSync(dockerCompose, 'utf8').split('\n')[0]?.replace(/^#!\s*/, '');
+  for (const py of [shebang, 'python3']) {
+    if (!py) continue;
+    try {
+      execFileSync(py, ['-c', 'import yaml'], { stdio: 'ignore' });
+      return py;
+    } catch {
+      // try the next one
+    }
+  }
+  return undefined;
+}
+
+const python = pythonWithYaml();
+const toJson = 'import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))';
+
+/** The file as docker-compose resolves it (anchors and merges applied) when it is installed, else as parsed. */
+function loadCompose(): Compose {
+  const yaml = dockerCompose
+    ? execFileSync('docker-compose', ['-f', COMPOSE, 'config'], { cwd: ROOT, encoding: 'utf8' })
+    : fs.readFileSync(COMPOSE, 'utf8');
+  return JSON.parse(execFileSync(python as string, ['-c', toJson], { input: yaml, encoding: 'utf8' })) as Compose;
+}
+
+interface Published {
+  hostIp: string;
+  host: number;
+  container: number;
+}
+
+function published(s: Service): Published[] {
+  return (s.ports ?? []).map((p) => {
+    if (typeof p === 'string') {
+      const m = /^(?:([\d.]+):)?(\d+):(\d+)(?:\/\w+)?$/.exec(p);
+      if (!m) throw new Error(`unexpected port syntax ${p}`);
+      return { hostIp: m[1] ?? '', host: Number(m[2]), container: Number(m[3]) };
+    }
+    return { hostIp: p.host_ip ?? '', host: Number(p.published), container: Number(p.target) };
+  });
+}
+
+const env = (s: Service): Record<string, string> =>
+  Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, v === null ? '' : String(v)]));
+
+const APPS = ['app1', 'app2', 'app3'];
+const native = loadClusterConfig({});
+
+describe('docker-compose.yml', () => {
+  it.runIf(dockerCompose !== undefined)('is a valid compose file (docker-compose config -q)', () => {
+    execFileSync('docker-compose', ['-f', COMPOSE, 'config', '-q'], { cwd: ROOT, stdio: 'pipe' });
+  });
+
+  describe.runIf(python !== undefined)('agrees with itself and with the native cluster', () => {
+    const compose = python ? loadCompose() : { services: {} };
+    const svc = (name: string): Service => {
+      const s = compose.services[name];
+      if (!s) throw new Error(`no service ${name}`);
+      return s;
+    };
+
+    it('has every server the lab needs', () => {
+      const names = Object.keys(compose.services).sort();
+      expect(names).toEqual(['app1', 'app2', 'app3', 'migrate', 'mysql', 'nginx', 'redis', 'redlock1', 'redlock2', 'redlock3', 'redlock4', 'redlock5', 'zookeeper'].sort());
+      expect(svc('mysql').image).toMatch(/^mysql:8/);
+    });
+
+    it('publishes ports on 127.0.0.1 only, on the native defaults', () => {
+      for (const [name, s] of Object.entries(compose.services)) {
+        for (const p of published(s)) expect(p.hostIp, `${name} ${p.host}`).toBe('127.0.0.1');
+      }
+      expect(APPS.map((a) => published(svc(a)).map((p) => p.host)).flat()).toEqual(native.ports.instances);
+      expect(published(svc('nginx')).map((p) => p.host)).toEqual([native.ports.nginx]);
+      // the bench reads units left from these with its defaults
+      expect(published(svc('mysql')).map((p) => p.host)).toEqual([native.ports.mysql]);
+      expect(published(svc('redis')).map((p) => p.host)).toEqual([native.ports.redis]);
+    });
+
+    it('gives every instance a valid environment pointing at the compose services', () => {
+      APPS.forEach((a, i) => {
+        const cfg = loadServiceConfig(env(svc(a)));
+        expect(cfg.host).toBe('0.0.0.0');
+        expect(cfg.port).toBe(native.ports.instances[i]);
+        expect(published(svc(a))).toEqual([{ hostIp: '127.0.0.1', host: cfg.port, container: cfg.port }]);
+        expect(cfg.instanceId).toBe(`app-${cfg.port}`);
+        expect(compose.services[cfg.mysql.host]).toBeDefined();
+        expect(new URL(cfg.redis.url).hostname).toBe('redis');
+        const redlocks = cfg.redlock.urls.map((u) => new URL(u).hostname);
+        expect(redlocks).toEqual(['redlock1', 'redlock2', 'redlock3', 'redlock4', 'redlock5']);
+        expect(compose.services[cfg.zookeeper.connect.split(':')[0] ?? '']).toBeDefined();
+      });
+    });
+
+    it('starts in order: mysql → migrate → instances → nginx, waiting on health', () => {
+      expect(svc('migrate').depends_on?.mysql?.condition).toBe('service_healthy');
+      expect(String(svc('migrate').command)).toContain('src/db/migrate-cli.ts');
+      expect(fs.existsSync(path.join(ROOT, 'src/db/migrate-cli.ts'))).toBe(true);
+      for (const a of APPS) {
+        const deps = svc(a).depends_on ?? {};
+        expect(deps.migrate?.condition).toBe('service_completed_successfully');
+        for (const d of ['redis', 'redlock1', 'redlock5', 'zookeeper']) expect(deps[d]?.condition, `${a} → ${d}`).toBe('service_healthy');
+        expect(svc('nginx').depends_on?.[a]?.condition).toBe('service_healthy');
+      }
+      // whatever is waited on for health must have a healthcheck
+      for (const s of Object.values(compose.services)) {
+        for (const [dep, { condition }] of Object.entries(s.depends_on ?? {})) {
+          if (condition === 'service_healthy') expect(svc(dep).healthcheck, dep).toBeDefined();
+        }
+      }
+    });
+
+    it('mounts nginx/compose.conf, whose upstreams are the instances', () => {
+      const mount = (svc('nginx').volumes ?? []).map((v) => (typeof v === 'string' ? v : `${v.source}:${v.target}`)).join(' ');
+      expect(mount).toContain('nginx/compose.conf:/etc/nginx/nginx.conf');
+      const conf = fs.readFileSync(path.join(ROOT, 'nginx/compose.conf'), 'utf8');
+      const upstreams = [...conf.matchAll(/^\s*server\s+([\w.-]+):(\d+);/gm)].map((m) => `${m[1]}:${m[2]}`);
+      expect(upstreams).toEqual(APPS.map((a) => `${a}:${env(svc(a)).PORT}`));
+      const listen = /^\s*listen\s+(?:[\d.]+:)?(\d+);/m.exec(conf)?.[1];
+      expect(published(svc('nginx'))[0]?.container).toBe(Number(listen));
+    });
+  });
+});
+
+describe('nginx/compose.conf', () => {
+  // Everything but addresses and file paths must match the native config, so both clusters proxy alike.
+  const ADDRESSED = /^(listen|server|pid|error_log|\w+_temp_path)\b/;
+  const directives = (file: string) =>
+    fs
+      .readFileSync(path.join(ROOT, 'nginx', file), 'utf8')
+      .split('\n')
+      .map((l) => l.replace(/#.*/, '').trim())
+      .filter((l) => l && !ADDRESSED.test(l));
+
+  it('mirrors the settings of nginx/nginx.conf', () => {
+    expect(directives('compose.conf')).toEqual(directives('nginx.conf'));
+  });
+});
