@@ -2,7 +2,7 @@
 // progress to stderr, files to bench/results/.
 import { parseBenchArgs, USAGE, type BenchOptions } from './options.js';
 import { benchAndPrint, exitWith } from './report-cli.js';
-import { resolveTarget } from './target.js';
+import { recordedCluster, resolveTarget } from './target.js';
 
 exitWith('bench', async () => {
   let opts: BenchOptions;
@@ -12,6 +12,6 @@ exitWith('bench', async () => {
     console.error(`${(err as Error).message}\n${USAGE}`);
     return 2;
   }
-  await benchAndPrint(opts, resolveTarget(opts));
+  await benchAndPrint(opts, resolveTarget(opts, process.env, recordedCluster()));
   return 0;
 });

@@ -35,7 +35,7 @@ function mysqlFromUrl(raw: string): StoreAddresses['mysql'] {
 
 const MYSQL_ENV = ['MYSQL_HOST', 'MYSQL_PORT', 'MYSQL_USER', 'MYSQL_PASSWORD', 'MYSQL_DATABASE'];
 
-export function resolveTarget(opts: BenchOptions, env: NodeJS.ProcessEnv = process.env, recorded = recordedCluster(env)): BenchTarget {
+export function resolveTarget(opts: BenchOptions, env: NodeJS.ProcessEnv, recorded: ClusterInfo | undefined): BenchTarget {
   const three = opts.target ?? recorded?.nginx;
   if (!three) {
     throw new Error('no cluster to bench: start one with `npm run cluster -- up` (or `npm run lab`), or pass --target URL');
