@@ -7,9 +7,12 @@ export function efficiencyText(e: number | null): string {
   return e === null ? 'n/a' : `${e.toFixed(2)}×`;
 }
 
-export function oversoldText(r: Pick<RunResult, 'oversold'>): string {
+export function oversoldText(r: Pick<RunResult, 'oversold' | 'unanswered'>): string {
   const v = verdictOf(r);
-  return v === 'oversold' ? `OVERSOLD ${r.oversold}` : v === 'undersold' ? `undersold ${-r.oversold}` : '0';
+  const atLeast = r.unanswered > 0 ? '≥ ' : '';
+  if (v === 'oversold') return `OVERSOLD ${atLeast}${r.oversold}`;
+  if (v === 'undersold') return `undersold ${-r.oversold - r.unanswered}+`;
+  return r.unanswered > 0 ? `0 (${r.unanswered} unanswered)` : '0';
 }
 
 export function rateText(r: Pick<RunResult, 'rps' | 'truncated' | 'seconds'>): string {
@@ -17,7 +20,7 @@ export function rateText(r: Pick<RunResult, 'rps' | 'truncated' | 'seconds'>): s
 }
 
 /** The course's expectation, and whether this run agrees with it. */
-export function courseText(r: Pick<RunResult, 'oversold' | 'expected'>): string {
+export function courseText(r: Pick<RunResult, 'oversold' | 'unanswered' | 'expected'>): string {
   return asExpected(r) ? `${r.expected} ✓` : `${r.expected} ✗ (unexpected)`;
 }
 

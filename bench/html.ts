@@ -96,6 +96,7 @@ export function renderHtml(report: BenchReport): string {
   ];
   const defs = [
     'oversold = 200 answers − units that really left the store (initial − left, read from MySQL or Redis directly, not through the service).',
+    'A request with no answer (cut off when a run hits its time bound, or timed out) may still have sold a unit, so oversold is then a lower bound (≥), and a count short by up to that many is not called undersold.',
     `lock efficiency = req/s ÷ req/s of ${report.reference} on one instance${ref ? ` (${int(ref.rps)} req/s, ${efficiencyText(1)})` : ''}: the serialization limit of the same critical section.`,
     'If a strategy comes close to the GET /noop ceiling, the bench or the HTTP path, not the strategy, was the limit.',
     ...report.notes,

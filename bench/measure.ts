@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { StoreKind } from '../src/stock/store.js';
 import { fire, type FireResult } from './fire.js';
 import { checkUrl, resetStock } from './race.js';
-import { oversoldOf, type Ceiling, type RunResult, type Topology } from './report.js';
+import { oversoldOf, unansweredOf, type Ceiling, type RunResult, type Topology } from './report.js';
 import { unitsLeft, type StoreAddresses } from './stores.js';
 import type { CatalogEntry } from './catalog.js';
 
@@ -31,7 +31,6 @@ async function fireTicking(url: string, s: FireSettings, tick?: Ticker): Promise
       requests: s.requests,
       connections: s.connections,
       maxSeconds: s.maxSeconds,
-      timeoutSeconds: Math.min(30, s.maxSeconds),
       onAnswer: () => answered++,
     });
   } finally {
@@ -83,6 +82,7 @@ export async function measureStrategy(
     left,
     deducted: settings.initial - left,
     oversold: oversoldOf(f.ok, settings.initial, left),
+    unanswered: unansweredOf(settings.requests, f.ok + f.soldOut + f.otherStatus, f.noAnswer, f.truncated, settings.connections),
     rps: f.rps,
     p50Ms: f.p50Ms,
     p99Ms: f.p99Ms,

@@ -23,8 +23,13 @@ export interface RunResult {
   initial: number;
   left: number;
   deducted: number;
-  /** Successes minus units really deducted. */
+  /** Successes minus units really deducted: a lower bound when some requests went unanswered. */
   oversold: number;
+  /**
+   * Requests that got no answer (cut off by truncation, or timed out): each may still have deducted
+   * on the server, so the true oversold lies in [oversold, oversold + unanswered].
+   */
+  unanswered: number;
   rps: number;
   p50Ms: number;
   p99Ms: number;
@@ -72,14 +77,22 @@ export function withEfficiency(runs: RunResult[], reference = REFERENCE_STRATEGY
 
 export type Verdict = 'exact' | 'oversold' | 'undersold';
 
-/** Undersold: units left the store without a 200 (e.g. an error after the write committed). */
-export function verdictOf(r: Pick<RunResult, 'oversold'>): Verdict {
-  return r.oversold > 0 ? 'oversold' : r.oversold < 0 ? 'undersold' : 'exact';
+/**
+ * Oversold only when certain (the lower bound is above 0). Undersold: units left the store without
+ * a 200 beyond what unanswered requests can explain (e.g. an error after the write committed).
+ */
+export function verdictOf(r: Pick<RunResult, 'oversold'> & Partial<Pick<RunResult, 'unanswered'>>): Verdict {
+  return r.oversold > 0 ? 'oversold' : r.oversold + (r.unanswered ?? 0) < 0 ? 'undersold' : 'exact';
+}
+
+/** Requests whose outcome is unknown: no answer, at most one per connection when a run is cut. */
+export function unansweredOf(requests: number, answered: number, noAnswer: number, truncated: boolean, connections: number): number {
+  return Math.min(requests - answered, noAnswer + (truncated ? connections : 0));
 }
 
 /** Whether the measurement agrees with the course's expectation for this strategy and topology. */
-export function asExpected(r: Pick<RunResult, 'oversold' | 'expected'>): boolean {
-  return (r.oversold > 0) === (r.expected === 'oversells');
+export function asExpected(r: Pick<RunResult, 'oversold' | 'expected'> & Partial<Pick<RunResult, 'unanswered'>>): boolean {
+  return (verdictOf(r) === 'oversold') === (r.expected === 'oversells');
 }
 
 /** Runs in catalog order (the course's order of families), one instance before three. */

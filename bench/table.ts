@@ -22,7 +22,7 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     markdownTable(RUN_COLUMNS, report.runs.map(runCells)),
     '',
-    `oversold = 200 answers − units that left the store (read from the store itself). ` +
+    `oversold = 200 answers − units that left the store (read from the store itself); with unanswered requests (a run cut at --maxSeconds, or timeouts) it is a lower bound, marked ≥. ` +
       `lock efficiency = req/s ÷ req/s of ${report.reference} on one instance (the serialization limit of the same critical section).`,
     ...report.notes.map((n) => `\n${n}`),
   ];

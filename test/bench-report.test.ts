@@ -1,9 +1,10 @@
 // The bench's pure parts: options, target resolution, ordering, the arithmetic, the table and the HTML.
 import { describe, expect, it } from 'vitest';
 import { selectStrategies, type CatalogEntry } from '../bench/catalog.js';
+import { oversoldText } from '../bench/format.js';
 import { renderHtml } from '../bench/html.js';
 import { parseBenchArgs, UsageError } from '../bench/options.js';
-import { asExpected, orderRuns, oversoldOf, verdictOf, withEfficiency, type BenchReport, type RunResult, type Topology } from '../bench/report.js';
+import { asExpected, orderRuns, oversoldOf, unansweredOf, verdictOf, withEfficiency, type BenchReport, type RunResult, type Topology } from '../bench/report.js';
 import { niceMax } from '../bench/svg.js';
 import { renderMarkdown } from '../bench/table.js';
 import { resolveTarget } from '../bench/target.js';
@@ -23,7 +24,7 @@ function run(strategy: string, topology: Topology, over: Partial<RunResult> = {}
   const left = over.left ?? 0;
   return {
     strategy, family: 'baseline', store: 'mysql', topology, expected: 'exact', requests: 5000, ok, soldOut: 0, errors: 0, byStatus: { 200: ok },
-    initial: 5000, left, deducted: 5000 - left, oversold: oversoldOf(ok, 5000, left), rps: 1000, p50Ms: 10, p99Ms: 40, seconds: 5, truncated: false,
+    initial: 5000, left, deducted: 5000 - left, oversold: oversoldOf(ok, 5000, left), unanswered: 0, rps: 1000, p50Ms: 10, p99Ms: 40, seconds: 5, truncated: false,
     efficiency: null, ...over,
   };
 }
@@ -59,6 +60,17 @@ describe('bench arithmetic', () => {
     expect(verdictOf({ oversold: 3 })).toBe('oversold');
     expect(verdictOf({ oversold: 0 })).toBe('exact');
     expect(verdictOf({ oversold: -1 })).toBe('undersold');
+  });
+
+  it('counts requests cut off by truncation as maybe-sold: oversold is then a lower bound', () => {
+    expect(unansweredOf(5000, 1200, 0, true, 100)).toBe(100);
+    expect(unansweredOf(5000, 4990, 10, false, 100)).toBe(10);
+    expect(unansweredOf(5000, 5000, 0, false, 100)).toBe(0);
+    // 40 cut off, 30 of them deducted on the server: not undersold
+    expect(verdictOf({ oversold: -30, unanswered: 40 })).toBe('exact');
+    expect(oversoldText({ oversold: -30, unanswered: 40 })).toBe('0 (40 unanswered)');
+    expect(oversoldText({ oversold: 12, unanswered: 40 })).toBe('OVERSOLD ≥ 12');
+    expect(verdictOf({ oversold: -50, unanswered: 40 })).toBe('undersold');
   });
 
   it('lock efficiency is req/s over mutex on one instance, or null without it', () => {
