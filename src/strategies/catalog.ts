@@ -1,12 +1,14 @@
 // The only place that knows which strategies exist. The route asks the catalog, never a family.
 import { baselineFamily } from './baseline.js';
+import { mysqlLockFamily } from './mysql-lock.js';
 import { redisFamily } from './redis.js';
 import { redlockFamily } from './redlock.js';
 import { sqlFamily } from './sql.js';
+import { zookeeperFamily } from './zookeeper.js';
 import type { FamilyFactory, SharedDeps, Strategy, StrategyFamily } from './strategy.js';
 
 /** In the order the course introduces them; the bench and /strategies keep this order. */
-const familyFactories: FamilyFactory[] = [baselineFamily, sqlFamily, redisFamily, redlockFamily];
+const familyFactories: FamilyFactory[] = [baselineFamily, sqlFamily, redisFamily, redlockFamily, zookeeperFamily, mysqlLockFamily];
 
 export class Catalog {
   private readonly byName: Map<string, Strategy>;

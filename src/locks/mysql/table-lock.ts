@@ -1,0 +1,124 @@
+import type { DataSource } from 'typeorm';
+import { callDependency } from '../../dependency.js';
+import { LockLostError, LockNotHeldError } from '../errors.js';
+import type { Lease, Lock, LockOptions } from '../lock.js';
+import { currentOwner } from '../owner.js';
+import { pollUntilAcquired } from '../poll.js';
+import { remaining } from '../wait.js';
+
+interface WriteResult { affectedRows: number }
+
+const notAcquired = new Set(['ER_DUP_ENTRY', 'ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
+
+/** Expiry as the database computes it, so every instance judges "expired" by one clock. */
+const EXPIRES = 'DATE_ADD(NOW(3), INTERVAL ? MICROSECOND)';
+
+/**
+ * mysql-lock-table (course §4): the unique key on tb_lock.lock_name is the lock. Acquire = INSERT
+ * (a duplicate key means taken: retry after retryMs); release = DELETE of our own row; a row whose
+ * lease (ttlMs) ran out is reclaimed by a conditional DELETE, so a crashed holder blocks the others
+ * only until its expiry. The same owner re-enters by counting up reentrant_count.
+ */
+export class MysqlTableLock implements Lock {
+  readonly stats = { inserts: 0, reclaimed: 0 };
+  /**
+   * (resource, owner) pairs this process holds. Owners are per-request tokens of this process, so
+   * only these can possibly re-enter: it spares a pointless query on every failed INSERT.
+   */
+  private readonly heldHere = new Set<string>();
+
+  constructor(private readonly db: DataSource) {}
+
+  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+    const owner = currentOwner();
+    const key = `${resource}\u0000${owner}`;
+    if (this.heldHere.has(key)) return this.reenter(resource, owner, opts);
+    let granted = 0;
+    await pollUntilAcquired(resource, opts, async () => {
+      granted = Date.now();
+      // Look before inserting: a plain read takes no locks, while every failing INSERT share-locks
+      // the holder's row and, a hundred at a time, starves the holder's DELETE.
+      const row = await this.peek(resource);
+      // Held, and its lease still running: wait. Lease ran out (a crash, or work > ttlMs): free the name.
+      if (row === 'held' || (row === 'expired' && !(await this.reclaimExpired(resource)))) return false;
+      return this.tryInsert(resource, owner, opts.ttlMs);
+    });
+    this.heldHere.add(key);
+    return this.lease(resource, owner, granted + opts.ttlMs, async () => {
+      this.heldHere.delete(key);
+      return this.write('DELETE FROM tb_lock WHERE lock_name = ? AND owner = ?', [resource, owner]);
+    });
+  }
+
+  /** Deletes every lock row (POST /stock/reset). */
+  async clear(): Promise<void> {
+    await this.write('DELETE FROM tb_lock', []);
+  }
+
+  private async reenter(resource: string, owner: string, opts: LockOptions): Promise<Lease> {
+    const granted = Date.now();
+    const extended = await this.write(
+      `UPDATE tb_lock SET reentrant_count = reentrant_count + 1, expires_at = GREATEST(expires_at, ${EXPIRES})
+       WHERE lock_name = ? AND owner = ? AND expires_at > NOW(3)`,
+      [opts.ttlMs * 1000, resource, owner],
+    );
+    if (!extended) throw new LockLostError(resource, 'the lease expired before the nested acquire');
+    return this.lease(resource, owner, granted + opts.ttlMs, () =>
+      this.write('UPDATE tb_lock SET reentrant_count = reentrant_count - 1 WHERE lock_name = ? AND owner = ? AND reentrant_count > 1', [resource, owner]),
+    );
+  }
+
+  /** A lease whose `lost` fires when its ttl passes (by our clock, which started before the INSERT: early, never late). */
+  private lease(resource: string, owner: string, expiresAt: number, unlock: () => Promise<boolean>): Lease {
+    const lost = new AbortController();
+    const timer = setTimeout(() => lost.abort(`lease of ${resource} expired (ttlMs) before the work finished`), remaining(expiresAt));
+    timer.unref();
+    let released = false;
+    return {
+      lost: lost.signal,
+      release: async () => {
+        clearTimeout(timer);
+        if (released) throw new LockNotHeldError(resource);
+        released = true;
+        // Nothing matched: the row expired and someone reclaimed it. Never delete another owner's row.
+        if (!(await unlock())) throw new LockNotHeldError(resource);
+      },
+    };
+  }
+
+  private async tryInsert(resource: string, owner: string, ttlMs: number): Promise<boolean> {
+    this.stats.inserts++;
+    try {
+      await this.write(`INSERT INTO tb_lock (lock_name, owner, reentrant_count, expires_at) VALUES (?, ?, 1, ${EXPIRES})`, [
+        resource,
+        owner,
+        ttlMs * 1000,
+      ]);
+      return true;
+    } catch (err) {
+      // Taken. InnoDB may also pick a contended INSERT as a deadlock victim while the holder deletes
+      // its row: the statement was rolled back, so that too is just "not this time".
+      if (notAcquired.has(String((err as { code?: unknown }).code))) return false;
+      throw err;
+    }
+  }
+
+  private peek(resource: string): Promise<'free' | 'held' | 'expired'> {
+    return callDependency('mysql', async () => {
+      const rows: { expired: number }[] = await this.db.query('SELECT expires_at <= NOW(3) AS expired FROM tb_lock WHERE lock_name = ?', [resource]);
+      const row = rows[0];
+      return !row ? 'free' : Number(row.expired) ? 'expired' : 'held';
+    });
+  }
+
+  private async reclaimExpired(resource: string): Promise<boolean> {
+    const freed = await this.write('DELETE FROM tb_lock WHERE lock_name = ? AND expires_at <= NOW(3)', [resource]);
+    if (freed) this.stats.reclaimed++;
+    return freed;
+  }
+
+  /** Runs a write; true when it changed a row. */
+  private write(sql: string, params: unknown[]): Promise<boolean> {
+    return callDependency('mysql', async () => ((await this.db.query(sql, params)) as WriteResult).affectedRows > 0);
+  }
+}

@@ -1,0 +1,63 @@
+import { Exception } from 'node-zookeeper-client';
+import { DependencyDownError } from '../../dependency.js';
+import { LockNotHeldError, LockTimeoutError } from '../errors.js';
+import type { Lease, Lock, LockOptions } from '../lock.js';
+import { currentOwner } from '../owner.js';
+import { pollUntilAcquired } from '../poll.js';
+import { ZkDeadlineError, zkCode, type ZkSession } from './session.js';
+
+/**
+ * zk-ephemeral: everyone tries to create the same ephemeral node; whoever succeeds holds the lock,
+ * the others sleep retryMs and try again (a spin lock, unfair). The node dies with its session,
+ * so a crashed holder cannot block the others past the session timeout.
+ */
+export class ZkEphemeralLock implements Lock {
+  /** create() attempts, for comparing retry load with the queue recipes. */
+  readonly stats = { attempts: 0 };
+
+  constructor(private readonly session: ZkSession) {}
+
+  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+    const deadline = Date.now() + opts.waitMs;
+    const path = `${this.session.root}/ephemeral-${encodeURIComponent(resource)}`;
+    // The node's data names the request that holds it: every request of this instance shares the session.
+    const owner = currentOwner();
+    let lease: Lease | undefined;
+    await pollUntilAcquired(resource, opts, async () => {
+      const lost = this.session.holdSignal;
+      try {
+        this.stats.attempts++;
+        await this.session.create(path, owner, 'ephemeral', deadline);
+        lease = { lost, release: () => this.release(resource, path, owner) };
+        return true;
+      } catch (err) {
+        if (err instanceof ZkDeadlineError) throw new LockTimeoutError(resource, opts.waitMs);
+        if (zkCode(err) === Exception.NODE_EXISTS) return false;
+        throw err;
+      }
+    });
+    return lease as Lease;
+  }
+
+  private async release(resource: string, path: string, owner: string): Promise<void> {
+    try {
+      if (!(await this.removeIfOwned(path, owner))) throw new LockNotHeldError(resource);
+    } catch (err) {
+      // Disconnected: if the session survives, the node would outlive the request and block everyone.
+      if (err instanceof DependencyDownError) {
+        void this.session.waitConnected(this.session.timeoutMs).then((up) => up && this.removeIfOwned(path, owner)).catch(() => undefined);
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Deletes the node only if its data is our owner token. Between the read and the delete only our
+   * own session could remove our node, so nobody else's node can slip in.
+   */
+  private async removeIfOwned(path: string, owner: string): Promise<boolean> {
+    const deadline = Date.now() + 5_000;
+    if ((await this.session.getData(path, deadline)) !== owner) return false;
+    return this.session.remove(path, deadline);
+  }
+}

@@ -1,0 +1,239 @@
+// One ZooKeeper session per instance, shared by every ZooKeeper lock recipe. It owns the client,
+// turns callbacks into bounded promises and tells holders when what they created may be gone.
+import { CreateMode, Exception, State, createClient, type Client, type Event, type Stat } from 'node-zookeeper-client';
+import { DependencyDownError } from '../../dependency.js';
+import type { Logger } from '../../logger.js';
+import { remaining } from '../wait.js';
+
+export interface ZkSessionOptions {
+  connect: string;
+  sessionTimeoutMs: number;
+  /** Persistent parent of every lock node, created once per session. */
+  root: string;
+  logger: Logger;
+}
+
+/** A ZooKeeper call outlived the caller's deadline (the caller turns it into a LockTimeoutError). */
+export class ZkDeadlineError extends Error {
+  constructor() {
+    super('ZooKeeper call outlived its deadline');
+  }
+}
+
+type Callback<T> = (error: Error | Exception | null, value: T) => void;
+
+/** The client's error code, when `err` is a ZooKeeper exception. */
+export function zkCode(err: unknown): number | undefined {
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'number' ? code : undefined;
+}
+
+const downCodes = new Set([Exception.CONNECTION_LOSS, Exception.SESSION_EXPIRED, Exception.OPERATION_TIMEOUT]);
+
+export class ZkSession {
+  private client: Client;
+  /**
+   * Aborted the moment this instance may no longer own its ephemeral nodes: the connection dropped
+   * (the session may expire before it comes back) or the session expired. A fresh one starts on
+   * reconnect; leases keep the one they were granted under.
+   */
+  private generation = new AbortController();
+  private closed = false;
+  /** When the current client last stopped being connected (or was created); undefined while connected. */
+  private downSince: number | undefined;
+  private readonly watchdog: NodeJS.Timeout;
+
+  private constructor(private readonly opts: ZkSessionOptions) {
+    this.client = this.newClient();
+    // The client waits for a handshake answer forever, and a ZooKeeper that accepted the socket while
+    // starting up may never give one. Down longer than a session lasts: start over with a new client.
+    this.watchdog = setInterval(() => {
+      if (this.downSince !== undefined && Date.now() - this.downSince > opts.sessionTimeoutMs) {
+        this.renew('no connection to ZooKeeper for longer than the session timeout');
+      }
+    }, Math.max(500, opts.sessionTimeoutMs / 2));
+    this.watchdog.unref();
+  }
+
+  /** Connects, waiting at most `waitMs`; a ZooKeeper that is down is not fatal (calls answer 503). */
+  static async open(opts: ZkSessionOptions, waitMs: number): Promise<ZkSession> {
+    const session = new ZkSession(opts);
+    if (!(await session.waitConnected(waitMs))) opts.logger.warn({ connect: opts.connect }, 'zookeeper not reachable yet; continuing');
+    return session;
+  }
+
+  get connected(): boolean {
+    return !this.closed && this.client.getState() === State.SYNC_CONNECTED && !this.generation.signal.aborted;
+  }
+
+  /** The signal a lease granted now should carry as its `lost`. */
+  get holdSignal(): AbortSignal {
+    return this.generation.signal;
+  }
+
+  get timeoutMs(): number {
+    return this.opts.sessionTimeoutMs;
+  }
+
+  get root(): string {
+    return this.opts.root;
+  }
+
+  /** Identity and password of the current session (lets a test expire it from a second client). */
+  get credentials(): { id: Buffer; password: Buffer } {
+    return { id: this.client.getSessionId(), password: this.client.getSessionPassword() };
+  }
+
+  /** Resolves true once connected (and the root exists), false if `waitMs` passes first. */
+  async waitConnected(waitMs: number): Promise<boolean> {
+    const deadline = Date.now() + waitMs;
+    while (!this.closed && remaining(deadline) > 0) {
+      if (this.connected) return true;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return this.connected;
+  }
+
+  create(path: string, data: string, mode: 'ephemeral' | 'sequential' | 'persistent', deadline: number): Promise<string> {
+    const m = { ephemeral: CreateMode.EPHEMERAL, sequential: CreateMode.EPHEMERAL_SEQUENTIAL, persistent: CreateMode.PERSISTENT }[mode];
+    return this.call<string>((c, cb) => c.create(path, Buffer.from(data), m, cb), deadline, (created) => {
+      // The create landed after we gave up: nobody will ever release it, so remove it now.
+      if (mode !== 'persistent') void this.removeQuietly(created);
+    });
+  }
+
+  /** True when removed, false when it was already gone. */
+  async remove(path: string, deadline: number): Promise<boolean> {
+    try {
+      await this.call<void>((c, cb) => c.remove(path, -1, (err) => cb(err, undefined)), deadline);
+      return true;
+    } catch (err) {
+      if (zkCode(err) === Exception.NO_NODE) return false;
+      throw err;
+    }
+  }
+
+  /** Fire-and-forget removal: queued even while disconnected, so it happens if the session survives. */
+  async removeQuietly(path: string): Promise<void> {
+    this.client.remove(path, -1, () => undefined);
+  }
+
+  getChildren(path: string, deadline: number): Promise<string[]> {
+    return this.call<string[]>((c, cb) => c.getChildren(path, cb), deadline);
+  }
+
+  /** The node's stat, or undefined; with `watcher`, it fires once on the node's next change or deletion. */
+  exists(path: string, deadline: number, watcher?: (event: Event) => void): Promise<Stat | undefined> {
+    return this.call<Stat | undefined>(
+      (c, cb) => (watcher ? c.exists(path, watcher, (e, s) => cb(e, s ?? undefined)) : c.exists(path, (e, s) => cb(e, s ?? undefined))),
+      deadline,
+    );
+  }
+
+  async getData(path: string, deadline: number): Promise<string | undefined> {
+    try {
+      return (await this.call<Buffer>((c, cb) => c.getData(path, cb), deadline)).toString();
+    } catch (err) {
+      if (zkCode(err) === Exception.NO_NODE) return undefined;
+      throw err;
+    }
+  }
+
+  mkdirp(path: string, deadline: number): Promise<string> {
+    return this.call<string>((c, cb) => c.mkdirp(path, cb), deadline);
+  }
+
+  /** Deletes every ephemeral node under the root (leftover locks), keeping the persistent queue nodes. */
+  async clearEphemeralNodes(path = this.opts.root): Promise<void> {
+    const deadline = Date.now() + this.opts.sessionTimeoutMs;
+    for (const child of await this.getChildren(path, deadline)) {
+      const full = `${path}/${child}`;
+      const stat = await this.exists(full, deadline);
+      if (!stat) continue;
+      if (stat.numChildren > 0) await this.clearEphemeralNodes(full);
+      else if (stat.ephemeralOwner.some((b) => b !== 0)) await this.remove(full, deadline);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.watchdog);
+    this.generation.abort('zookeeper session closed');
+    const client = this.client;
+    await new Promise<void>((resolve) => {
+      client.once('disconnected', () => resolve());
+      client.close();
+      setTimeout(resolve, 1_000).unref();
+    });
+  }
+
+  /**
+   * Runs one client call bounded by `deadline`. Not connected → a fast DependencyDownError instead of
+   * a request queued until ZooKeeper returns; `late` receives a result that arrives after the deadline.
+   */
+  private call<T>(run: (client: Client, cb: Callback<T>) => void, deadline: number, late?: (value: T) => void): Promise<T> {
+    if (!this.connected) return Promise.reject(new DependencyDownError('zookeeper', new Error('not connected to ZooKeeper')));
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const timer = setTimeout(() => {
+        settled = true;
+        reject(new ZkDeadlineError());
+      }, remaining(deadline));
+      run(this.client, (err, value) => {
+        clearTimeout(timer);
+        if (settled) {
+          if (!err) late?.(value);
+          return;
+        }
+        settled = true;
+        if (!err) resolve(value);
+        else reject(downCodes.has(zkCode(err) ?? 0) ? new DependencyDownError('zookeeper', err) : err);
+      });
+    });
+  }
+
+  private newClient(): Client {
+    const client = createClient(this.opts.connect, { sessionTimeout: this.opts.sessionTimeoutMs, spinDelay: 200 });
+    client.on('connected', () => this.onConnected(client));
+    this.downSince = Date.now();
+    client.on('disconnected', () => {
+      if (client !== this.client || this.closed) return;
+      this.downSince = Date.now();
+      this.generation.abort('connection to ZooKeeper lost; the session may expire and its lock nodes with it');
+      this.opts.logger.warn('zookeeper connection lost; held zk locks are treated as lost');
+    });
+    client.on('expired', () => this.onExpired(client));
+    client.connect();
+    return client;
+  }
+
+  private onConnected(client: Client): void {
+    if (client !== this.client || this.closed) return;
+    // A new generation starts only once the root exists; until then `connected` stays false.
+    this.generation.abort('zookeeper reconnecting');
+    client.mkdirp(this.opts.root, (err) => {
+      if (client !== this.client || this.closed) return;
+      if (err) {
+        this.opts.logger.error({ err }, 'zookeeper: cannot create the lock root');
+        return;
+      }
+      this.generation = new AbortController();
+      this.downSince = undefined;
+      this.opts.logger.info({ sessionId: client.getSessionId().toString('hex') }, 'zookeeper connected');
+    });
+  }
+
+  /** The session is gone for good, and every ephemeral node with it: tell holders, start a new session. */
+  private onExpired(client: Client): void {
+    if (client !== this.client || this.closed) return;
+    this.renew('zookeeper session expired; its lock nodes were deleted');
+  }
+
+  private renew(reason: string): void {
+    this.generation.abort(reason);
+    this.opts.logger.warn({ reason }, 'zookeeper: opening a new session');
+    this.client.close();
+    this.client = this.newClient();
+  }
+}

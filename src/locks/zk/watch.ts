@@ -1,0 +1,28 @@
+import { QueueLock, leftQueue, waitFor, type Turn } from './queue.js';
+
+/**
+ * zk-watch: queue with an ephemeral-sequential child and watch only the child just before ours.
+ * A release (or a crash, or a waiter giving up) deletes exactly one node and so wakes exactly one
+ * waiter: no herd. The woken waiter re-lists once, because its predecessor may have been a waiter
+ * that left rather than the holder.
+ */
+export class ZkWatchLock extends QueueLock {
+  protected async waitTurn(turn: Turn): Promise<void> {
+    for (;;) {
+      const queue = await this.listQueue(turn);
+      const mine = queue.indexOf(turn.node);
+      if (mine === 0) return;
+      if (mine < 0) throw leftQueue(turn);
+      let wake = () => {};
+      const deleted = new Promise<void>((resolve) => (wake = resolve));
+      const watcher = () => {
+        this.stats.wakeUps++;
+        wake();
+      };
+      // exists() with a watcher, not getChildren(): only this predecessor's deletion notifies us.
+      const stat = await this.session.exists(`${turn.dir}/${queue[mine - 1]}`, turn.deadline, watcher);
+      if (!stat) continue; // it left between the listing and the watch
+      await waitFor(deleted, turn.deadline, this.session.holdSignal);
+    }
+  }
+}

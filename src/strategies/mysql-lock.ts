@@ -1,0 +1,25 @@
+import { MysqlTableLock } from '../locks/mysql/table-lock.js';
+import { guardedReadThenWrite } from './guarded.js';
+import type { FamilyFactory } from './strategy.js';
+
+/** The lock table (course §4): mutual exclusion from a unique key, in the database everyone already shares. */
+export const mysqlLockFamily: FamilyFactory = async (deps) => {
+  const lock = new MysqlTableLock(deps.db);
+  return {
+    strategies: [
+      {
+        name: 'mysql-lock-table',
+        family: 'mysql-lock',
+        description: 'INSERT a row with a unique lock_name to lock, DELETE it (owner-checked) to unlock; retry every retryMs; expired rows (ttlMs) are reclaimed.',
+        expected: {
+          oneInstance: 'exact',
+          threeInstances: 'exact',
+          note: "slowly: every attempt is a round trip to MySQL; a crashed holder blocks the others until its lease (ttlMs) expires",
+        },
+        stores: ['mysql', 'redis'],
+        deduct: guardedReadThenWrite(lock, deps),
+      },
+    ],
+    clearLocks: () => lock.clear(),
+  };
+};

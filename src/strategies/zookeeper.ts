@@ -1,0 +1,50 @@
+import type { Lock } from '../locks/lock.js';
+import { ReenterOnce } from '../locks/reenter-once.js';
+import { ZkEphemeralLock } from '../locks/zk/ephemeral.js';
+import { ZkReentrantLock } from '../locks/zk/reentrant.js';
+import { ZkSequentialLock } from '../locks/zk/sequential.js';
+import { ZkSession } from '../locks/zk/session.js';
+import { ZkWatchLock } from '../locks/zk/watch.js';
+import { guardedReadThenWrite } from './guarded.js';
+import type { FamilyFactory, SharedDeps, Strategy, StrategyFamily } from './strategy.js';
+
+export const ZK_LOCK_ROOT = '/stocklab/locks';
+
+const expected = {
+  oneInstance: 'exact',
+  threeInstances: 'exact',
+  note: "a crashed holder's node vanishes with its session (after the session timeout)",
+} as const;
+
+/** The ZooKeeper recipes (course §3), each over the same read-then-write, over one session. */
+export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): StrategyFamily {
+  const strategy = (name: string, description: string, lock: Lock): Strategy => ({
+    name,
+    family: 'zookeeper',
+    description,
+    expected,
+    stores: ['mysql', 'redis'],
+    deduct: guardedReadThenWrite(lock, deps),
+  });
+  return {
+    strategies: [
+      strategy('zk-ephemeral', 'Create one ephemeral node; if it exists, sleep retryMs and try again (unfair spin).', new ZkEphemeralLock(session)),
+      strategy('zk-sequential', 'Queue with an ephemeral-sequential child; poll the children every retryMs until ours is the smallest.', new ZkSequentialLock(session)),
+      strategy('zk-watch', 'Queue with an ephemeral-sequential child; watch only the predecessor and wake on its deletion (no herd).', new ZkWatchLock(session)),
+      strategy('zk-reentrant', 'zk-watch, reentrant per request (count per owner in process); the critical section re-enters once.', new ReenterOnce(new ZkReentrantLock(session))),
+    ],
+    clearLocks: () => session.clearEphemeralNodes(),
+    health: async () => ({ zookeeper: session.connected }),
+    close: () => session.close(),
+  };
+}
+
+export const zookeeperFamily: FamilyFactory = async (deps) => {
+  const { connect, sessionTimeoutMs } = deps.config.zookeeper;
+  const session = await ZkSession.open(
+    { connect, sessionTimeoutMs, root: ZK_LOCK_ROOT, logger: deps.logger },
+    // Bounded: an instance whose ZooKeeper is down still starts, and its zk strategies answer 503.
+    Math.min(deps.config.startupTimeoutMs, 5_000),
+  );
+  return zookeeperStrategies(session, deps);
+};
