@@ -7,17 +7,14 @@ import { guardedReadThenWrite } from './guarded.js';
 import type { FamilyFactory } from './strategy.js';
 
 /**
- * The package's defaults, spelled out. The retry settings are overridden per request from
- * waitMs and retryMs (see redlockRetrySettings); the lease is the request's ttlMs.
+ * The package's settings that apply. retryCount is 0 because the retries are the lock's own
+ * (RedlockLock: retryDelay = retryMs, retryJitter = retryMs / 2, until waitMs), so the package's
+ * retryDelay and retryJitter go unused; the lease is the request's ttlMs.
  */
 const REDLOCK_SETTINGS = {
   /** Clock drift allowance: the lock counts as valid for ttl − (ttl × driftFactor + 2 ms). */
   driftFactor: 0.01,
-  retryCount: 10,
-  retryDelay: 200,
-  retryJitter: 100,
-  /** Only used by redlock.using(), which this lab does not use. */
-  automaticExtensionThreshold: 500,
+  retryCount: 0,
 } as const;
 
 export const redlockFamily: FamilyFactory = async (deps) => {

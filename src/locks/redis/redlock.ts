@@ -1,37 +1,37 @@
-import { ExecutionError, ResourceLockedError, type Redlock, type RedlockHold, type RedlockSettings } from './redlock-package.js';
 import { DependencyDownError } from '../../dependency.js';
 import { LockNotHeldError, LockTimeoutError } from '../errors.js';
 import { neverLost, type Lease, type Lock, type LockOptions } from '../lock.js';
+import { remaining, sleep } from '../wait.js';
 import { redlockKey } from './keys.js';
+import { ExecutionError, ResourceLockedError, type Redlock, type RedlockHold } from './redlock-package.js';
 
-/** The retry settings for one acquire, derived from the request's wait bound and poll pause. */
-export function redlockRetrySettings(opts: LockOptions): Partial<RedlockSettings> {
-  return {
-    retryDelay: opts.retryMs,
-    // Redlock tries once, then retryCount more times retryDelay (± retryJitter) apart.
-    retryCount: Math.floor(opts.waitMs / opts.retryMs),
-    retryJitter: Math.floor(opts.retryMs / 2),
-  };
+/** Pause before the next attempt: retryDelay ± retryJitter, as the package would wait. */
+function retryPause(opts: LockOptions): number {
+  const retryDelay = opts.retryMs;
+  const retryJitter = opts.retryMs / 2;
+  return Math.max(0, retryDelay + (Math.random() * 2 - 1) * retryJitter);
 }
 
 /**
  * RedLock (course §2.9) through the `redlock` package: the same SET NX PX on N independent
  * masters, held only when a majority agreed within the lease minus clock drift.
  *
- * Failures: a majority of servers unreachable → DependencyDownError('redlock') (503
- * redlock_unavailable); a reachable majority that kept saying "locked" for the whole retry window
- * → LockTimeoutError (503 lock_timeout).
+ * Each attempt is one package call with retryCount 0 and the retries are ours: the package's own
+ * retry loop (5.0.0-beta.2) keeps a failed attempt's partial locks and retries with the same
+ * value, which its acquire script then counts as "locked" — under contention no client ever
+ * reaches a quorum until the leases expire. With retryCount 0 a failed attempt releases its
+ * partial locks before we pause retryMs ± retryMs/2 and try again, until waitMs.
+ *
+ * Failures: a majority of servers unreachable → DependencyDownError('redlock') at once (503
+ * redlock_unavailable); a reachable majority that kept saying "locked" until waitMs →
+ * LockTimeoutError (503 lock_timeout).
  */
 export class RedlockLock implements Lock {
   constructor(private readonly redlock: Redlock) {}
 
   async acquire(resource: string, opts: LockOptions): Promise<Lease> {
-    let hold: RedlockHold;
-    try {
-      hold = await this.redlock.acquire([redlockKey(resource)], opts.ttlMs, redlockRetrySettings(opts));
-    } catch (err) {
-      throw await explainFailure(err, () => new LockTimeoutError(resource, opts.waitMs));
-    }
+    const deadline = Date.now() + opts.waitMs;
+    const hold = await this.acquireWithin(resource, opts, deadline);
     return {
       lost: neverLost,
       release: async () => {
@@ -43,6 +43,20 @@ export class RedlockLock implements Lock {
         }
       },
     };
+  }
+
+  private async acquireWithin(resource: string, opts: LockOptions, deadline: number): Promise<RedlockHold> {
+    for (;;) {
+      try {
+        return await this.redlock.acquire([redlockKey(resource)], opts.ttlMs, { retryCount: 0 });
+      } catch (err) {
+        const failure = await explainFailure(err, () => new LockTimeoutError(resource, opts.waitMs));
+        if (!(failure instanceof LockTimeoutError)) throw failure;
+        const pause = retryPause(opts);
+        if (remaining(deadline) <= pause) throw failure;
+        await sleep(pause);
+      }
+    }
   }
 }
 
