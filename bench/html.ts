@@ -9,8 +9,10 @@ const SERIES: Series[] = TOPOLOGIES.map((t) => ({ name: TOPOLOGY_LABEL[t], color
 
 /** One chart row per strategy, one value per topology (null where it was not run). */
 export function chartRows(report: BenchReport, pick: (r: RunResult) => number): BarRow[] {
+  const cut = (name: string) => report.runs.some((r) => r.strategy === name && r.truncated);
   return report.catalog.map((s) => ({
-    label: s.name,
+    // * marks a run cut at --maxSeconds: its rate is real, its count covers only what was sent
+    label: cut(s.name) ? `${s.name} *` : s.name,
     values: TOPOLOGIES.map((t) => {
       const r = report.runs.find((x) => x.strategy === s.name && x.topology === t);
       return r ? pick(r) : null;
@@ -99,6 +101,7 @@ export function renderHtml(report: BenchReport): string {
     'A request with no answer (cut off when a run hits its time bound, or timed out) may still have sold a unit, so oversold is then a lower bound (≥), and a count short by up to that many is not called undersold.',
     `lock efficiency = req/s ÷ req/s of ${report.reference} on one instance${ref ? ` (${int(ref.rps)} req/s, ${efficiencyText(1)})` : ''}: the serialization limit of the same critical section.`,
     'If a strategy comes close to the GET /noop ceiling, the bench or the HTTP path, not the strategy, was the limit.',
+    `* in a chart: at least one of that strategy's runs was cut at ${o.maxSeconds} s (truncated).`,
     ...report.notes,
   ];
   return `<!doctype html>

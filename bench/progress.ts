@@ -1,6 +1,6 @@
 // Progress lines while the bench runs (stderr), so a slow strategy is visibly alive, not hung.
 import { oversoldText } from './format.js';
-import { TOPOLOGY_LABEL, type RunResult, type Topology } from './report.js';
+import { TOPOLOGY_LABEL, verdictOf, type RunResult, type Topology } from './report.js';
 
 const counter = (n: number, total: number) => `[${String(n).padStart(String(total).length)}/${total}]`;
 
@@ -13,7 +13,7 @@ export function tickLine(strategy: string, topology: Topology, answered: number,
 }
 
 export function progressLine(n: number, total: number, r: RunResult): string {
-  const sold = oversoldText(r);
+  const sold = verdictOf(r) === 'exact' ? `exact, oversold ${oversoldText(r)}` : oversoldText(r);
   const cut = r.truncated ? `  TRUNCATED at ${r.seconds.toFixed(0)} s` : '';
-  return `${counter(n, total)} ${r.strategy} · ${TOPOLOGY_LABEL[r.topology]}: ${r.ok} ok, ${r.soldOut} sold out, ${r.errors} errors, ${r.left} left → oversold ${sold}; ${Math.round(r.rps)} req/s, p99 ${r.p99Ms} ms (${r.seconds.toFixed(1)} s)${cut}`;
+  return `${counter(n, total)} ${r.strategy} · ${TOPOLOGY_LABEL[r.topology]}: ${r.ok} ok, ${r.soldOut} sold out, ${r.errors} errors, ${r.left} left → ${sold}; ${Math.round(r.rps)} req/s, p99 ${r.p99Ms} ms (${r.seconds.toFixed(1)} s)${cut}`;
 }
