@@ -86,7 +86,8 @@ export function renderHtml(report: BenchReport): string {
     title: 'Oversold units per strategy (anything above 0 sold stock that was not there)',
     unit: 'units oversold',
     series: SERIES,
-    rows: chartRows(report, (r) => r.oversold),
+    // A shortfall that unanswered requests explain is not a negative oversold: chart it as 0.
+    rows: chartRows(report, (r) => (verdictOf(r) === 'exact' ? 0 : r.oversold)),
     alarm: (v) => v > 0,
   });
   const ref = report.runs.find((r) => r.strategy === report.reference && r.topology === 'one');
