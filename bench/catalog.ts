@@ -6,7 +6,7 @@ const entry = z.object({
   name: z.string(),
   family: z.string(),
   description: z.string(),
-  expected: z.object({ oneInstance: outcome, threeInstances: outcome, note: z.string().optional() }),
+  expected: z.object({ oneInstance: outcome, threeInstances: outcome, workOverTtl: outcome.optional(), note: z.string().optional() }),
   stores: z.tuple([z.enum(['mysql', 'redis'])], z.enum(['mysql', 'redis'])),
 });
 const listing = z.object({ strategies: z.array(entry) });

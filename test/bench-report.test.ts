@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { selectStrategies, type CatalogEntry } from '../bench/catalog.js';
 import { oversoldText } from '../bench/format.js';
 import { renderHtml } from '../bench/html.js';
+import { expectedOutcome } from '../bench/measure.js';
 import { parseBenchArgs, UsageError } from '../bench/options.js';
 import { asExpected, orderRuns, oversoldOf, unansweredOf, verdictOf, withEfficiency, type BenchReport, type RunResult, type Topology } from '../bench/report.js';
 import { niceMax } from '../bench/svg.js';
@@ -86,6 +87,18 @@ describe('bench arithmetic', () => {
     expect(asExpected({ oversold: 10, expected: 'oversells' })).toBe(true);
     expect(asExpected({ oversold: 0, expected: 'exact' })).toBe(true);
     expect(asExpected({ oversold: 5, expected: 'exact' })).toBe(false);
+  });
+
+  it('expects a leased lock to follow its workOverTtl outcome once the work outlasts the lease', () => {
+    const leased: CatalogEntry = { ...entry('redis-owned', 'redis'), expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells' } };
+    expect(expectedOutcome(leased, 'three', { workMs: 0 })).toBe('exact');
+    expect(expectedOutcome(leased, 'three', { workMs: 50, ttlMs: 20 })).toBe('oversells');
+    expect(expectedOutcome(leased, 'one', { workMs: 50, ttlMs: 20 })).toBe('oversells');
+    expect(expectedOutcome(leased, 'one', { workMs: 20, ttlMs: 20 })).toBe('exact');
+    // the service's default lease (30 s) applies when the bench passes none
+    expect(expectedOutcome(leased, 'one', { workMs: 50 })).toBe('exact');
+    // a strategy without a lease keeps its topology outcome
+    expect(expectedOutcome(entry('mutex', 'baseline', 'oversells'), 'three', { workMs: 50, ttlMs: 20 })).toBe('oversells');
   });
 
   it('orders runs as the catalog does, one instance before three', () => {

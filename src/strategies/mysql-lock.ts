@@ -14,6 +14,8 @@ export const mysqlLockFamily: FamilyFactory = async (deps) => {
         expected: {
           oneInstance: 'exact',
           threeInstances: 'exact',
+          // the lease's expiry aborts the holder's write (503 lock_lost) instead of letting it oversell
+          workOverTtl: 'exact',
           note: "slowly: every attempt is a round trip to MySQL; a crashed holder blocks the others until its lease (ttlMs) expires",
         },
         stores: ['mysql', 'redis'],

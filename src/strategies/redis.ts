@@ -16,7 +16,7 @@ import { ConnectionPool } from '../redis/pool.js';
 import { luaDecrement, watchedDecrement } from '../stock/redis-atomic.js';
 import { guardedReadThenWrite } from './guarded.js';
 import { backOffOrGiveUp } from './retry.js';
-import type { FamilyFactory, SharedDeps, Strategy } from './strategy.js';
+import type { FamilyFactory, Outcome, SharedDeps, Strategy } from './strategy.js';
 
 /**
  * WATCH needs a connection per transaction in flight. A few per instance suffice: more would only
@@ -25,8 +25,8 @@ import type { FamilyFactory, SharedDeps, Strategy } from './strategy.js';
 const WATCH_POOL_SIZE = 8;
 
 /** A lock over the shared read-then-write. At the default workMs 0 every one is exact; `note` says where it breaks. */
-function lockStrategy(deps: SharedDeps, name: string, description: string, note: string, lock: Lock): Strategy {
-  const expected = { oneInstance: 'exact', threeInstances: 'exact', note } as const;
+function lockStrategy(deps: SharedDeps, name: string, description: string, note: string, workOverTtl: Outcome, lock: Lock): Strategy {
+  const expected = { oneInstance: 'exact', threeInstances: 'exact', workOverTtl, note } as const;
   return { name, family: 'redis', description, expected, stores: ['mysql', 'redis'], deduct: guardedReadThenWrite(lock, deps) };
 }
 
@@ -61,22 +61,22 @@ export const redisFamily: FamilyFactory = async (deps) => {
     },
     lockStrategy(deps, 'redis-setnx', 'SETNX the lock key, read-then-write, DEL; losers sleep retryMs and retry. No expiry.',
       'a holder that crashes before its DEL blocks everyone for good (503 lock_timeout)',
-      new SetnxLock(redis)),
+      'exact', new SetnxLock(redis)),
     lockStrategy(deps, 'redis-setnx-ex', 'SET NX PX ttlMs, so a crashed holder’s lock expires; released by a blind DEL.',
       'exact while work < ttl; when work > ttl a late DEL deletes the next holder’s lock and it oversells',
-      new SetnxExpiryLock(redis)),
+      'oversells', new SetnxExpiryLock(redis)),
     lockStrategy(deps, 'redis-owned', 'SET NX PX with the request’s unique token; Lua deletes the lock only if it still holds that token.',
       'never deletes another’s lock, but still oversells when work > ttl (the lease runs out mid-work)',
-      new OwnedLock(redis)),
+      'oversells', new OwnedLock(redis)),
     lockStrategy(deps, 'redis-reentrant', 'A Lua hash lock (owner → hold count); each request takes it twice, as nested code would.',
       'reentrant within one request; the lease can still run out when work > ttl',
-      new ReenterOnce(new ReentrantLock(redis))),
+      'oversells', new ReenterOnce(new ReentrantLock(redis))),
     lockStrategy(deps, 'redis-watchdog', 'The reentrant hash lock plus a watchdog renewing the lease every ttl/3 while it is held.',
       'exact also when work > ttl; a crashed holder’s lock still expires after ttl',
-      new WatchdogLock(redis)),
+      'exact', new WatchdogLock(redis)),
     lockStrategy(deps, 'redis-pubsub', 'The reentrant hash lock; waiters sleep until a release is published or the holder’s lease ends.',
       'Redisson-style waiting: no polling interval',
-      new PubsubLock(redis, notifier)),
+      'oversells', new PubsubLock(redis, notifier)),
     {
       name: 'redis-lua-decr',
       family: 'redis',

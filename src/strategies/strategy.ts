@@ -28,8 +28,11 @@ export interface Strategy {
   name: string;
   family: FamilyName;
   description: string;
-  /** What the course shows, and what the tests assert. */
-  expected: { oneInstance: Outcome; threeInstances: Outcome; note?: string };
+  /**
+   * What the course shows, and what the tests assert. `workOverTtl`, for locks with a lease: the
+   * outcome (on one instance or three) once the work inside the lock outlasts the lease (workMs > ttlMs).
+   */
+  expected: { oneInstance: Outcome; threeInstances: Outcome; workOverTtl?: Outcome; note?: string };
   /** Stores it can deduct from; the first is the default. */
   stores: readonly [StoreKind, ...StoreKind[]];
   deduct(req: DeductRequest): Promise<DeductResult>;
