@@ -12,38 +12,39 @@ const info = sharedCluster();
 const stores = storesOf(info);
 
 describe('exact on three instances behind nginx', () => {
-  async function exactRace(strategy: string, store: StoreKind, initial: number, requests: number, connections = 100): Promise<void> {
-    const r = await race({ target: info.nginx, stores, strategy, store, initial, requests, connections, maxSeconds: 60 });
+  async function exactRace(strategy: string, store: StoreKind, initial: number, requests: number, params: Record<string, number> = {}): Promise<void> {
+    const r = await race({ target: info.nginx, stores, strategy, store, initial, requests, connections: 100, params, maxSeconds: 120 });
     expectExact(r, requests);
     console.log(`${strategy}/${store}: ${Math.round(r.rps)} req/s`);
   }
 
-  // The course's run: 100 clients, 100 more requests than units. Fast strategies take the full one.
+  // The course's run: 100 clients, 100 more requests than units.
   it.each([
     ['redis-lua-decr', 'redis'],
     ['redis-watch', 'redis'],
-  ] as const)('%s (store %s): 5100 requests for 5000 units', async (strategy, store) => {
-    await exactRace(strategy, store, 5000, 5100);
-  });
-
-  // The locks serialize every deduction (a few hundred per second here); a shorter run shows the same exactness.
-  it.each([
-    ['redis-pubsub', 'mysql'],
     ['redis-setnx', 'mysql'],
     ['redis-setnx-ex', 'mysql'],
     ['redis-owned', 'mysql'],
     ['redis-reentrant', 'mysql'],
     ['redis-watchdog', 'mysql'],
+    ['redis-pubsub', 'mysql'],
+  ] as const)('%s (store %s): 5100 requests for 5000 units', async (strategy, store) => {
+    await exactRace(strategy, store, 5000, 5100);
+  });
+
+  // The same critical section on the Redis stock key: a shorter run shows the same exactness.
+  it.each([
     ['redis-pubsub', 'redis'],
     ['redis-reentrant', 'redis'],
   ] as const)('%s (store %s): 600 requests for 500 units', async (strategy, store) => {
     await exactRace(strategy, store, 500, 600);
   });
 
-  // With 100 clients RedLock's votes split (each server goes to a different contender, nobody
-  // reaches 3 of 5, all back off): still exact, but some requests run out of waitMs. 30 clients.
-  it('redlock (store mysql): 300 requests for 250 units, 30 clients', async () => {
-    await exactRace('redlock', 'mysql', 250, 300, 30);
+  // With 100 clients RedLock's votes can split (each server goes to a different contender, nobody
+  // reaches 3 of 5, all back off), so on a loaded machine a few requests may outwait the 10 s
+  // default: a longer wait bound keeps the count of 503s at 0 without changing what is asserted.
+  it('redlock (store mysql): 5100 requests for 5000 units', async () => {
+    await exactRace('redlock', 'mysql', 5000, 5100, { waitMs: 30_000 });
   });
 });
 
