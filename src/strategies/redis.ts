@@ -15,7 +15,7 @@ import { connectRedis, waitReady } from '../redis/connect.js';
 import { ConnectionPool } from '../redis/pool.js';
 import { luaDecrement, watchedDecrement } from '../stock/redis-atomic.js';
 import { guardedReadThenWrite } from './guarded.js';
-import { backOffOrGiveUp } from './retry.js';
+import { retryOnConflict } from './retry.js';
 import type { FamilyFactory, Outcome, SharedDeps, Strategy } from './strategy.js';
 
 /**
@@ -50,13 +50,9 @@ export const redisFamily: FamilyFactory = async (deps) => {
       deduct: async (req) => {
         const deadline = Date.now() + req.lock.waitMs;
         const noConnection = () => new LockTimeoutError('redis-watch connection', req.lock.waitMs);
-        return watchPool.use(deadline, noConnection, async (conn) => {
-          for (let attempt = 1; ; attempt++) {
-            const outcome = await watchedDecrement(conn, req.workMs);
-            if (outcome !== 'conflict') return { outcome };
-            await backOffOrGiveUp(attempt, deadline, req.lock.retryMs, req.lock.waitMs);
-          }
-        });
+        return watchPool.use(deadline, noConnection, async (conn) => ({
+          outcome: await retryOnConflict(deadline, req.lock, () => watchedDecrement(conn, req.workMs)),
+        }));
       },
     },
     lockStrategy(deps, 'redis-setnx', 'SETNX the lock key, read-then-write, DEL; losers sleep retryMs and retry. No expiry.',

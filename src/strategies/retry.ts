@@ -1,3 +1,4 @@
+import type { LockOptions } from '../locks/lock.js';
 import { remaining, sleep } from '../locks/wait.js';
 
 /** Optimistic retries (a version check, a WATCHed transaction) ran past the request's wait bound. */
@@ -8,12 +9,16 @@ export class RetriesExhaustedError extends Error {
 }
 
 /**
- * Pauses before optimistic attempt `attempt + 1`, or throws RetriesExhaustedError when the pause
- * would cross `deadline`. Full jitter, doubling up to retryMs: spreads the losers out instead of
- * letting them collide again.
+ * Runs one optimistic attempt after another until one does not conflict, or throws
+ * RetriesExhaustedError when the next pause would cross `deadline`. The pauses use full jitter,
+ * doubling up to retryMs: they spread the losers out instead of letting them collide again.
  */
-export async function backOffOrGiveUp(attempt: number, deadline: number, retryMs: number, waitMs: number): Promise<void> {
-  const backoff = Math.random() * Math.min(retryMs, 2 ** Math.min(attempt, 10));
-  if (remaining(deadline) <= backoff) throw new RetriesExhaustedError(attempt, waitMs);
-  await sleep(backoff);
+export async function retryOnConflict<T>(deadline: number, opts: Pick<LockOptions, 'retryMs' | 'waitMs'>, attempt: () => Promise<T | 'conflict'>): Promise<T> {
+  for (let n = 1; ; n++) {
+    const result = await attempt();
+    if (result !== 'conflict') return result;
+    const backoff = Math.random() * Math.min(opts.retryMs, 2 ** Math.min(n, 10));
+    if (remaining(deadline) <= backoff) throw new RetriesExhaustedError(n, opts.waitMs);
+    await sleep(backoff);
+  }
 }

@@ -1,5 +1,5 @@
 import { sleep } from '../locks/wait.js';
-import { backOffOrGiveUp } from './retry.js';
+import { retryOnConflict } from './retry.js';
 import type { FamilyFactory } from './strategy.js';
 
 /** MySQL's own answers (course §1.7): one statement, a row lock, a version check. */
@@ -42,13 +42,13 @@ export const sqlFamily: FamilyFactory = async (deps) => {
         stores: ['mysql'],
         deduct: async (req) => {
           const deadline = Date.now() + req.lock.waitMs;
-          for (let attempt = 1; ; attempt++) {
+          const outcome = await retryOnConflict(deadline, req.lock, async () => {
             const row = await stock.readVersioned();
-            if (!row || row.count <= 0) return { outcome: 'sold_out' };
+            if (!row || row.count <= 0) return 'sold_out' as const;
             if (req.workMs > 0) await sleep(req.workMs);
-            if (await stock.compareAndSet(row.version, row.count - 1)) return { outcome: 'deducted' };
-            await backOffOrGiveUp(attempt, deadline, req.lock.retryMs, req.lock.waitMs);
-          }
+            return (await stock.compareAndSet(row.version, row.count - 1)) ? ('deducted' as const) : 'conflict';
+          });
+          return { outcome };
         },
       },
     ],
