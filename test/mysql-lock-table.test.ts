@@ -6,6 +6,10 @@ import { unitsLeft } from '../bench/stores.js';
 import { sleep } from '../src/locks/wait.js';
 import { sharedCluster, withOwnCluster } from './support/cluster.js';
 import { getJson } from './lock-helpers.js';
+import { createDataSource } from '../src/db/data-source.js';
+import { LockNotHeldError, LockTimeoutError } from '../src/locks/errors.js';
+import { MysqlTableLock } from '../src/locks/mysql/table-lock.js';
+import { runAsOwner } from '../src/locks/owner.js';
 
 describe('mysql-lock-table on three instances behind nginx (shared cluster)', () => {
   it('sells exactly 5000 of 5000 units to 5100 requests and ends at 0', async () => {
@@ -46,5 +50,41 @@ describe('a holder killed while holding the table lock', () => {
 
     const next = await getJson(`${survivor}/check/lock?strategy=mysql-lock-table&waitMs=2000`);
     expect(next.status).toBe(200);
+  });
+});
+
+describe('the table lock held twice by one owner (shared cluster MySQL, lock driven directly)', () => {
+  it('re-enters by counting, is freed only by the last release, and keeps other owners out meanwhile', async () => {
+    const { mysql } = sharedCluster();
+    const db = createDataSource({ ...mysql, poolSize: 4, connectTimeoutMs: 5_000 });
+    await db.initialize();
+    const lock = new MysqlTableLock(db);
+    const resource = 'test:table-lock-reentrancy';
+    const opts = { ttlMs: 30_000, waitMs: 5_000, retryMs: 10 };
+    const row = async () =>
+      ((await db.query('SELECT owner, reentrant_count FROM tb_lock WHERE lock_name = ?', [resource])) as { owner: string; reentrant_count: number }[])[0];
+    try {
+      await db.query('DELETE FROM tb_lock WHERE lock_name = ?', [resource]);
+      await runAsOwner('owner-a', async () => {
+        const outer = await lock.acquire(resource, opts);
+        const inner = await lock.acquire(resource, opts);
+        expect(await row()).toMatchObject({ owner: 'owner-a', reentrant_count: 2 });
+
+        await inner.release();
+        expect(await row()).toMatchObject({ owner: 'owner-a', reentrant_count: 1 });
+        // Still held: another owner waits and gives up after its waitMs.
+        await expect(runAsOwner('owner-b', () => lock.acquire(resource, { ...opts, waitMs: 300 }))).rejects.toBeInstanceOf(LockTimeoutError);
+
+        await outer.release();
+        expect(await row()).toBeUndefined();
+        // Released twice is an error, never a silent no-op.
+        await expect(outer.release()).rejects.toBeInstanceOf(LockNotHeldError);
+      });
+      const other = await runAsOwner('owner-b', () => lock.acquire(resource, opts));
+      expect(await row()).toMatchObject({ owner: 'owner-b', reentrant_count: 1 });
+      await other.release();
+    } finally {
+      await db.destroy();
+    }
   });
 });
