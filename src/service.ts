@@ -8,6 +8,7 @@ import { createLogger, type Logger } from './logger.js';
 import { sleep } from './locks/wait.js';
 import { connectRedis, waitReady } from './redis/connect.js';
 import { MysqlStock } from './stock/mysql-stock.js';
+import { INITIAL_COUNT } from './stock/product.js';
 import { RedisStock } from './stock/redis-stock.js';
 import { Catalog } from './strategies/catalog.js';
 import type { SharedDeps } from './strategies/strategy.js';
@@ -38,9 +39,12 @@ export async function openService(config: ServiceConfig): Promise<RunningService
   await initializeWithRetry(db, config.startupTimeoutMs, logger);
   const redis = connectRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: config.instanceId });
   // Redis is optional at start: the Redis strategies answer 503 until it is reachable.
-  if (!(await waitReady(redis, Math.min(config.startupTimeoutMs, 5_000)))) logger.warn('redis not reachable yet; continuing');
+  const redisReady = await waitReady(redis, Math.min(config.startupTimeoutMs, 5_000));
+  if (!redisReady) logger.warn('redis not reachable yet; continuing');
 
   const deps: SharedDeps = { config, logger, db, redis, stock: { mysql: new MysqlStock(db), redis: new RedisStock(redis) } };
+  // The MySQL row is seeded by its migration; the Redis copy starts where the course does too.
+  if (redisReady) await deps.stock.redis.seed(INITIAL_COUNT);
   const catalog = await Catalog.open(deps);
   const app = createApp(deps, catalog);
 

@@ -16,6 +16,14 @@ function reset(base: string, count: number) {
   return fetch(`${base}/stock/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count }) });
 }
 
+describe('a fresh cluster', () => {
+  it('starts with the course’s 5000 units in MySQL and in Redis', async () => {
+    const { info } = own.current;
+    expect(await unitsLeft(info, 'mysql')).toBe(5000);
+    expect(await unitsLeft(info, 'redis')).toBe(5000);
+  });
+});
+
 describe('MySQL stopped', () => {
   it('answers 503 mysql_unavailable fast for every MySQL strategy, then recovers when MySQL returns', async () => {
     const { info, servers } = own.current;

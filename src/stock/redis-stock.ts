@@ -23,4 +23,11 @@ export class RedisStock implements StockStore {
   reset(count: number): Promise<void> {
     return this.write(count);
   }
+
+  /** Sets the count only where the key is missing: Redis keeps no data across restarts here. */
+  seed(count: number): Promise<void> {
+    return callDependency('redis', async () => {
+      await this.client.set(this.key, count, 'NX');
+    });
+  }
 }
