@@ -3,6 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { loadClusterConfig } from '../config.js';
 import { clusterInfo, resolveDir, startCluster, type RunningCluster } from './cluster.js';
+import { codeFingerprint } from './fingerprint.js';
 import { infoOf, inStopOrder, isAlive, probe, readState, removeState, stopRecorded, writeState, type ClusterState, type RecordedServer } from './state.js';
 import type { ClusterInfo } from './types.js';
 
@@ -43,16 +44,22 @@ async function up(): Promise<number> {
   const config = loadClusterConfig();
   const dir = resolveDir(config.dir);
   const wanted = clusterInfo(config);
+  const code = codeFingerprint();
   const state = readState(dir);
   if (state) {
     const health = await healthyAll(state);
     const sameConfig = isDeepStrictEqual(infoOf(state), wanted);
-    if (sameConfig && state.complete && health.every(Boolean)) {
+    const sameCode = state.code === code;
+    if (sameConfig && sameCode && state.complete && health.every(Boolean)) {
       say(`cluster already up (since ${state.startedAt}):`);
       printUrls(wanted);
       return 0;
     }
-    say(sameConfig ? 'recorded cluster is not fully up; stopping what is left of it:' : 'recorded cluster has other settings; stopping it:');
+    say(
+      !sameConfig ? 'recorded cluster has other settings; stopping it:'
+      : !sameCode ? 'recorded cluster runs older code; stopping it:'
+      : 'recorded cluster is not fully up; stopping what is left of it:',
+    );
     if (!(await stopRemains(state))) return 1;
     removeState(dir);
   }
@@ -61,7 +68,7 @@ async function up(): Promise<number> {
   // (Ctrl-C, a closed pipe) `down` still finds every detached server it left running.
   const startedAt = new Date().toISOString();
   let servers: RecordedServer[] = [];
-  const save = (complete: boolean) => writeState(dir, { ...wanted, startedAt, complete, servers: inStopOrder(servers) });
+  const save = (complete: boolean) => writeState(dir, { ...wanted, startedAt, code, complete, servers: inStopOrder(servers) });
   let cluster: RunningCluster;
   try {
     cluster = await startCluster({

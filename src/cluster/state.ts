@@ -26,6 +26,8 @@ const clusterState = z.object({
   redlock: z.array(z.string()),
   zookeeper: z.string(),
   startedAt: z.string(),
+  /** codeFingerprint() of the code the instances were started from */
+  code: z.string().optional(),
   /** false while `up` is still starting servers (or died doing so) */
   complete: z.boolean(),
   /** in stop order: the front (nginx, apps) first, MySQL last */
@@ -61,7 +63,7 @@ export function removeState(dir: string): void {
 }
 
 export function infoOf(state: ClusterState): ClusterInfo {
-  const { startedAt: _s, complete: _c, servers: _servers, ...info } = state;
+  const { startedAt: _s, code: _code, complete: _c, servers: _servers, ...info } = state;
   return info;
 }
 
