@@ -34,9 +34,9 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
     const count = parseResetBody(req.body ?? { count: INITIAL_COUNT });
     // Read both stores first so a store that is down fails the reset before anything changes.
     await Promise.all([stock.mysql.read(), stock.redis.read()]);
-    await catalog.clearLocks();
     await Promise.all([stock.mysql.reset(count), stock.redis.reset(count)]);
-    res.json({ ok: true, mysql: count, redis: count, instance });
+    const locksNotCleared = await catalog.clearLocks();
+    res.json({ ok: true, mysql: count, redis: count, instance, ...(locksNotCleared.length > 0 && { locksNotCleared }) });
   });
 
   app.get('/strategies', (_req, res) => {

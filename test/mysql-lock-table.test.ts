@@ -83,6 +83,17 @@ describe('the table lock held twice by one owner (shared cluster MySQL, lock dri
       const other = await runAsOwner('owner-b', () => lock.acquire(resource, opts));
       expect(await row()).toMatchObject({ owner: 'owner-b', reentrant_count: 1 });
       await other.release();
+
+      // The holds may end in either order: the outer one first leaves the inner still holding.
+      await runAsOwner('owner-c', async () => {
+        const outer = await lock.acquire(resource, opts);
+        const inner = await lock.acquire(resource, opts);
+        await outer.release();
+        expect(await row()).toMatchObject({ owner: 'owner-c', reentrant_count: 1 });
+        await expect(runAsOwner('owner-d', () => lock.acquire(resource, { ...opts, waitMs: 300 }))).rejects.toBeInstanceOf(LockTimeoutError);
+        await inner.release();
+        expect(await row()).toBeUndefined();
+      });
     } finally {
       await db.destroy();
     }

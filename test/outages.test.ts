@@ -1,6 +1,7 @@
 // A dependency that goes away must produce a fast, named 503 — never a hung request, never a
 // half-applied change — and the instance must recover by itself when it returns.
 import { describe, expect, it } from 'vitest';
+import { createConnection } from 'mysql2/promise';
 import { unitsLeft } from '../bench/stores.js';
 import { withOwnCluster } from './support/cluster.js';
 
@@ -21,6 +22,28 @@ describe('a fresh cluster', () => {
     const { info } = own.current;
     expect(await unitsLeft(info, 'mysql')).toBe(5000);
     expect(await unitsLeft(info, 'redis')).toBe(5000);
+  });
+});
+
+describe('a row lock held elsewhere', () => {
+  it('bounds the sql-for-update wait by waitMs: 503 lock_timeout, nothing deducted', async () => {
+    const { info } = own.current;
+    const base = info.instances[0]!;
+    expect((await reset(base, 10)).status).toBe(200);
+    const holder = await createConnection(info.mysql);
+    try {
+      await holder.query('BEGIN');
+      await holder.query("SELECT `count` FROM db_stock WHERE product_code = '1001' AND stock_code = '001' FOR UPDATE");
+      const r = await timedGet(`${base}/check/lock?strategy=sql-for-update&waitMs=1000`);
+      expect(r.status).toBe(503);
+      expect(r.body).toMatchObject({ ok: false, error: 'lock_timeout' });
+      expect(r.ms).toBeLessThan(5_000);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect(await unitsLeft(info, 'mysql')).toBe(10);
+    expect((await timedGet(`${base}/check/lock?strategy=sql-for-update`)).status).toBe(200);
   });
 });
 

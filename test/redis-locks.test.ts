@@ -123,6 +123,24 @@ describe('the watchdog', () => {
     expect(lease.lost.aborted).toBe(true);
     await expect(lease.release()).rejects.toBeInstanceOf(LockNotHeldError);
   });
+
+  it('aborts lost when the lease runs out while a renewal is stuck, without waiting for the renewal to fail', async () => {
+    const admin = await open(sharedCluster().redis);
+    try {
+      const lease = await take(new WatchdogLock(redis), 'A', { ttlMs: 300 });
+      // Writes (and scripts) stall for 1.5 s: the renewal neither succeeds nor fails in time.
+      await admin.call('CLIENT', 'PAUSE', '1500', 'WRITE');
+      const t0 = Date.now();
+      await new Promise<void>((resolve) => lease.lost.addEventListener('abort', () => resolve(), { once: true }));
+      expect(Date.now() - t0).toBeLessThan(600);
+      expect(String(lease.lost.reason)).toMatch(/ran out/);
+      await admin.call('CLIENT', 'UNPAUSE');
+      await lease.release().catch(() => undefined);
+    } finally {
+      await admin.call('CLIENT', 'UNPAUSE').catch(() => undefined);
+      admin.disconnect();
+    }
+  });
 });
 
 describe('pub/sub waiting', () => {

@@ -16,17 +16,17 @@ export interface LuaScript {
 
 let cached: Map<string, LuaScript> | undefined;
 
-export function luaScripts(dir = LUA_DIR): Map<string, LuaScript> {
-  if (cached && dir === LUA_DIR) return cached;
+export function luaScripts(): Map<string, LuaScript> {
+  if (cached) return cached;
   const scripts = new Map<string, LuaScript>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.lua')).sort()) {
-    const lua = readFileSync(join(dir, file), 'utf8');
+  for (const file of readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua')).sort()) {
+    const lua = readFileSync(join(LUA_DIR, file), 'utf8');
     const header = /^--\s*keys:\s*(\d+)/.exec(lua);
     if (!header) throw new Error(`lua/${file} must start with "-- keys: N"`);
     const name = basename(file, '.lua');
     scripts.set(name, { name, numberOfKeys: Number(header[1]), lua });
   }
-  if (dir === LUA_DIR) cached = scripts;
+  cached = scripts;
   return scripts;
 }
 

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { callDependency } from '../dependency.js';
+import { LockTimeoutError } from '../locks/errors.js';
 import { PRODUCT_CODE, STOCK_CODE } from './product.js';
 import type { StockStore } from './store.js';
 
@@ -11,8 +12,6 @@ interface WriteResult { affectedRows: number }
 
 /** The db_stock row, and every SQL statement the deductions run on it. */
 export class MysqlStock implements StockStore {
-  readonly kind = 'mysql';
-
   constructor(private readonly db: DataSource) {}
 
   read(): Promise<number> {
@@ -61,10 +60,22 @@ export class MysqlStock implements StockStore {
   /**
    * Runs `work` inside a transaction that holds the row's exclusive lock (SELECT … FOR UPDATE);
    * `work` gets the count and returns the new one, or undefined to leave it. Any error rolls back.
+   * The wait for the row lock is bounded by `waitMs` (whole seconds, InnoDB's unit), then
+   * LockTimeoutError, instead of InnoDB's default 50 s.
    */
-  withRowLocked<T>(work: (count: number) => Promise<{ count?: number; result: T }>): Promise<T> {
+  async withRowLocked<T>(waitMs: number, work: (count: number) => Promise<{ count?: number; result: T }>): Promise<T> {
+    try {
+      return await this.inRowLockTransaction(Math.max(1, Math.ceil(waitMs / 1000)), work);
+    } catch (err) {
+      if (errorCode(err) === 'ER_LOCK_WAIT_TIMEOUT') throw new LockTimeoutError('db_stock row', waitMs);
+      throw err;
+    }
+  }
+
+  private inRowLockTransaction<T>(waitSeconds: number, work: (count: number) => Promise<{ count?: number; result: T }>): Promise<T> {
     return this.mysql(() =>
       this.db.transaction(async (tx) => {
+        await tx.query('SET SESSION innodb_lock_wait_timeout = ?', [waitSeconds]);
         const row = await this.select(tx, 'FOR UPDATE');
         const { count, result } = await work(row?.count ?? 0);
         if (count !== undefined) {
@@ -87,4 +98,11 @@ export class MysqlStock implements StockStore {
   private mysql<T>(call: () => Promise<T>): Promise<T> {
     return callDependency('mysql', call);
   }
+}
+
+/** The MySQL error code of a driver error, also when TypeORM wraps it. */
+function errorCode(err: unknown): string | undefined {
+  const e = err as { code?: unknown; driverError?: { code?: unknown } } | undefined;
+  const code = e?.code ?? e?.driverError?.code;
+  return typeof code === 'string' ? code : undefined;
 }

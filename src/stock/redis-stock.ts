@@ -5,7 +5,6 @@ import type { StockStore } from './store.js';
 
 /** The Redis stock key: the same read-then-write as MySQL, for the Redis-side strategies. */
 export class RedisStock implements StockStore {
-  readonly kind = 'redis';
   readonly key = REDIS_STOCK_KEY;
 
   constructor(readonly client: Redis) {}

@@ -2,7 +2,6 @@
 export type StoreKind = 'mysql' | 'redis';
 
 export interface StockStore {
-  readonly kind: StoreKind;
   /** The current count; 0 when the row or key is missing. */
   read(): Promise<number>;
   /** Overwrites the count: the "write" of read-then-write, unsafe without a lock by design. */

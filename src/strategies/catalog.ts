@@ -40,8 +40,15 @@ export class Catalog {
     return [...this.byName.values()];
   }
 
-  async clearLocks(): Promise<void> {
-    await Promise.all(this.families.map((f) => f.clearLocks?.()));
+  /**
+   * Clears every family's leftover locks. A family whose server is down cannot be cleared; that is
+   * reported (family: reason), not thrown, so it never leaves a reset half done.
+   */
+  async clearLocks(): Promise<string[]> {
+    const results = await Promise.allSettled(this.families.map((f) => f.clearLocks?.()));
+    return results.flatMap((r, i) =>
+      r.status === 'rejected' ? [`${this.families[i]?.strategies[0]?.family ?? 'locks'}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`] : [],
+    );
   }
 
   async health(): Promise<Record<string, boolean>> {

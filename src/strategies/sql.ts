@@ -26,7 +26,7 @@ export const sqlFamily: FamilyFactory = async (deps) => {
         expected: { oneInstance: 'exact', threeInstances: 'exact' },
         stores: ['mysql'],
         deduct: async (req) => {
-          const outcome = await stock.withRowLocked(async (count) => {
+          const outcome = await stock.withRowLocked(req.lock.waitMs, async (count) => {
             if (count <= 0) return { result: 'sold_out' as const };
             if (req.workMs > 0) await sleep(req.workMs);
             return { count: count - 1, result: 'deducted' as const };

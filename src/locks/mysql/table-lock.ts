@@ -20,19 +20,23 @@ const EXPIRES = 'DATE_ADD(NOW(3), INTERVAL ? MICROSECOND)';
  * only until its expiry. The same owner re-enters by counting up reentrant_count.
  */
 export class MysqlTableLock implements Lock {
-  readonly stats = { inserts: 0, reclaimed: 0 };
   /**
-   * (resource, owner) pairs this process holds. Owners are per-request tokens of this process, so
-   * only these can possibly re-enter: it spares a pointless query on every failed INSERT.
+   * Open holds per (resource, owner) in this process. Owners are per-request tokens of this
+   * process, so only these can possibly re-enter: it spares a pointless query on every failed INSERT.
    */
-  private readonly heldHere = new Set<string>();
+  private readonly heldHere = new Map<string, number>();
 
   constructor(private readonly db: DataSource) {}
 
   async acquire(resource: string, opts: LockOptions): Promise<Lease> {
     const owner = currentOwner();
     const key = `${resource}\u0000${owner}`;
-    if (this.heldHere.has(key)) return this.reenter(resource, owner, opts);
+    const holds = this.heldHere.get(key) ?? 0;
+    if (holds > 0) {
+      const lease = await this.reenter(resource, owner, key, opts);
+      this.heldHere.set(key, holds + 1);
+      return lease;
+    }
     let granted = 0;
     await pollUntilAcquired(resource, opts, async () => {
       granted = Date.now();
@@ -43,11 +47,8 @@ export class MysqlTableLock implements Lock {
       if (row === 'held' || (row === 'expired' && !(await this.reclaimExpired(resource)))) return false;
       return this.tryInsert(resource, owner, opts.ttlMs);
     });
-    this.heldHere.add(key);
-    return this.lease(resource, owner, granted + opts.ttlMs, async () => {
-      this.heldHere.delete(key);
-      return this.write('DELETE FROM tb_lock WHERE lock_name = ? AND owner = ?', [resource, owner]);
-    });
+    this.heldHere.set(key, 1);
+    return this.lease(resource, owner, key, granted + opts.ttlMs);
   }
 
   /** Deletes every lock row (POST /stock/reset). */
@@ -55,7 +56,7 @@ export class MysqlTableLock implements Lock {
     await this.write('DELETE FROM tb_lock', []);
   }
 
-  private async reenter(resource: string, owner: string, opts: LockOptions): Promise<Lease> {
+  private async reenter(resource: string, owner: string, key: string, opts: LockOptions): Promise<Lease> {
     const granted = Date.now();
     const extended = await this.write(
       `UPDATE tb_lock SET reentrant_count = reentrant_count + 1, expires_at = GREATEST(expires_at, ${EXPIRES})
@@ -63,13 +64,26 @@ export class MysqlTableLock implements Lock {
       [opts.ttlMs * 1000, resource, owner],
     );
     if (!extended) throw new LockLostError(resource, 'the lease expired before the nested acquire');
-    return this.lease(resource, owner, granted + opts.ttlMs, () =>
-      this.write('UPDATE tb_lock SET reentrant_count = reentrant_count - 1 WHERE lock_name = ? AND owner = ? AND reentrant_count > 1', [resource, owner]),
-    );
+    return this.lease(resource, owner, key, granted + opts.ttlMs);
+  }
+
+  /**
+   * One release for every hold, in whatever order the holds end: count down, and delete the row
+   * with the last one. False when this owner holds no row (it expired and was reclaimed).
+   */
+  private async unlock(resource: string, owner: string, key: string): Promise<boolean> {
+    const holds = this.heldHere.get(key) ?? 0;
+    if (holds > 1) this.heldHere.set(key, holds - 1);
+    else this.heldHere.delete(key);
+    const params = [resource, owner];
+    if (await this.write('UPDATE tb_lock SET reentrant_count = reentrant_count - 1 WHERE lock_name = ? AND owner = ? AND reentrant_count > 1', params)) {
+      return true;
+    }
+    return this.write('DELETE FROM tb_lock WHERE lock_name = ? AND owner = ? AND reentrant_count <= 1', params);
   }
 
   /** A lease whose `lost` fires when its ttl passes (by our clock, which started before the INSERT: early, never late). */
-  private lease(resource: string, owner: string, expiresAt: number, unlock: () => Promise<boolean>): Lease {
+  private lease(resource: string, owner: string, key: string, expiresAt: number): Lease {
     const lost = new AbortController();
     const timer = setTimeout(() => lost.abort(`lease of ${resource} expired (ttlMs) before the work finished`), remaining(expiresAt));
     timer.unref();
@@ -81,13 +95,12 @@ export class MysqlTableLock implements Lock {
         if (released) throw new LockNotHeldError(resource);
         released = true;
         // Nothing matched: the row expired and someone reclaimed it. Never delete another owner's row.
-        if (!(await unlock())) throw new LockNotHeldError(resource);
+        if (!(await this.unlock(resource, owner, key))) throw new LockNotHeldError(resource);
       },
     };
   }
 
   private async tryInsert(resource: string, owner: string, ttlMs: number): Promise<boolean> {
-    this.stats.inserts++;
     try {
       await this.write(`INSERT INTO tb_lock (lock_name, owner, reentrant_count, expires_at) VALUES (?, ?, 1, ${EXPIRES})`, [
         resource,
@@ -112,9 +125,7 @@ export class MysqlTableLock implements Lock {
   }
 
   private async reclaimExpired(resource: string): Promise<boolean> {
-    const freed = await this.write('DELETE FROM tb_lock WHERE lock_name = ? AND expires_at <= NOW(3)', [resource]);
-    if (freed) this.stats.reclaimed++;
-    return freed;
+    return this.write('DELETE FROM tb_lock WHERE lock_name = ? AND expires_at <= NOW(3)', [resource]);
   }
 
   /** Runs a write; true when it changed a row. */

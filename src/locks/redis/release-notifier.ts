@@ -8,8 +8,9 @@ export interface ReleaseWait {
 
 /**
  * One subscriber connection per process for the locks' release channels, fanned out in-process.
- * Each message wakes one waiter of that channel (Redisson's semaphore): one release frees one
- * holder, so waking every waiter would only make them collide.
+ * Each message wakes one waiter of that channel in this process (Redisson's semaphore): one
+ * release frees one holder, so waking every local waiter would only make them collide. Every
+ * instance receives the message, so across instances one waiter per instance wakes.
  */
 export class ReleaseNotifier {
   private readonly waiters = new Map<string, Array<() => void>>();

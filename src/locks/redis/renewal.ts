@@ -2,17 +2,27 @@ import type { HashLease } from './hash-lease.js';
 
 /**
  * The watchdog's timer (Redisson's lockWatchdog): every ttl/3 it extends the lease, but only while
- * this owner still holds it. A failed renewal aborts `lost`, so the holder stops before writing.
+ * this owner still holds it. `lost` aborts when a renewal fails, and also when the lease runs out
+ * before any renewal succeeds (a renewal stuck on a slow Redis, a blocked event loop), so the
+ * holder stops before writing on a lock Redis may already have given to someone else.
  */
 export class Renewal {
+  /** Holds sharing this renewal (nested acquires by one owner); renewal stops with the last. */
+  holds = 0;
   private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly everyMs: number;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private expiryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
 
+  /** `grantedAt`: when the acquire that set the lease was sent (never later than Redis set it). */
   constructor(
     private readonly lease: HashLease,
-    private readonly everyMs: number,
+    private readonly ttlMs: number,
+    grantedAt: number,
   ) {
+    this.everyMs = Math.max(1, Math.floor(ttlMs / 3));
+    this.validUntil(grantedAt + ttlMs);
     this.schedule();
   }
 
@@ -22,16 +32,30 @@ export class Renewal {
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
+    clearTimeout(this.renewTimer);
+    clearTimeout(this.expiryTimer);
+  }
+
+  private lose(why: string): void {
+    if (this.stopped) return;
+    this.stop();
+    this.controller.abort(why);
+  }
+
+  private validUntil(at: number): void {
+    clearTimeout(this.expiryTimer);
+    this.expiryTimer = setTimeout(() => this.lose('the lease ran out before a renewal succeeded'), Math.max(0, at - Date.now()));
+    this.expiryTimer.unref();
   }
 
   private schedule(): void {
-    this.timer = setTimeout(() => void this.tick(), this.everyMs);
+    this.renewTimer = setTimeout(() => void this.tick(), this.everyMs);
     // A pending renewal must not keep a shutting-down process alive.
-    this.timer.unref();
+    this.renewTimer.unref();
   }
 
   private async tick(): Promise<void> {
+    const sentAt = Date.now();
     let why = 'lease no longer held by this owner at renewal';
     let renewed = false;
     try {
@@ -40,8 +64,8 @@ export class Renewal {
       why = `renewal failed: ${err instanceof Error ? err.message : String(err)}`;
     }
     if (this.stopped) return;
-    if (renewed) return this.schedule();
-    this.stopped = true;
-    this.controller.abort(why);
+    if (!renewed) return this.lose(why);
+    this.validUntil(sentAt + this.ttlMs);
+    this.schedule();
   }
 }

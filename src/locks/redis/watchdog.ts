@@ -17,25 +17,32 @@ export class WatchdogLock implements Lock {
 
   async acquire(resource: string, opts: LockOptions): Promise<Lease> {
     const lease = new HashLease(this.redis, resource, currentOwner(), opts.ttlMs);
-    await pollUntilAcquired(resource, opts, async () => (await lease.tryAcquire()) === undefined);
+    let sentAt = 0;
+    await pollUntilAcquired(resource, opts, async () => {
+      sentAt = Date.now();
+      return (await lease.tryAcquire()) === undefined;
+    });
     const id = `${resource}\n${lease.owner}`;
-    let renewal = this.renewals.get(id);
-    if (!renewal) {
-      renewal = new Renewal(lease, Math.max(1, Math.floor(opts.ttlMs / 3)));
-      this.renewals.set(id, renewal);
+    let held = this.renewals.get(id);
+    if (!held) {
+      held = new Renewal(lease, opts.ttlMs, sentAt);
+      this.renewals.set(id, held);
     }
-    const held = renewal;
+    held.holds++;
+    const renewal = held;
     return {
-      lost: held.lost,
+      lost: renewal.lost,
       release: async () => {
+        // Counted down before the await, so an acquire by the same owner meanwhile keeps it alive.
+        renewal.holds--;
         let freed = true;
         try {
           freed = await lease.release();
         } finally {
           // Stop renewing once the last hold is gone, or once the release shows the lock is not ours.
-          if (freed) {
-            held.stop();
-            this.renewals.delete(id);
+          if (freed && renewal.holds === 0) {
+            renewal.stop();
+            if (this.renewals.get(id) === renewal) this.renewals.delete(id);
           }
         }
       },

@@ -12,9 +12,6 @@ import { ZkDeadlineError, zkCode, type ZkSession } from './session.js';
  * so a crashed holder cannot block the others past the session timeout.
  */
 export class ZkEphemeralLock implements Lock {
-  /** create() attempts, for comparing retry load with the queue recipes. */
-  readonly stats = { attempts: 0 };
-
   constructor(private readonly session: ZkSession) {}
 
   async acquire(resource: string, opts: LockOptions): Promise<Lease> {
@@ -26,7 +23,6 @@ export class ZkEphemeralLock implements Lock {
     await pollUntilAcquired(resource, opts, async () => {
       const lost = this.session.holdSignal;
       try {
-        this.stats.attempts++;
         await this.session.create(path, owner, 'ephemeral', deadline);
         lease = { lost, release: () => this.release(resource, path, owner) };
         return true;
@@ -52,12 +48,19 @@ export class ZkEphemeralLock implements Lock {
   }
 
   /**
-   * Deletes the node only if its data is our owner token. Between the read and the delete only our
-   * own session could remove our node, so nobody else's node can slip in.
+   * Deletes the node only if its data is our owner token. Our node vanishes only with the session
+   * that created it; if the session was replaced while we read, the path may already hold another
+   * instance's node, so we leave it alone (ours died with the old session).
    */
   private async removeIfOwned(path: string, owner: string): Promise<boolean> {
     const deadline = Date.now() + 5_000;
+    const session = this.sessionId();
     if ((await this.session.getData(path, deadline)) !== owner) return false;
+    if (this.sessionId() !== session) return false;
     return this.session.remove(path, deadline);
+  }
+
+  private sessionId(): string {
+    return this.session.credentials.id.toString('hex');
   }
 }

@@ -19,19 +19,21 @@ export class ZkReentrantLock extends ZkWatchLock {
 
   override async acquire(resource: string, opts: LockOptions): Promise<Lease> {
     const key = `${resource}\u0000${currentOwner()}`;
-    let holding = this.holdings.get(key);
-    if (!holding) {
-      const created: Holding = { count: 0, lease: super.acquire(resource, opts) };
-      this.holdings.set(key, created);
-      holding = created;
-      await created.lease.catch((err: unknown) => {
-        if (this.holdings.get(key) === created) this.holdings.delete(key);
-        throw err;
-      });
+    let held = this.holdings.get(key);
+    if (!held) {
+      held = { count: 0, lease: super.acquire(resource, opts) };
+      this.holdings.set(key, held);
     }
-    const lease = await holding.lease;
-    const held = holding;
+    // Counted before waiting, so a release by the same owner meanwhile cannot drop it to zero and
+    // delete the node this acquire is about to share.
     held.count++;
+    let lease: Lease;
+    try {
+      lease = await held.lease;
+    } catch (err) {
+      if (--held.count === 0 && this.holdings.get(key) === held) this.holdings.delete(key);
+      throw err;
+    }
     let released = false;
     return {
       lost: lease.lost,
@@ -43,10 +45,5 @@ export class ZkReentrantLock extends ZkWatchLock {
         await lease.release();
       },
     };
-  }
-
-  /** Owners currently holding, for tests: a leak here would make later requests re-enter wrongly. */
-  get holders(): number {
-    return this.holdings.size;
   }
 }
