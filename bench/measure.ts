@@ -1,10 +1,9 @@
 // One measured run: reset the stock, fire, wait until the store is quiet, read what is left from it.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadServiceConfig } from '../src/config.js';
 import type { StoreKind } from '../src/stock/store.js';
-import { fire, type FireResult } from './fire.js';
-import { checkUrl, resetStock } from './race.js';
-import { oversoldOf, unansweredOf, type Ceiling, type RunResult, type Topology } from './report.js';
+import { fire } from './fire.js';
+import { race, resetStock } from './race.js';
+import { unansweredOf, type Ceiling, type RunResult, type Topology } from './report.js';
 import { unitsLeft, type StoreAddresses } from './stores.js';
 import type { CatalogEntry } from './catalog.js';
 
@@ -22,37 +21,16 @@ export type Ticker = (answered: number, seconds: number) => void;
 
 const TICK_MS = 5_000;
 
-async function fireTicking(url: string, s: FireSettings, tick?: Ticker): Promise<FireResult> {
+/** Runs `run`, reporting the answers so far to `tick` every few seconds. */
+async function ticking<T>(tick: Ticker | undefined, run: (onAnswer: () => void) => Promise<T>): Promise<T> {
   let answered = 0;
   const t0 = Date.now();
   const timer = tick && setInterval(() => tick(answered, (Date.now() - t0) / 1000), TICK_MS);
   try {
-    return await fire({
-      url,
-      requests: s.requests,
-      connections: s.connections,
-      maxSeconds: s.maxSeconds,
-      onAnswer: () => answered++,
-    });
+    return await run(() => answered++);
   } finally {
     clearInterval(timer);
   }
-}
-
-/**
- * Requests abandoned by a truncated run (or timed out) may still be deducting on the server.
- * Read until the count holds still, so the figure is final and the next run starts clean.
- */
-async function settledUnitsLeft(stores: StoreAddresses, store: StoreKind, quietMs = 1_000, boundMs = 20_000): Promise<number> {
-  const deadline = Date.now() + boundMs;
-  let last = await unitsLeft(stores, store);
-  while (Date.now() < deadline) {
-    await sleep(quietMs);
-    const now = await unitsLeft(stores, store);
-    if (now === last) return now;
-    last = now;
-  }
-  return last;
 }
 
 /** The service's default lease, used when the bench does not pass ttlMs. */
@@ -74,10 +52,10 @@ export async function measureStrategy(
   tick?: Ticker,
 ): Promise<RunResult> {
   const store = s.stores[0];
-  await resetStock(base, settings.initial);
-  const f = await fireTicking(checkUrl(base, s.name, store, settings.params), settings, tick);
-  const unsure = f.truncated || f.noAnswer > 0;
-  const left = unsure ? await settledUnitsLeft(stores, store) : await unitsLeft(stores, store);
+  const f = await ticking(tick, (onAnswer) =>
+    race({ target: base, stores, strategy: s.name, store, params: settings.params, initial: settings.initial,
+      requests: settings.requests, connections: settings.connections, maxSeconds: settings.maxSeconds, onAnswer }),
+  );
   return {
     strategy: s.name,
     family: s.family,
@@ -90,9 +68,9 @@ export async function measureStrategy(
     errors: f.otherStatus + f.noAnswer,
     byStatus: f.byStatus,
     initial: settings.initial,
-    left,
-    deducted: settings.initial - left,
-    oversold: oversoldOf(f.ok, settings.initial, left),
+    left: f.left,
+    deducted: f.deducted,
+    oversold: f.oversold,
     unanswered: unansweredOf(settings.requests, f.ok + f.soldOut + f.otherStatus, f.noAnswer, f.truncated, settings.connections),
     rps: f.rps,
     p50Ms: f.p50Ms,
@@ -104,7 +82,7 @@ export async function measureStrategy(
 }
 
 export async function measureCeiling(base: string, topology: Topology, settings: FireSettings): Promise<Ceiling> {
-  const f = await fireTicking(`${base}/noop`, settings);
+  const f = await fire({ url: `${base}/noop`, requests: settings.requests, connections: settings.connections, maxSeconds: settings.maxSeconds });
   return { topology, rps: f.rps, p50Ms: f.p50Ms, p99Ms: f.p99Ms, errors: f.otherStatus + f.noAnswer };
 }
 

@@ -1,6 +1,7 @@
 // One measured race: reset the stock, fire the requests, read what is left from the store itself.
 import { fire, type FireResult } from './fire.js';
-import { unitsLeft, type StoreAddresses } from './stores.js';
+import { oversoldOf } from './report.js';
+import { settledUnitsLeft, unitsLeft, type StoreAddresses } from './stores.js';
 import type { StoreKind } from '../src/stock/store.js';
 
 export interface RaceOptions {
@@ -15,6 +16,8 @@ export interface RaceOptions {
   requests: number;
   connections: number;
   maxSeconds?: number;
+  /** Called on every answer, for progress lines. */
+  onAnswer?: () => void;
 }
 
 export interface RaceResult extends FireResult {
@@ -51,8 +54,10 @@ export async function race(opts: RaceOptions): Promise<RaceResult> {
     requests: opts.requests,
     connections: opts.connections,
     maxSeconds: opts.maxSeconds,
+    onAnswer: opts.onAnswer,
   });
-  const left = await unitsLeft(opts.stores, store);
+  // Requests left without an answer may still be deducting: wait for the count to hold still.
+  const left = fired.truncated || fired.noAnswer > 0 ? await settledUnitsLeft(opts.stores, store) : await unitsLeft(opts.stores, store);
   const deducted = opts.initial - left;
-  return { ...fired, strategy: opts.strategy, store, initial: opts.initial, left, deducted, oversold: fired.ok - deducted };
+  return { ...fired, strategy: opts.strategy, store, initial: opts.initial, left, deducted, oversold: oversoldOf(fired.ok, opts.initial, left) };
 }

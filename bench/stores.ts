@@ -30,3 +30,19 @@ export async function unitsLeft(addr: StoreAddresses, store: StoreKind): Promise
     await conn.end();
   }
 }
+
+/**
+ * Requests abandoned by a truncated run (or timed out) may still be deducting on the server.
+ * Read until the count holds still, so the figure is final and the next run starts clean.
+ */
+export async function settledUnitsLeft(addr: StoreAddresses, store: StoreKind, quietMs = 1_000, boundMs = 20_000): Promise<number> {
+  const deadline = Date.now() + boundMs;
+  let last = await unitsLeft(addr, store);
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, quietMs));
+    const now = await unitsLeft(addr, store);
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
+}
