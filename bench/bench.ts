@@ -1,19 +1,24 @@
-// The whole comparison: ceilings first, then every strategy on one instance and on three.
+// The whole comparison. Rounds of short throughput windows, every strategy once per round and in a
+// rotated order, so drift on a shared machine hits all of them alike; then one oversell race per
+// strategy and topology. Figures are medians of the rounds with their min–max.
 import os from 'node:os';
 import { fetchCatalog, selectStrategies, type CatalogEntry } from './catalog.js';
-import { checkStoresMatch, measureCeiling, measureStrategy, type FireSettings } from './measure.js';
+import { stopLoad } from './fire.js';
+import { checkStoresMatch, expectedOutcome, measureNoop, measureNoopWithWrk, measureRace, measureWindow, type WindowSample, type WindowSettings } from './measure.js';
 import type { BenchOptions } from './options.js';
-import { progressLine, startLine, tickLine } from './progress.js';
-import { orderRuns, REFERENCE_STRATEGY, TOPOLOGY_LABEL, withEfficiency, type BenchReport, type Ceiling, type RunResult, type Topology } from './report.js';
+import { ceilingLine, raceLine, windowLine } from './progress.js';
+import { orderRuns, REFERENCE_STRATEGY, TOPOLOGY_LABEL, withStandings, worstOf, type BenchOptionsRecord, type BenchReport, type Ceiling, type RaceFigures, type RunResult, type Topology } from './report.js';
+import { spreadOf } from './stats.js';
 import type { BenchTarget } from './target.js';
+import { wrkPath } from './wrk.js';
 
 export type Log = (line: string) => void;
 
-function settingsOf(o: BenchOptions): FireSettings {
+function paramsOf(o: BenchOptions): Record<string, number> {
   const params: Record<string, number> = { workMs: o.workMs };
   if (o.ttlMs !== undefined) params.ttlMs = o.ttlMs;
   if (o.waitMs !== undefined) params.waitMs = o.waitMs;
-  return { requests: o.requests, connections: o.connections, maxSeconds: o.maxSeconds, params, initial: o.initial };
+  return params;
 }
 
 /** The strategies to run; the efficiency reference joins them when a one-instance run is possible. */
@@ -26,8 +31,42 @@ function plan(catalog: CatalogEntry[], o: BenchOptions, hasOne: boolean, notes: 
   return chosen;
 }
 
+/** Round r starts r steps further along the list, so no strategy always runs first or last. */
+export function rotated<T>(items: T[], round: number): T[] {
+  const k = items.length > 0 ? round % items.length : 0;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+function recordOf(o: BenchOptions): BenchOptionsRecord {
+  const { strategies: _strategies, target: _target, instance: _instance, mysql: _mysql, redis: _redis, out: _out, ...record } = o;
+  return record;
+}
+
 export function stampOf(d: Date): string {
   return d.toISOString().replace(/[:]/g, '-').replace(/\..+$/, '');
+}
+
+async function measureCeilings(bases: [Topology, string][], o: BenchOptions, log: Log, notes: string[]): Promise<Ceiling[]> {
+  const wrk = wrkPath();
+  if (!wrk) notes.push('wrk is not installed (Debian package wrk): the ceiling has no reference to compare the load generator with.');
+  const samples = new Map(bases.map(([t]) => [t, { autocannon: [] as number[], wrk: [] as number[] }]));
+  const settings = { connections: o.connections, warmupSeconds: o.warmupSeconds, windowSeconds: o.windowSeconds };
+  for (let round = 0; round < o.rounds; round++) {
+    for (const [topology, base] of bases) {
+      const s = samples.get(topology)!;
+      // alternate which tool goes first, so neither always meets the warmer instance
+      const tools = round % 2 === 0 ? (['autocannon', 'wrk'] as const) : (['wrk', 'autocannon'] as const);
+      for (const tool of tools) {
+        if (tool === 'autocannon') s.autocannon.push(await measureNoop(base, settings));
+        else if (wrk) s.wrk.push(await measureNoopWithWrk(wrk, base, settings));
+      }
+      log(ceilingLine(round + 1, o.rounds, topology, s.autocannon.at(-1) ?? 0, wrk ? s.wrk.at(-1) ?? 0 : undefined));
+    }
+  }
+  return bases.map(([topology]) => {
+    const s = samples.get(topology)!;
+    return { topology, autocannon: spreadOf(s.autocannon), wrk: wrk ? spreadOf(s.wrk) : null };
+  });
 }
 
 export async function runBench(o: BenchOptions, target: BenchTarget, log: Log): Promise<BenchReport> {
@@ -38,44 +77,71 @@ export async function runBench(o: BenchOptions, target: BenchTarget, log: Log): 
 
   const catalog = await fetchCatalog(target.one ?? target.three);
   const strategies = plan(catalog, o, target.one !== undefined, notes);
-  const settings = settingsOf(o);
+  const params = paramsOf(o);
   const kinds = [...new Set(strategies.map((s) => s.stores[0]))];
   await checkStoresMatch(target.three, target.stores, kinds);
 
-  log(`bench: ${strategies.length} strategies × ${bases.length} topologies, ${o.requests} requests, ${o.connections} connections, workMs ${o.workMs}, initial ${o.initial}`);
-  // Unmeasured warm-up: the first requests to a fresh instance pay for JIT and pool connections.
-  for (const [, base] of bases) await measureCeiling(base, 'three', { ...settings, requests: Math.min(settings.requests, 4 * settings.connections) });
-  const ceilings: Ceiling[] = [];
-  for (const [topology, base] of bases) {
-    const c = await measureCeiling(base, topology, settings);
-    ceilings.push(c);
-    log(`  ceiling  GET /noop  ${TOPOLOGY_LABEL[topology].padEnd(11)}  ${Math.round(c.rps)} req/s  p99 ${c.p99Ms} ms`);
-  }
+  try {
+    log(`bench: ${strategies.length} strategies × ${bases.length} topologies; ${o.rounds} rounds of ${o.warmupSeconds} s warm-up + ${o.windowSeconds} s window at ${o.connections} connections, workMs ${o.workMs}; then one race each`);
+    const ceilings = await measureCeilings(bases, o, log, notes);
 
-  const runs: RunResult[] = [];
-  const total = strategies.length * bases.length;
-  for (const s of strategies) {
-    for (const [topology, base] of bases) {
-      const n = runs.length + 1;
-      log(startLine(n, total, s.name, topology));
-      const r = await measureStrategy(base, topology, target.stores, s, settings, (answered, secs) =>
-        log(tickLine(s.name, topology, answered, o.requests, secs, o.maxSeconds)),
-      );
-      runs.push(r);
-      log(progressLine(n, total, r));
+    const cells = strategies.flatMap((s) => bases.map(([topology, base]) => ({ s, topology, base, key: `${s.name}/${topology}` })));
+    const windows = new Map<string, WindowSample[]>(cells.map((c) => [c.key, []]));
+    const settings: WindowSettings = { connections: o.connections, warmupSeconds: o.warmupSeconds, windowSeconds: o.windowSeconds, params };
+    for (let round = 0; round < o.rounds; round++) {
+      for (const c of rotated(cells, round)) {
+        const w = await measureWindow(c.base, target.stores, c.s, settings);
+        windows.get(c.key)!.push(w);
+        log(windowLine(round + 1, o.rounds, c.s.name, c.topology, w));
+      }
     }
-  }
 
-  return {
-    stamp: stampOf(started),
-    date: started.toISOString(),
-    machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.type()} ${os.release()}` },
-    options: { requests: o.requests, connections: o.connections, workMs: o.workMs, ttlMs: o.ttlMs, waitMs: o.waitMs, maxSeconds: o.maxSeconds, initial: o.initial },
-    target: { three: target.three, one: target.one ?? null, source: target.source },
-    catalog: strategies,
-    ceilings,
-    runs: orderRuns(withEfficiency(runs), strategies),
-    reference: REFERENCE_STRATEGY,
-    notes,
-  };
+    const races = new Map<string, RaceFigures>();
+    for (const c of cells) {
+      const course = o.courseStrategies.includes(c.s.name);
+      const size = { requests: course ? o.courseRequests : o.requests, initial: course ? o.courseInitial : o.initial, connections: o.connections, maxSeconds: o.maxSeconds, params };
+      const r = await measureRace(c.base, target.stores, c.s, size, (answered) => log(`        … race ${c.s.name} · ${TOPOLOGY_LABEL[c.topology]}: ${answered}/${size.requests} answered`));
+      races.set(c.key, r);
+      log(raceLine(c.s.name, c.topology, r));
+    }
+
+    const runs: RunResult[] = cells.map((c) => {
+      const w = windows.get(c.key)!;
+      const race = races.get(c.key)!;
+      return {
+        strategy: c.s.name,
+        family: c.s.family,
+        store: c.s.stores[0],
+        topology: c.topology,
+        expected: expectedOutcome(c.s, c.topology, params),
+        race,
+        throughput: {
+          goodput: spreadOf(w.map((x) => x.goodput)),
+          refusedPerSec: spreadOf(w.map((x) => x.refusedPerSec)),
+          p50Ms: spreadOf(w.map((x) => x.p50Ms)),
+          p99Ms: spreadOf(w.map((x) => x.p99Ms)),
+        },
+        worst: worstOf([race, ...w.map((x) => x.check)]),
+        efficiency: null,
+        rank: 0,
+        tiesWith: [],
+      };
+    });
+
+    return {
+      stamp: stampOf(started),
+      date: started.toISOString(),
+      machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.type()} ${os.release()}` },
+      options: recordOf(o),
+      target: { three: target.three, one: target.one ?? null, source: target.source },
+      catalog: strategies,
+      ceilings,
+      runs: orderRuns(withStandings(runs), strategies),
+      reference: REFERENCE_STRATEGY,
+      seconds: (Date.now() - started.getTime()) / 1000,
+      notes,
+    };
+  } finally {
+    stopLoad();
+  }
 }

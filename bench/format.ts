@@ -1,40 +1,75 @@
 // Cell texts shared by the markdown table and the HTML report, so both say the same thing.
-import { asExpected, TOPOLOGY_LABEL, verdictOf, type Ceiling, type RunResult } from './report.js';
+import { asExpected, TOPOLOGY_LABEL, verdictOf, type Ceiling, type RaceFigures, type RunResult, type SoldCheck } from './report.js';
+import type { Spread } from './stats.js';
 
 export const int = (n: number): string => String(Math.round(n));
+
+/** "812 (790–840)": the median and the range of the repeats. */
+export function spreadText(s: Spread): string {
+  return s.samples.length > 1 ? `${int(s.median)} (${int(s.min)}–${int(s.max)})` : int(s.median);
+}
 
 export function efficiencyText(e: number | null): string {
   return e === null ? 'n/a' : `${e.toFixed(2)}×`;
 }
 
-export function oversoldText(r: Pick<RunResult, 'oversold' | 'unanswered'>): string {
-  const v = verdictOf(r);
-  const atLeast = r.unanswered > 0 ? '≥ ' : '';
-  if (v === 'oversold') return `OVERSOLD ${atLeast}${r.oversold}`;
-  if (v === 'undersold') return `undersold ${-r.oversold - r.unanswered}+`;
-  return r.unanswered > 0 ? `0 (${r.unanswered} unanswered)` : '0';
+export function oversoldText(c: SoldCheck): string {
+  const v = verdictOf(c);
+  const atLeast = c.unanswered > 0 ? '≥ ' : '';
+  if (v === 'oversold') return `OVERSOLD ${atLeast}${c.oversold}`;
+  if (v === 'undersold') return `undersold ${-c.oversold - c.unanswered}+`;
+  return c.unanswered > 0 ? `0 (${c.unanswered} unanswered)` : '0';
 }
 
-export function rateText(r: Pick<RunResult, 'rps' | 'truncated' | 'seconds'>): string {
-  return r.truncated ? `${int(r.rps)} (truncated at ${r.seconds.toFixed(0)} s)` : int(r.rps);
+/** "1000 / 100 / 0 / 0": the race's 200s, 409s, 503s and units left; anything undocumented named. */
+export function raceText(r: RaceFigures): string {
+  const cut = r.truncated ? `, cut at ${r.seconds.toFixed(0)} s` : '';
+  const odd = r.unexpected > 0 ? `, ${r.unexpected} undocumented` : '';
+  return `${r.ok} / ${r.soldOut} / ${r.refused} / ${r.left}${odd}${cut}`;
+}
+
+export function rankText(r: Pick<RunResult, 'rank' | 'tiesWith'>): string {
+  return r.tiesWith.length > 0 ? `${r.rank} (tie)` : String(r.rank);
 }
 
 /** The course's expectation, and whether this run agrees with it. */
-export function courseText(r: Pick<RunResult, 'oversold' | 'unanswered' | 'expected'>): string {
+export function courseText(r: Pick<RunResult, 'worst' | 'expected'>): string {
   return asExpected(r) ? `${r.expected} ✓` : `${r.expected} ✗ (unexpected)`;
 }
 
-export const RUN_COLUMNS = ['family', 'strategy', 'store', 'instances', 'ok', 'sold out', 'errors', 'left', 'oversold', 'req/s', 'p50 ms', 'p99 ms', 'lock efficiency', 'course'] as const;
+export const RUN_COLUMNS = [
+  'family', 'strategy', 'store', 'instances', 'race: 200 / 409 / 503 / left', 'oversold', 'goodput/s', '503/s', 'p50 ms', 'p99 ms', 'vs mutex', 'rank', 'course',
+] as const;
 
 export function runCells(r: RunResult): string[] {
+  const t = r.throughput;
   return [
-    r.family, r.strategy, r.store, TOPOLOGY_LABEL[r.topology], String(r.ok), String(r.soldOut), String(r.errors), String(r.left),
-    oversoldText(r), rateText(r), String(r.p50Ms), String(r.p99Ms), efficiencyText(r.efficiency), courseText(r),
+    r.family, r.strategy, r.store, TOPOLOGY_LABEL[r.topology], raceText(r.race), oversoldText(r.worst), spreadText(t.goodput),
+    int(t.refusedPerSec.median), int(t.p50Ms.median), int(t.p99Ms.median), efficiencyText(r.efficiency), rankText(r), courseText(r),
   ];
 }
 
-export const CEILING_COLUMNS = ['GET /noop (bench ceiling)', 'req/s', 'p50 ms', 'p99 ms', 'errors'] as const;
+export const CEILING_COLUMNS = ['GET /noop', 'autocannon req/s', 'wrk req/s', 'autocannon ÷ wrk'] as const;
+
+/** The load generator against the reference, as a ratio of medians. */
+export function ceilingRatio(c: Ceiling): number | null {
+  return c.wrk && c.wrk.median > 0 ? c.autocannon.median / c.wrk.median : null;
+}
 
 export function ceilingCells(c: Ceiling): string[] {
-  return [TOPOLOGY_LABEL[c.topology], int(c.rps), String(c.p50Ms), String(c.p99Ms), String(c.errors)];
+  const ratio = ceilingRatio(c);
+  return [TOPOLOGY_LABEL[c.topology], spreadText(c.autocannon), c.wrk ? spreadText(c.wrk) : 'wrk not installed', ratio === null ? 'n/a' : ratio.toFixed(2)];
+}
+
+/** "redis-pubsub ~ zk-watch ~ redlock": results on one topology that the repeats cannot tell apart. */
+export function tieGroups(runs: RunResult[]): string[] {
+  const seen = new Set<string>();
+  const groups: string[] = [];
+  for (const r of runs) {
+    if (r.tiesWith.length === 0 || seen.has(`${r.topology}/${r.strategy}`)) continue;
+    const members = [r.strategy, ...r.tiesWith];
+    for (const m of members) seen.add(`${r.topology}/${m}`);
+    groups.push(`${TOPOLOGY_LABEL[r.topology]}: ${members.join(' ~ ')}`);
+  }
+  return groups;
 }

@@ -1,7 +1,8 @@
 // The HTML report: the two charts (throughput, oversold; one instance against three) and the table.
 // Self-contained: inline SVG and CSS, no script, no font or stylesheet fetched from anywhere.
-import { CEILING_COLUMNS, ceilingCells, efficiencyText, int, RUN_COLUMNS, runCells } from './format.js';
+import { CEILING_COLUMNS, ceilingCells, int, RUN_COLUMNS, runCells, tieGroups } from './format.js';
 import { asExpected, ceilingOf, TOPOLOGIES, TOPOLOGY_LABEL, verdictOf, type BenchReport, type RunResult, type Topology } from './report.js';
+import { DEFINITIONS, methodText } from './table.js';
 import { escapeXml as esc, renderBarChart, type BarRow, type Series } from './svg.js';
 
 const COLORS: Record<Topology, string> = { one: '#4c78a8', three: '#f58518' };
@@ -9,9 +10,9 @@ const SERIES: Series[] = TOPOLOGIES.map((t) => ({ name: TOPOLOGY_LABEL[t], color
 
 /** One chart row per strategy, one value per topology (null where it was not run). */
 export function chartRows(report: BenchReport, pick: (r: RunResult) => number): BarRow[] {
-  const cut = (name: string) => report.runs.some((r) => r.strategy === name && r.truncated);
+  const cut = (name: string) => report.runs.some((r) => r.strategy === name && r.race.truncated);
   return report.catalog.map((s) => ({
-    // * marks a run cut at --maxSeconds: its rate is real, its count covers only what was sent
+    // * marks a race cut at --maxSeconds: its count covers only what was answered
     label: cut(s.name) ? `${s.name} *` : s.name,
     values: TOPOLOGIES.map((t) => {
       const r = report.runs.find((x) => x.strategy === s.name && x.topology === t);
@@ -36,11 +37,11 @@ function table(cls: string, header: readonly string[], rows: Row[]): string {
 /** Per-cell CSS classes for a run row, matching RUN_COLUMNS. */
 function runClasses(r: RunResult): string[] {
   const cls = RUN_COLUMNS.map(() => '');
-  const v = verdictOf(r);
+  const v = verdictOf(r.worst);
   cls[RUN_COLUMNS.indexOf('oversold')] = v === 'oversold' ? 'bad' : v === 'undersold' ? 'warn' : 'good';
   cls[RUN_COLUMNS.indexOf('course')] = asExpected(r) ? '' : 'warn';
-  if (r.truncated) cls[RUN_COLUMNS.indexOf('req/s')] = 'warn';
-  if (r.errors > 0) cls[RUN_COLUMNS.indexOf('errors')] = 'warn';
+  if (r.race.truncated || r.race.unexpected > 0) cls[RUN_COLUMNS.indexOf('race: 200 / 409 / 503 / left')] = 'warn';
+  if (r.throughput.refusedPerSec.median > 0) cls[RUN_COLUMNS.indexOf('503/s')] = 'warn';
   return cls;
 }
 
@@ -70,39 +71,35 @@ ul.notes { color: #555; }
 `;
 
 export function renderHtml(report: BenchReport): string {
-  const o = report.options;
   const refLines = TOPOLOGIES.flatMap((t) => {
     const c = ceilingOf(report, t);
-    return c ? [{ label: `GET /noop, ${TOPOLOGY_LABEL[t]}: ${int(c.rps)}`, value: c.rps, color: COLORS[t] }] : [];
+    return c ? [{ label: `GET /noop, ${TOPOLOGY_LABEL[t]}: ${int(c.autocannon.median)}`, value: c.autocannon.median, color: COLORS[t] }] : [];
   });
   const throughput = renderBarChart({
-    title: 'Throughput per strategy (higher is faster; dashed: the bench ceiling, GET /noop on the same path)',
-    unit: 'req/s',
+    title: `Goodput per strategy: units sold per second, median of ${report.options.rounds} rounds (dashed: GET /noop on the same path)`,
+    unit: 'sold/s',
     series: SERIES,
-    rows: chartRows(report, (r) => r.rps),
+    rows: chartRows(report, (r) => r.throughput.goodput.median),
     refLines,
   });
   const oversold = renderBarChart({
-    title: 'Oversold units per strategy (anything above 0 sold stock that was not there)',
+    title: 'Oversold units per strategy, worst of the race and every window (anything above 0 sold stock that was not there)',
     unit: 'units oversold',
     series: SERIES,
     // A shortfall that unanswered requests explain is not a negative oversold: chart it as 0.
-    rows: chartRows(report, (r) => (verdictOf(r) === 'exact' ? 0 : r.oversold)),
+    rows: chartRows(report, (r) => (verdictOf(r.worst) === 'exact' ? 0 : r.worst.oversold)),
     alarm: (v) => v > 0,
   });
-  const ref = report.runs.find((r) => r.strategy === report.reference && r.topology === 'one');
   const summary = [
-    `${o.requests} requests × ${o.connections} connections per run against ${o.initial} units, workMs ${o.workMs}` +
-      `${o.ttlMs !== undefined ? `, ttlMs ${o.ttlMs}` : ''}${o.waitMs !== undefined ? `, waitMs ${o.waitMs}` : ''}, each run cut at ${o.maxSeconds} s.`,
-    `Machine: ${report.machine.nproc} CPUs (${report.machine.cpu}), Node ${report.machine.node}, ${report.machine.platform}. Run ${report.date}.`,
-    `Target: ${report.target.three} (3 instances via nginx)${report.target.one ? `, ${report.target.one} (1 instance)` : ''}, from ${report.target.source}.`,
+    methodText(report),
+    `Machine: ${report.machine.platform}. Target: ${report.target.three} (3 instances via nginx)${report.target.one ? `, ${report.target.one} (1 instance)` : ''}, from ${report.target.source}.`,
   ];
+  const ties = tieGroups(report.runs);
   const defs = [
-    'oversold = 200 answers − units that really left the store (initial − left, read from MySQL or Redis directly, not through the service).',
-    'A request with no answer (cut off when a run hits its time bound, or timed out) may still have sold a unit, so oversold is then a lower bound (≥), and a count short by up to that many is not called undersold.',
-    `lock efficiency = req/s ÷ req/s of ${report.reference} on one instance${ref ? ` (${int(ref.rps)} req/s, ${efficiencyText(1)})` : ''}: the serialization limit of the same critical section.`,
-    'If a strategy comes close to the GET /noop ceiling, the bench or the HTTP path, not the strategy, was the limit.',
-    `* in a chart: at least one of that strategy's runs was cut at ${o.maxSeconds} s (truncated).`,
+    ...DEFINITIONS,
+    'If a strategy comes close to the GET /noop ceiling, the load generator or the HTTP path, not the strategy, was the limit; the ceiling table compares the load generator with wrk.',
+    `* in a chart: that strategy's race was cut at ${report.options.maxSeconds} s (truncated).`,
+    ...(ties.length > 0 ? [`Ties (overlapping ranges): ${ties.join('; ')}.`] : []),
     ...report.notes,
   ];
   return `<!doctype html>
@@ -111,7 +108,7 @@ export function renderHtml(report: BenchReport): string {
 <body>
 <h1>stocklab: the oversell comparison</h1>
 ${summary.map((s) => `<p class="meta">${esc(s)}</p>`).join('\n')}
-<h2>Throughput</h2>
+<h2>Goodput</h2>
 ${throughput}
 <h2>Oversold</h2>
 ${oversold}

@@ -2,10 +2,12 @@
 // Debian packages it needs when run as root), runs the full bench on it, prints the table and the
 // report's path. The cluster is left running so it can be benched again or poked at by hand;
 // `--stop` takes it down at the end instead.
+import { aptInstall } from '../src/cluster/packages.js';
 import { clusterDown, clusterUp } from './cluster-up.js';
 import { parseBenchArgs, USAGE, type BenchOptions } from './options.js';
 import { benchAndPrint, exitWith } from './report-cli.js';
 import { resolveTarget } from './target.js';
+import { wrkPath } from './wrk.js';
 
 exitWith('lab', async () => {
   const args = process.argv.slice(2);
@@ -24,6 +26,14 @@ exitWith('lab', async () => {
   const t0 = Date.now();
   console.error('lab: bringing the native cluster up (npm run cluster -- up) …');
   const info = await clusterUp();
+  // wrk is the reference the bench's own load generator is compared with; the bench runs without it.
+  if (!wrkPath()) {
+    try {
+      aptInstall(['wrk'], (line) => console.error(line));
+    } catch (err) {
+      console.error(`lab: ${(err as Error).message}; the ceiling will have no wrk reference`);
+    }
+  }
   const { files } = await benchAndPrint(opts, resolveTarget(opts, process.env, info));
   const minutes = ((Date.now() - t0) / 60_000).toFixed(1);
   if (stop) {

@@ -1,36 +1,34 @@
-// One measured run: reset the stock, fire, wait until the store is quiet, read what is left from it.
+// The bench's three measurements: a throughput window, the oversell race, and the GET /noop ceiling.
+import { isAllowedAnswer } from '../src/http/answers.js';
 import { loadServiceConfig } from '../src/config.js';
 import type { StoreKind } from '../src/stock/store.js';
-import { fire } from './fire.js';
-import { race, resetStock } from './race.js';
-import { unansweredOf, type Ceiling, type RunResult, type Topology } from './report.js';
-import { unitsLeft, type StoreAddresses } from './stores.js';
 import type { CatalogEntry } from './catalog.js';
+import { fireLoad } from './fire.js';
+import { checkUrl, race, resetStock } from './race.js';
+import { oversoldOf, unansweredOf, type RaceFigures, type SoldCheck, type Topology } from './report.js';
+import { settledUnitsLeft, unitsLeft, type StoreAddresses } from './stores.js';
+import { wrkRate } from './wrk.js';
 
-export interface FireSettings {
-  requests: number;
+/** Units in stock during a throughput window: enough that no window runs out. */
+export const WINDOW_STOCK = 1_000_000;
+/** How long the requests still in flight after a window may take to finish before they are cut. */
+const DRAIN_BOUND_SECONDS = 20;
+
+export interface WindowSettings {
   connections: number;
-  maxSeconds: number;
+  warmupSeconds: number;
+  windowSeconds: number;
   /** Query parameters for GET /check/lock: workMs, and ttlMs/waitMs when given. */
   params: Record<string, number>;
-  initial: number;
 }
 
-/** Called every few seconds of a long run with the answers so far. */
-export type Ticker = (answered: number, seconds: number) => void;
-
-const TICK_MS = 5_000;
-
-/** Runs `run`, reporting the answers so far to `tick` every few seconds. */
-async function ticking<T>(tick: Ticker | undefined, run: (onAnswer: () => void) => Promise<T>): Promise<T> {
-  let answered = 0;
-  const t0 = Date.now();
-  const timer = tick && setInterval(() => tick(answered, (Date.now() - t0) / 1000), TICK_MS);
-  try {
-    return await run(() => answered++);
-  } finally {
-    clearInterval(timer);
-  }
+export interface WindowSample {
+  goodput: number;
+  refusedPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** The store checked after the window: every 200 of the run (warm-up and drain too) against units gone. */
+  check: SoldCheck;
 }
 
 /** The service's default lease, used when the bench does not pass ttlMs. */
@@ -43,47 +41,78 @@ export function expectedOutcome(s: CatalogEntry, topology: Topology, params: Rec
   return topology === 'one' ? s.expected.oneInstance : s.expected.threeInstances;
 }
 
-export async function measureStrategy(
-  base: string,
-  topology: Topology,
-  stores: StoreAddresses,
-  s: CatalogEntry,
-  settings: FireSettings,
-  tick?: Ticker,
-): Promise<RunResult> {
+/**
+ * One throughput window: a stock that cannot run out, a discarded warm-up, a measured span, then
+ * the requests in flight finish (none is abandoned mid-deduction to disturb the next window).
+ */
+export async function measureWindow(base: string, stores: StoreAddresses, s: CatalogEntry, settings: WindowSettings): Promise<WindowSample> {
   const store = s.stores[0];
-  const f = await ticking(tick, (onAnswer) =>
-    race({ target: base, stores, strategy: s.name, store, params: settings.params, initial: settings.initial,
-      requests: settings.requests, connections: settings.connections, maxSeconds: settings.maxSeconds, onAnswer }),
-  );
+  await resetStock(base, WINDOW_STOCK);
+  const r = await fireLoad({
+    url: checkUrl(base, s.name, store, settings.params),
+    connections: settings.connections,
+    window: { warmupSeconds: settings.warmupSeconds, seconds: settings.windowSeconds },
+    maxSeconds: settings.warmupSeconds + settings.windowSeconds + DRAIN_BOUND_SECONDS,
+    timeoutSeconds: 30,
+    classify: false,
+  });
+  const unanswered = r.noAnswer + (r.truncated ? settings.connections : 0);
+  const left = unanswered > 0 ? await settledUnitsLeft(stores, store) : await unitsLeft(stores, store);
   return {
-    strategy: s.name,
-    family: s.family,
-    store,
-    topology,
-    expected: expectedOutcome(s, topology, settings.params),
-    requests: settings.requests,
-    ok: f.ok,
-    soldOut: f.soldOut,
-    errors: f.otherStatus + f.noAnswer,
-    byStatus: f.byStatus,
-    initial: settings.initial,
-    left: f.left,
-    deducted: f.deducted,
-    oversold: f.oversold,
-    unanswered: unansweredOf(settings.requests, f.ok + f.soldOut + f.otherStatus, f.noAnswer, f.truncated, settings.connections),
-    rps: f.rps,
-    p50Ms: f.p50Ms,
-    p99Ms: f.p99Ms,
-    seconds: f.seconds,
-    truncated: f.truncated,
-    efficiency: null,
+    goodput: (r.byStatus[200] ?? 0) / r.seconds,
+    refusedPerSec: (r.byStatus[503] ?? 0) / r.seconds,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    check: { oversold: oversoldOf(r.okTotal, WINDOW_STOCK, left), unanswered },
   };
 }
 
-export async function measureCeiling(base: string, topology: Topology, settings: FireSettings): Promise<Ceiling> {
-  const f = await fire({ url: `${base}/noop`, requests: settings.requests, connections: settings.connections, maxSeconds: settings.maxSeconds });
-  return { topology, rps: f.rps, p50Ms: f.p50Ms, p99Ms: f.p99Ms, errors: f.otherStatus + f.noAnswer };
+/** The oversell race: more requests than units, to the end (or maxSeconds), counted from the store. */
+export async function measureRace(
+  base: string,
+  stores: StoreAddresses,
+  s: CatalogEntry,
+  size: { requests: number; initial: number; connections: number; maxSeconds: number; params: Record<string, number> },
+  onAnswers?: (answered: number) => void,
+): Promise<RaceFigures> {
+  const store: StoreKind = s.stores[0];
+  const f = await race({ target: base, stores, strategy: s.name, store, params: size.params, initial: size.initial,
+    requests: size.requests, connections: size.connections, maxSeconds: size.maxSeconds, onAnswers });
+  const answered = f.ok + f.soldOut + f.otherStatus;
+  const unexpected = Object.entries(f.byAnswer).reduce((n, [key, c]) => n + (isAllowedAnswer(key) ? 0 : c), 0);
+  return {
+    requests: size.requests,
+    initial: size.initial,
+    ok: f.ok,
+    soldOut: f.soldOut,
+    byAnswer: f.byAnswer,
+    refused: f.byStatus[503] ?? 0,
+    unexpected: unexpected + f.noAnswer,
+    left: f.left,
+    deducted: f.deducted,
+    oversold: f.oversold,
+    unanswered: unansweredOf(size.requests, answered, f.noAnswer, f.truncated, size.connections),
+    seconds: f.seconds,
+    truncated: f.truncated,
+  };
+}
+
+/** GET /noop: the bench's own load generator, measured like a strategy's window. */
+export async function measureNoop(base: string, settings: Pick<WindowSettings, 'connections' | 'warmupSeconds' | 'windowSeconds'>): Promise<number> {
+  const r = await fireLoad({
+    url: `${base}/noop`,
+    connections: settings.connections,
+    window: { warmupSeconds: settings.warmupSeconds, seconds: settings.windowSeconds },
+    maxSeconds: settings.warmupSeconds + settings.windowSeconds + DRAIN_BOUND_SECONDS,
+    timeoutSeconds: 10,
+    classify: false,
+  });
+  return (r.byStatus[200] ?? 0) / r.seconds;
+}
+
+/** GET /noop with wrk, the reference the bench's ceiling is compared with. */
+export function measureNoopWithWrk(wrk: string, base: string, settings: Pick<WindowSettings, 'connections' | 'windowSeconds'>): Promise<number> {
+  return wrkRate(wrk, `${base}/noop`, settings.connections, settings.windowSeconds);
 }
 
 /**

@@ -3,17 +3,27 @@ import { parseArgs } from 'node:util';
 import { INITIAL_COUNT } from '../src/stock/product.js';
 
 export interface BenchOptions {
-  requests: number;
+  /** Rounds of throughput windows; every strategy is measured once per round, interleaved. */
+  rounds: number;
+  /** Discarded load before each measured window, in seconds. */
+  warmupSeconds: number;
+  /** Measured span of each throughput window, in seconds. */
+  windowSeconds: number;
   connections: number;
   /** Simulated business time inside the critical section, per request. */
   workMs: number;
   /** Lock parameters passed through to GET /check/lock when given (the service's defaults otherwise). */
   ttlMs?: number;
   waitMs?: number;
-  /** Upper bound on one strategy's run; a slower run is stopped and marked truncated. */
-  maxSeconds: number;
-  /** Units in stock at the start of every run (the course: 5000). */
+  /** The oversell race: requests against units (more requests than units). */
+  requests: number;
   initial: number;
+  /** The course's full-size race, for the headline strategies. */
+  courseRequests: number;
+  courseInitial: number;
+  courseStrategies: string[];
+  /** Upper bound on one race; a slower race is stopped and marked truncated. */
+  maxSeconds: number;
   /** Subset of GET /strategies to run, in catalog order whatever order they are given in. */
   strategies?: string[];
   /** nginx (or any front) of the cluster under test. */
@@ -27,14 +37,20 @@ export interface BenchOptions {
   out: string;
 }
 
+/** The course's headline rows keep its full-size race: the problem and the first answer to it. */
+export const COURSE_STRATEGIES = ['none', 'mutex'];
+
 export const USAGE = `usage: npm run bench -- [options]
   --strategies a,b     only these (default: every strategy GET /strategies lists)
-  --requests N         requests per run (default 5000)
+  --rounds N           throughput windows per strategy, interleaved across strategies (default 3)
+  --warmup S --window S   discarded warm-up and measured window, seconds (default 1 and 2)
   --connections N      concurrent clients (default 100)
   --workMs N           business time inside the critical section (default 0)
   --ttlMs N --waitMs N lock parameters (default: the service's)
-  --initial N          units in stock at the start of each run (default ${INITIAL_COUNT})
-  --maxSeconds N       stop a run after N s and mark it truncated (default 60)
+  --requests N --initial N   the oversell race: N requests against N units (default 1100 and 1000)
+  --full               race every strategy at the course's size (${INITIAL_COUNT + 100} requests, ${INITIAL_COUNT} units),
+                       not only ${COURSE_STRATEGIES.join(' and ')}
+  --maxSeconds N       stop a race after N s and mark it truncated (default 60)
   --target URL         front of a running cluster (default: nginx of .stocklab/cluster.json)
   --instance URL       one instance of it for the one-instance runs (skipped without one)
   --mysql URL --redis URL   the stores, to read units left (default: env, then cluster.json)
@@ -46,6 +62,13 @@ function count(name: string, raw: string | undefined, fallback: number | undefin
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be a whole number ≥ ${min}, got "${raw}"`);
+  return n;
+}
+
+function seconds(name: string, raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number of seconds ≥ ${min}, got "${raw}"`);
   return n;
 }
 
@@ -64,19 +87,29 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     args: argv,
     strict: true,
     options: {
-      strategies: str, requests: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
-      initial: str, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
+      strategies: str, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
+      requests: str, initial: str, full: { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
     },
   });
   const strategies = values.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
   if (strategies && strategies.length === 0) throw new UsageError('--strategies needs at least one name');
+  const full = values.full ?? false;
+  const initial = count('initial', values.initial, full ? INITIAL_COUNT : 1000, 0) as number;
+  const requests = count('requests', values.requests, initial + 100, 1) as number;
   return {
-    requests: count('requests', values.requests, 5000, 1) as number,
+    rounds: count('rounds', values.rounds, 3, 1) as number,
+    warmupSeconds: seconds('warmup', values.warmup, 1, 0),
+    windowSeconds: seconds('window', values.window, 2, 0.1),
     connections: count('connections', values.connections, 100, 1) as number,
     workMs: count('workMs', values.workMs, 0, 0) as number,
     ttlMs: count('ttlMs', values.ttlMs, undefined, 1),
     waitMs: count('waitMs', values.waitMs, undefined, 0),
-    initial: count('initial', values.initial, INITIAL_COUNT, 0) as number,
+    requests,
+    initial,
+    courseRequests: INITIAL_COUNT + 100,
+    courseInitial: INITIAL_COUNT,
+    // Explicit race sizes apply to every strategy.
+    courseStrategies: values.initial !== undefined || values.requests !== undefined ? [] : COURSE_STRATEGIES,
     maxSeconds: count('maxSeconds', values.maxSeconds, 60, 1) as number,
     strategies,
     target: url('target', values.target),

@@ -1,19 +1,21 @@
 // Progress lines while the bench runs (stderr), so a slow strategy is visibly alive, not hung.
-import { oversoldText } from './format.js';
-import { TOPOLOGY_LABEL, verdictOf, type RunResult, type Topology } from './report.js';
+import { int, oversoldText, raceText } from './format.js';
+import type { WindowSample } from './measure.js';
+import { TOPOLOGY_LABEL, verdictOf, type RaceFigures, type Topology } from './report.js';
 
-const counter = (n: number, total: number) => `[${String(n).padStart(String(total).length)}/${total}]`;
+const roundOf = (round: number, rounds: number) => `[round ${round}/${rounds}]`;
 
-export function startLine(n: number, total: number, strategy: string, topology: Topology): string {
-  return `${counter(n, total)} ${strategy} · ${TOPOLOGY_LABEL[topology]} …`;
+export function ceilingLine(round: number, rounds: number, topology: Topology, autocannon: number, wrk: number | undefined): string {
+  const ref = wrk === undefined ? '' : `, wrk ${int(wrk)} req/s (${(autocannon / wrk).toFixed(2)})`;
+  return `${roundOf(round, rounds)} GET /noop · ${TOPOLOGY_LABEL[topology]}: autocannon ${int(autocannon)} req/s${ref}`;
 }
 
-export function tickLine(strategy: string, topology: Topology, answered: number, requests: number, secs: number, maxSeconds: number): string {
-  return `        … ${strategy} · ${TOPOLOGY_LABEL[topology]}: ${answered}/${requests} answered after ${secs.toFixed(0)} s (cut at ${maxSeconds} s)`;
+export function windowLine(round: number, rounds: number, strategy: string, topology: Topology, w: WindowSample): string {
+  const check = verdictOf(w.check) === 'exact' ? '' : `  ${oversoldText(w.check)}`;
+  return `${roundOf(round, rounds)} ${strategy} · ${TOPOLOGY_LABEL[topology]}: ${int(w.goodput)} sold/s, ${int(w.refusedPerSec)} 503/s, p99 ${int(w.p99Ms)} ms${check}`;
 }
 
-export function progressLine(n: number, total: number, r: RunResult): string {
+export function raceLine(strategy: string, topology: Topology, r: RaceFigures): string {
   const sold = verdictOf(r) === 'exact' ? `exact, oversold ${oversoldText(r)}` : oversoldText(r);
-  const cut = r.truncated ? `  TRUNCATED at ${r.seconds.toFixed(0)} s` : '';
-  return `${counter(n, total)} ${r.strategy} · ${TOPOLOGY_LABEL[r.topology]}: ${r.ok} ok, ${r.soldOut} sold out, ${r.errors} errors, ${r.left} left → ${sold}; ${Math.round(r.rps)} req/s, p99 ${r.p99Ms} ms (${r.seconds.toFixed(1)} s)${cut}`;
+  return `[race] ${strategy} · ${TOPOLOGY_LABEL[topology]}: ${r.requests} requests for ${r.initial} units → 200/409/503/left ${raceText(r)} → ${sold} (${r.seconds.toFixed(1)} s)`;
 }

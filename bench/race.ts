@@ -16,8 +16,8 @@ export interface RaceOptions {
   requests: number;
   connections: number;
   maxSeconds?: number;
-  /** Called on every answer, for progress lines. */
-  onAnswer?: () => void;
+  /** Called about once a second with the answers so far, for progress lines. */
+  onAnswers?: (answered: number) => void;
 }
 
 export interface RaceResult extends FireResult {
@@ -54,7 +54,7 @@ export async function race(opts: RaceOptions): Promise<RaceResult> {
     requests: opts.requests,
     connections: opts.connections,
     maxSeconds: opts.maxSeconds,
-    onAnswer: opts.onAnswer,
+    onAnswers: opts.onAnswers,
   });
   // Requests left without an answer may still be deducting: wait for the count to hold still.
   const left = fired.truncated || fired.noAnswer > 0 ? await settledUnitsLeft(opts.stores, store) : await unitsLeft(opts.stores, store);

@@ -1,5 +1,5 @@
 // The comparison as markdown: what stdout shows and what the .md file holds.
-import { CEILING_COLUMNS, ceilingCells, RUN_COLUMNS, runCells } from './format.js';
+import { CEILING_COLUMNS, ceilingCells, RUN_COLUMNS, runCells, tieGroups } from './format.js';
 import type { BenchReport } from './report.js';
 
 const escape = (cell: string) => cell.replace(/\|/g, '\\|');
@@ -9,21 +9,38 @@ export function markdownTable(header: readonly string[], rows: string[][]): stri
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-export function renderMarkdown(report: BenchReport): string {
+/** One paragraph on how the figures were taken, shared by the markdown and the HTML report. */
+export function methodText(report: BenchReport): string {
   const o = report.options;
+  const lease = `${o.ttlMs !== undefined ? `, ttlMs ${o.ttlMs}` : ''}${o.waitMs !== undefined ? `, waitMs ${o.waitMs}` : ''}`;
+  const course = o.courseStrategies.length > 0 ? ` (${o.courseStrategies.join(' and ')}: the course's ${o.courseRequests} for ${o.courseInitial})` : '';
+  return (
+    `${o.rounds} rounds; in each, every strategy gets ${o.warmupSeconds} s of discarded warm-up and a ${o.windowSeconds} s measured window ` +
+    `at ${o.connections} connections, in a rotated order; workMs ${o.workMs}${lease}. Then one race each: ${o.requests} requests for ${o.initial} units${course}. ` +
+    `${report.machine.nproc} CPUs (${report.machine.cpu}), Node ${report.machine.node}; ${report.date}; ${(report.seconds / 60).toFixed(1)} min.`
+  );
+}
+
+export const DEFINITIONS = [
+  'goodput/s = 200 answers per second in the measured windows: median of the rounds (min–max). 503/s are refusals, counted apart; the stock never runs out during a window.',
+  'race: 200 / 409 / 503 / left = answers of the race and the units left in the store. oversold = 200 answers − units that really left the store (read from MySQL or Redis directly): the worst of the race and of every window, never a median. With unanswered requests it is a lower bound (≥).',
+  'vs mutex = median goodput ÷ median goodput of mutex on one instance, the serialization limit of the same critical section.',
+  'rank = 1 + the strategies on the same topology that were faster in every round. (tie) = its range overlaps another\'s: the repeats cannot tell them apart.',
+];
+
+export function renderMarkdown(report: BenchReport): string {
+  const ties = tieGroups(report.runs);
   const parts = [
     `## stocklab bench ${report.stamp}`,
     '',
-    `${o.requests} requests × ${o.connections} connections per run, ${o.initial} units at the start, workMs ${o.workMs}` +
-      `${o.ttlMs !== undefined ? `, ttlMs ${o.ttlMs}` : ''}${o.waitMs !== undefined ? `, waitMs ${o.waitMs}` : ''}; ` +
-      `${report.machine.nproc} CPUs (${report.machine.cpu}), Node ${report.machine.node}; ${report.date}.`,
+    methodText(report),
     '',
     markdownTable(CEILING_COLUMNS, report.ceilings.map(ceilingCells)),
     '',
     markdownTable(RUN_COLUMNS, report.runs.map(runCells)),
     '',
-    `oversold = 200 answers − units that left the store (read from the store itself); with unanswered requests (a run cut at --maxSeconds, or timeouts) it is a lower bound, marked ≥. ` +
-      `lock efficiency = req/s ÷ req/s of ${report.reference} on one instance (the serialization limit of the same critical section).`,
+    ...DEFINITIONS.map((d) => `- ${d}`),
+    ...(ties.length > 0 ? ['', `Ties (overlapping ranges): ${ties.join('; ')}.`] : []),
     ...report.notes.map((n) => `\n${n}`),
   ];
   return parts.join('\n') + '\n';

@@ -9,16 +9,18 @@ import { parseBenchArgs } from '../bench/options.js';
 import { writeReport } from '../bench/output.js';
 import type { BenchReport } from '../bench/report.js';
 import { resolveTarget } from '../bench/target.js';
+import { wrkPath } from '../bench/wrk.js';
 import { sharedCluster } from './support/cluster.js';
 
 describe('npm run bench, end to end', () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-bench-'));
   afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
 
-  it('measures none overselling and sql-update exact, on one instance and three', async () => {
+  it('measures none overselling and sql-update exact, on one instance and three, in interleaved rounds', async () => {
     const cluster = sharedCluster();
     // workMs widens the read-then-write window, so `none` oversells even on a quiet machine
-    const opts = parseBenchArgs(['--strategies', 'none,sql-update', '--requests', '300', '--connections', '30', '--workMs', '3', '--maxSeconds', '20', '--out', out]);
+    const opts = parseBenchArgs(['--strategies', 'none,sql-update', '--rounds', '3', '--warmup', '0.1', '--window', '0.3',
+      '--requests', '300', '--initial', '200', '--connections', '30', '--workMs', '3', '--maxSeconds', '20', '--out', out]);
     const lines: string[] = [];
     const report = await runBench(opts, resolveTarget(opts, {}, cluster), (l) => lines.push(l));
     const files = writeReport(report, out);
@@ -26,16 +28,24 @@ describe('npm run bench, end to end', () => {
     const json = JSON.parse(fs.readFileSync(files.json, 'utf8')) as BenchReport;
     const pick = (s: string) => json.runs.filter((r) => r.strategy === s);
     expect(pick('none').map((r) => r.topology)).toEqual(['one', 'three']);
-    for (const r of pick('none')) expect(r.oversold, `none ${r.topology}`).toBeGreaterThan(0);
+    for (const r of pick('none')) expect(r.worst.oversold, `none ${r.topology}`).toBeGreaterThan(0);
     for (const r of pick('sql-update')) {
-      expect(r.oversold, `sql-update ${r.topology}`).toBe(0);
-      expect(r.ok).toBe(300);
-      expect(r.left).toBe(r.initial - 300);
+      expect(r.worst, `sql-update ${r.topology}`).toEqual({ oversold: 0, unanswered: 0 });
+      expect(r.race).toMatchObject({ ok: 200, soldOut: 100, refused: 0, unexpected: 0, left: 0 });
+      expect(r.throughput.goodput.samples).toHaveLength(3);
+      expect(r.throughput.goodput.median).toBeGreaterThan(0);
     }
     // mutex joins as the efficiency reference
     expect(pick('mutex').find((r) => r.topology === 'one')?.efficiency).toBe(1);
     expect(json.ceilings.map((c) => c.topology)).toEqual(['one', 'three']);
-    expect(lines.some((l) => l.includes('none · 1 instance') && l.includes('OVERSOLD'))).toBe(true);
+    for (const c of json.ceilings) {
+      expect(c.autocannon.samples).toHaveLength(3);
+      // CI installs wrk; without it the ceiling says so instead of comparing
+      if (wrkPath()) expect(c.wrk?.samples).toHaveLength(3);
+      else expect(c.wrk).toBeNull();
+    }
+    expect(lines.filter((l) => l.startsWith('[round 2/3]')).length).toBeGreaterThanOrEqual(6);
+    expect(lines.some((l) => l.startsWith('[race] none · 1 instance') && l.includes('OVERSOLD'))).toBe(true);
     expect(fs.readFileSync(files.md, 'utf8')).toContain('OVERSOLD');
     expect(fs.readFileSync(files.html, 'utf8')).toContain('<svg');
   });

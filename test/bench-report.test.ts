@@ -5,7 +5,9 @@ import { oversoldText } from '../bench/format.js';
 import { renderHtml } from '../bench/html.js';
 import { expectedOutcome } from '../bench/measure.js';
 import { parseBenchArgs, UsageError } from '../bench/options.js';
-import { asExpected, orderRuns, oversoldOf, unansweredOf, verdictOf, withEfficiency, type BenchReport, type RunResult, type Topology } from '../bench/report.js';
+import { rotated } from '../bench/bench.js';
+import { asExpected, orderRuns, oversoldOf, unansweredOf, verdictOf, withStandings, worstOf, type BenchReport, type RaceFigures, type RunResult, type Topology } from '../bench/report.js';
+import { spreadOf, standings, type Spread } from '../bench/stats.js';
 import { niceMax } from '../bench/svg.js';
 import { renderMarkdown } from '../bench/table.js';
 import { resolveTarget } from '../bench/target.js';
@@ -20,37 +22,49 @@ const entry = (name: string, family: string, three: 'exact' | 'oversells' = 'exa
 });
 const CATALOG = [entry('none', 'baseline', 'oversells', 'oversells'), entry('mutex', 'baseline', 'oversells'), entry('sql-update', 'sql')];
 
-function run(strategy: string, topology: Topology, over: Partial<RunResult> = {}): RunResult {
+const spread = (...samples: number[]): Spread => spreadOf(samples);
+
+function run(strategy: string, topology: Topology, over: { ok?: number; left?: number; goodput?: Spread; family?: string; expected?: 'exact' | 'oversells' } = {}): RunResult {
   const ok = over.ok ?? 5000;
   const left = over.left ?? 0;
+  const race: RaceFigures = {
+    requests: 5000, initial: 5000, ok, soldOut: 0, byAnswer: { 200: ok }, refused: 0, unexpected: 0, left, deducted: 5000 - left,
+    oversold: oversoldOf(ok, 5000, left), unanswered: 0, seconds: 5, truncated: false,
+  };
+  const ms = spread(10, 12, 14);
   return {
-    strategy, family: 'baseline', store: 'mysql', topology, expected: 'exact', requests: 5000, ok, soldOut: 0, errors: 0, byStatus: { 200: ok },
-    initial: 5000, left, deducted: 5000 - left, oversold: oversoldOf(ok, 5000, left), unanswered: 0, rps: 1000, p50Ms: 10, p99Ms: 40, seconds: 5, truncated: false,
-    efficiency: null, ...over,
+    strategy, family: over.family ?? 'baseline', store: 'mysql', topology, expected: over.expected ?? 'exact', race,
+    throughput: { goodput: over.goodput ?? spread(900, 1000, 1100), refusedPerSec: spread(0, 0, 0), p50Ms: ms, p99Ms: ms },
+    worst: { oversold: race.oversold, unanswered: 0 }, efficiency: null, rank: 0, tiesWith: [],
   };
 }
 
 function report(runs: RunResult[]): BenchReport {
+  const o = parseBenchArgs([]);
   return {
     stamp: '2026-11-22T00-00-00', date: '2026-11-22T00:00:00.000Z',
     machine: { nproc: 2, cpu: 'test cpu', node: 'v20', platform: 'Linux' },
-    options: { requests: 5000, connections: 100, workMs: 0, maxSeconds: 60, initial: 5000 },
+    options: { ...o },
     target: { three: 'http://127.0.0.1:8080', one: 'http://127.0.0.1:8000', source: 'test' },
     catalog: CATALOG,
-    ceilings: [{ topology: 'one', rps: 6000, p50Ms: 5, p99Ms: 20, errors: 0 }, { topology: 'three', rps: 5000, p50Ms: 6, p99Ms: 25, errors: 0 }],
-    runs: orderRuns(withEfficiency(runs), CATALOG),
+    ceilings: [
+      { topology: 'one', autocannon: spread(5800, 6000, 6100), wrk: spread(6300, 6400, 6600) },
+      { topology: 'three', autocannon: spread(5000, 5000, 5000), wrk: null },
+    ],
+    runs: orderRuns(withStandings(runs), CATALOG),
     reference: 'mutex',
+    seconds: 400,
     notes: [],
   };
 }
 
 const RUNS = [
-  run('sql-update', 'three', { rps: 1500 }),
-  run('none', 'three', { left: 4877, expected: 'oversells', family: 'baseline' }),
-  run('mutex', 'one', { rps: 2000 }),
-  run('none', 'one', { left: 4870, rps: 3000, expected: 'oversells' }),
+  run('sql-update', 'three', { goodput: spread(1400, 1500, 1600) }),
+  run('none', 'three', { left: 4877, expected: 'oversells' }),
+  run('mutex', 'one', { goodput: spread(1900, 2000, 2100) }),
+  run('none', 'one', { left: 4870, goodput: spread(2900, 3000, 3300), expected: 'oversells' }),
   run('mutex', 'three', { left: 123, expected: 'oversells' }),
-  run('sql-update', 'one', { rps: 1000, family: 'sql' }),
+  run('sql-update', 'one', { goodput: spread(950, 1000, 1050), family: 'sql' }),
 ];
 
 describe('bench arithmetic', () => {
@@ -74,19 +88,42 @@ describe('bench arithmetic', () => {
     expect(verdictOf({ oversold: -50, unanswered: 40 })).toBe('undersold');
   });
 
-  it('lock efficiency is req/s over mutex on one instance, or null without it', () => {
-    const r = withEfficiency(RUNS);
+  it('lock efficiency divides medians by mutex on one instance, or is null without it', () => {
+    const r = withStandings(RUNS);
     const eff = (s: string, t: Topology) => r.find((x) => x.strategy === s && x.topology === t)?.efficiency;
     expect(eff('mutex', 'one')).toBe(1);
     expect(eff('none', 'one')).toBe(1.5);
     expect(eff('sql-update', 'one')).toBe(0.5);
-    expect(withEfficiency(RUNS.filter((x) => x.strategy !== 'mutex')).every((x) => x.efficiency === null)).toBe(true);
+    expect(withStandings(RUNS.filter((x) => x.strategy !== 'mutex')).every((x) => x.efficiency === null)).toBe(true);
+  });
+
+  it('reduces repeats to a median with its range, and calls overlapping ranges a tie', () => {
+    expect(spreadOf([5, 1, 3])).toMatchObject({ median: 3, min: 1, max: 5 });
+    expect(spreadOf([4, 1, 3, 2]).median).toBe(2.5);
+    const s = standings([
+      { name: 'fast', spread: spread(900, 1000, 1100) },
+      { name: 'close', spread: spread(850, 880, 905) },
+      { name: 'slow', spread: spread(100, 120, 140) },
+    ]);
+    expect(s.get('fast')).toEqual({ rank: 1, tiesWith: ['close'] });
+    expect(s.get('close')).toEqual({ rank: 1, tiesWith: ['fast'] });
+    expect(s.get('slow')).toEqual({ rank: 3, tiesWith: [] });
+  });
+
+  it('reports the worst count check, never a median: any oversell wins over exact runs', () => {
+    expect(worstOf([{ oversold: 0, unanswered: 0 }, { oversold: 3, unanswered: 0 }, { oversold: 1, unanswered: 0 }])).toEqual({ oversold: 3, unanswered: 0 });
+    expect(worstOf([{ oversold: 0, unanswered: 2 }, { oversold: -5, unanswered: 1 }])).toEqual({ oversold: -5, unanswered: 1 });
+    expect(worstOf([{ oversold: 0, unanswered: 0 }, { oversold: -1, unanswered: 4 }])).toEqual({ oversold: -1, unanswered: 4 });
+  });
+
+  it('rotates the order of strategies from round to round', () => {
+    expect([0, 1, 2, 3].map((r) => rotated(['a', 'b', 'c'], r).join(''))).toEqual(['abc', 'bca', 'cab', 'abc']);
   });
 
   it('compares with the course: oversold where it should, exact where it should', () => {
-    expect(asExpected({ oversold: 10, expected: 'oversells' })).toBe(true);
-    expect(asExpected({ oversold: 0, expected: 'exact' })).toBe(true);
-    expect(asExpected({ oversold: 5, expected: 'exact' })).toBe(false);
+    expect(asExpected({ worst: { oversold: 10, unanswered: 0 }, expected: 'oversells' })).toBe(true);
+    expect(asExpected({ worst: { oversold: 0, unanswered: 0 }, expected: 'exact' })).toBe(true);
+    expect(asExpected({ worst: { oversold: 5, unanswered: 0 }, expected: 'exact' })).toBe(false);
   });
 
   it('expects a leased lock to follow its workOverTtl outcome once the work outlasts the lease', () => {
@@ -119,12 +156,18 @@ describe('bench arithmetic', () => {
 });
 
 describe('bench options and target', () => {
-  it('defaults to the course: 5000 requests, 100 connections, workMs 0', () => {
+  it('defaults to 3 rounds of 2 s windows at 100 connections, races of 1100 for 1000 and the course size for none and mutex', () => {
     const o = parseBenchArgs([]);
-    expect(o).toMatchObject({ requests: 5000, connections: 100, workMs: 0, maxSeconds: 60, initial: 5000, out: 'bench/results' });
+    expect(o).toMatchObject({ rounds: 3, warmupSeconds: 1, windowSeconds: 2, connections: 100, workMs: 0, requests: 1100, initial: 1000, maxSeconds: 60, out: 'bench/results' });
+    expect(o).toMatchObject({ courseRequests: 5100, courseInitial: 5000, courseStrategies: ['none', 'mutex'] });
     expect(o.strategies).toBeUndefined();
     expect(parseBenchArgs(['--strategies', 'none, sql-update', '--requests', '200']).strategies).toEqual(['none', 'sql-update']);
+    // explicit race sizes apply to every strategy; --full races everything at the course size
+    expect(parseBenchArgs(['--requests', '200']).courseStrategies).toEqual([]);
+    expect(parseBenchArgs(['--full'])).toMatchObject({ requests: 5100, initial: 5000 });
+    expect(parseBenchArgs(['--window', '0.5'])).toMatchObject({ windowSeconds: 0.5 });
     expect(() => parseBenchArgs(['--requests', 'lots'])).toThrow(UsageError);
+    expect(() => parseBenchArgs(['--window', '0'])).toThrow(UsageError);
     expect(() => parseBenchArgs(['--bogus'])).toThrow();
   });
 
@@ -156,8 +199,12 @@ describe('bench report', () => {
     expect(rows[1]).toContain('OVERSOLD 4877');
     expect(rows[3]).toContain('OVERSOLD 123');
     expect(rows[4]).toMatch(/\| 0 \|/);
+    expect(rows[0]).toContain('| 3000 (2900–3300) |');
     expect(rows[0]).toContain('1.50×');
-    expect(md).toContain('| 1 instance | 6000 |');
+    expect(md).toContain('| 1 instance | 6000 (5800–6100) | 6400 (6300–6600) | 0.94 |');
+    expect(md).toContain('| 3 via nginx | 5000 (5000–5000) | wrk not installed | n/a |');
+    // on three instances sql-update (1400–1600) and the other two (900–1100) do not overlap; none and mutex do
+    expect(md).toContain('3 via nginx: none ~ mutex');
   });
 
   it('is a self-contained HTML page: inline SVG charts, no script, nothing fetched', () => {
@@ -169,5 +216,6 @@ describe('bench report', () => {
     expect(urls.filter((u) => !/^https?:\/\/(127\.0\.0\.1|localhost)[:/]/.test(u))).toEqual([]);
     expect(html).toContain('OVERSOLD 4870');
     expect(html).toContain('GET /noop, 1 instance: 6000');
+    expect(html).toContain('median of 3 rounds');
   });
 });

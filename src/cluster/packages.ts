@@ -14,7 +14,8 @@ export interface Binaries {
 
 const SEARCH = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', '/sbin'];
 
-function which(names: string[]): string | undefined {
+/** The first of `names` found as an executable on PATH or in the usual system folders. */
+export function findExecutable(names: string[]): string | undefined {
   for (const name of names) {
     for (const dir of SEARCH) {
       if (!dir) continue;
@@ -34,12 +35,12 @@ const ZK_JAR = '/usr/share/java/zookeeper.jar';
 
 function locate(): { found: Partial<Binaries>; missing: string[] } {
   const found: Partial<Binaries> = {
-    mariadbd: which(['mariadbd', 'mysqld']),
-    mariadbInstallDb: which(['mariadb-install-db', 'mysql_install_db']),
-    redisServer: which(['redis-server']),
-    java: which(['java']),
+    mariadbd: findExecutable(['mariadbd', 'mysqld']),
+    mariadbInstallDb: findExecutable(['mariadb-install-db', 'mysql_install_db']),
+    redisServer: findExecutable(['redis-server']),
+    java: findExecutable(['java']),
     zookeeperJar: fs.existsSync(ZK_JAR) ? ZK_JAR : undefined,
-    nginx: which(['nginx']),
+    nginx: findExecutable(['nginx']),
   };
   const missing = new Set<string>();
   if (!found.mariadbd || !found.mariadbInstallDb) missing.add('mariadb-server');
@@ -52,23 +53,28 @@ function locate(): { found: Partial<Binaries>; missing: string[] } {
 let cached: Binaries | undefined;
 
 /**
- * Finds every binary; when some are missing and we are root, installs their Debian packages
- * non-interactively, otherwise fails naming the packages to install.
+ * Installs Debian packages non-interactively when we are root; otherwise fails naming the command
+ * to run.
  */
+export function aptInstall(packages: string[], log: (line: string) => void = () => undefined): void {
+  const cmd = `apt-get update && apt-get install -y ${packages.join(' ')}`;
+  if (process.getuid?.() !== 0) throw new Error(`missing Debian packages: ${packages.join(', ')}; install them with: sudo ${cmd}`);
+  log(`installing missing Debian packages: ${packages.join(', ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  try {
+    execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { stdio: 'inherit', env });
+  } catch (err) {
+    throw new Error(`could not install ${packages.join(', ')} (${(err as Error).message}); try: ${cmd}`);
+  }
+}
+
+/** Finds every binary, installing the Debian packages of missing ones (see aptInstall). */
 export function ensureBinaries(log: (line: string) => void = () => undefined): Binaries {
   if (cached) return cached;
   let { found, missing } = locate();
   if (missing.length > 0) {
-    const cmd = `apt-get update && apt-get install -y ${missing.join(' ')}`;
-    if (process.getuid?.() !== 0) throw new Error(`missing Debian packages: ${missing.join(', ')}; install them with: sudo ${cmd}`);
-    log(`installing missing Debian packages: ${missing.join(', ')}`);
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    try {
-      execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
-      execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: 'inherit', env });
-    } catch (err) {
-      throw new Error(`could not install ${missing.join(', ')} (${(err as Error).message}); try: ${cmd}`);
-    }
+    aptInstall(missing, log);
     ({ found, missing } = locate());
     if (missing.length > 0) throw new Error(`still missing after apt-get install: ${missing.join(', ')}`);
   }

@@ -1,0 +1,138 @@
+// One load run with autocannon: a race (a fixed number of requests) or a throughput window (a
+// discarded warm-up, then a measured span, then the requests still in flight allowed to finish).
+// It runs inside the load process (load-process.ts), so the bench's own event loop never competes
+// with the load generator for the answers it counts.
+import autocannon from 'autocannon';
+import { answerKey } from '../src/http/answers.js';
+
+export interface LoadJob {
+  url: string;
+  connections: number;
+  /** A race: exactly this many requests. */
+  requests?: number;
+  /** A throughput window: warm up (discarded), then measure for `seconds`, then drain. */
+  window?: { warmupSeconds: number; seconds: number };
+  /** Hard bound on the whole run: whatever is unanswered then is abandoned and the run marked truncated. */
+  maxSeconds: number;
+  /** Per-request timeout. */
+  timeoutSeconds: number;
+  /** Read the `error` of every non-200 answer's body (races); windows count statuses only. */
+  classify: boolean;
+}
+
+export interface LoadResult {
+  /** Answers in the measured span, by HTTP status. */
+  byStatus: Record<number, number>;
+  /** Every answer of the run by answerKey ("200", "409 sold_out", "503 lock_timeout"); classify only. */
+  byAnswer: Record<string, number>;
+  /** 200 answers over the whole run (warm-up and drain too): what a window's store check compares with. */
+  okTotal: number;
+  /** Answers over the whole run. */
+  answeredTotal: number;
+  /** Requests that got no HTTP answer (timeouts, connection errors). */
+  noAnswer: number;
+  /** Length of the measured span: the window, or a race's first request to its last answer. */
+  seconds: number;
+  p50Ms: number;
+  p99Ms: number;
+  truncated: boolean;
+}
+
+/** What autocannon's Client has that its types do not show: the per-connection request budget. */
+interface BudgetedClient {
+  responseMax?: number;
+  reqsMade: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+function errorOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown };
+    return typeof parsed.error === 'string' ? parsed.error : 'unreadable';
+  } catch {
+    return 'unreadable';
+  }
+}
+
+export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const byStatus: Record<number, number> = {};
+    const byAnswer: Record<string, number> = {};
+    const latencies: number[] = [];
+    let okTotal = 0;
+    let answeredTotal = 0;
+    let truncated = false;
+    let lastAnswer = 0;
+
+    const started = Date.now();
+    const measureFrom = started + (job.window ? job.window.warmupSeconds * 1000 : 0);
+    const measureTo = job.window ? measureFrom + job.window.seconds * 1000 : Number.POSITIVE_INFINITY;
+    const inSpan = (t: number) => t >= measureFrom && t < measureTo;
+
+    const instance = autocannon(
+      {
+        url: job.url,
+        connections: job.requests !== undefined ? Math.min(job.connections, job.requests) : job.connections,
+        ...(job.requests !== undefined ? { amount: job.requests } : { duration: job.maxSeconds + 1 }),
+        timeout: job.timeoutSeconds,
+        // autocannon notices the end of a run only at its next sample tick: keep that short.
+        sampleInt: 100,
+        ...(job.classify && {
+          requests: [
+            {
+              onResponse: (status: number, body: string) => {
+                const key = answerKey(status, status === 200 ? undefined : errorOf(body));
+                byAnswer[key] = (byAnswer[key] ?? 0) + 1;
+              },
+            },
+          ],
+        }),
+      },
+      (err, r) => {
+        clearTimeout(bound);
+        clearInterval(progress);
+        if (err) return reject(err);
+        const sorted = latencies.sort((a, b) => a - b);
+        const seconds = job.window ? job.window.seconds : Math.max(lastAnswer - started, 1) / 1000;
+        resolve({
+          byStatus,
+          byAnswer,
+          okTotal,
+          answeredTotal,
+          noAnswer: r.errors,
+          seconds,
+          p50Ms: percentile(sorted, 50),
+          p99Ms: percentile(sorted, 99),
+          truncated,
+        });
+      },
+    );
+
+    instance.on('response', (client, statusCode, _bytes, responseTime) => {
+      const now = Date.now();
+      lastAnswer = now;
+      answeredTotal++;
+      if (statusCode === 200) okTotal++;
+      if (inSpan(now)) {
+        byStatus[statusCode] = (byStatus[statusCode] ?? 0) + 1;
+        latencies.push(responseTime);
+      }
+      // The window is over: this connection sends nothing more once its answer is in, so the run
+      // ends when the requests already in flight have finished (none is abandoned mid-deduction).
+      if (now >= measureTo) {
+        const c = client as unknown as BudgetedClient;
+        c.responseMax = Math.max(1, c.reqsMade);
+      }
+    });
+
+    const progress = setInterval(() => onAnswers?.(answeredTotal), 1_000);
+    const bound = setTimeout(() => {
+      truncated = true;
+      instance.stop();
+    }, job.maxSeconds * 1000);
+  });
+}

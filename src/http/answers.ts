@@ -1,0 +1,39 @@
+// Every answer GET /check/lock may give. The service's error mapping, the tests' safety checks,
+// the bench's tables and the README all read this one list: an answer not in it is a bug.
+
+export interface AllowedAnswer {
+  status: 200 | 409 | 503;
+  /** The body's `error`; undefined for the 200 that sold one unit. */
+  error?: string;
+  /** What it tells the client, for the README and the reports. */
+  meaning: string;
+  /** A refusal the client may retry: counted against a strategy's liveness, never its safety. */
+  refusal: boolean;
+}
+
+export const ALLOWED_ANSWERS: readonly AllowedAnswer[] = [
+  { status: 200, meaning: 'one unit sold', refusal: false },
+  { status: 409, error: 'sold_out', meaning: 'nothing left; nothing sold', refusal: false },
+  { status: 503, error: 'lock_timeout', meaning: 'the lock was not acquired within waitMs; nothing sold', refusal: true },
+  { status: 503, error: 'lock_lost', meaning: 'the lock was lost before the write; nothing sold', refusal: true },
+  { status: 503, error: 'retries_exhausted', meaning: 'optimistic retries ran past waitMs; nothing sold', refusal: true },
+  { status: 503, error: 'mysql_unavailable', meaning: 'MySQL could not be reached; nothing sold', refusal: true },
+  { status: 503, error: 'redis_unavailable', meaning: 'Redis could not be reached; nothing sold', refusal: true },
+  { status: 503, error: 'redlock_unavailable', meaning: 'no quorum of RedLock masters could be reached; nothing sold', refusal: true },
+  { status: 503, error: 'zookeeper_unavailable', meaning: 'ZooKeeper could not be reached; nothing sold', refusal: true },
+  { status: 503, error: 'dependency_unavailable', meaning: 'a server could not be reached; nothing sold', refusal: true },
+];
+
+/** How an answer is counted: "200", "409 sold_out", "503 lock_timeout". */
+export function answerKey(status: number, error?: string): string {
+  return error ? `${status} ${error}` : String(status);
+}
+
+const allowedKeys = new Set(ALLOWED_ANSWERS.map((a) => answerKey(a.status, a.error)));
+const refusalKeys = new Set(ALLOWED_ANSWERS.filter((a) => a.refusal).map((a) => answerKey(a.status, a.error)));
+
+export const isAllowedAnswer = (key: string): boolean => allowedKeys.has(key);
+export const isRefusal = (key: string): boolean => refusalKeys.has(key);
+
+/** The 503 error codes the service may send. */
+export const SERVICE_UNAVAILABLE_ERRORS: readonly string[] = ALLOWED_ANSWERS.filter((a) => a.status === 503).map((a) => a.error as string);
