@@ -2,8 +2,8 @@
 // Debian packages it needs when run as root), runs the full bench on it, prints the table and the
 // report's path. The cluster is left running so it can be benched again or poked at by hand;
 // `--stop` takes it down at the end instead.
+import { clusterDown, clusterUp } from '../src/cluster/lifecycle.js';
 import { aptInstall } from '../src/cluster/packages.js';
-import { clusterDown, clusterUp } from './cluster-up.js';
 import { parseBenchArgs, USAGE, type BenchOptions } from './options.js';
 import { benchAndPrint, exitWith } from './report-cli.js';
 import { resolveTarget } from './target.js';
@@ -24,12 +24,14 @@ exitWith('lab', async () => {
     return 2;
   }
   const t0 = Date.now();
-  console.error('lab: bringing the native cluster up (npm run cluster -- up) …');
-  const info = await clusterUp();
+  // Progress goes to stderr with the bench's, so stdout stays the table.
+  const say = (line: string) => console.error(line);
+  say('lab: bringing the native cluster up (as npm run cluster -- up does) …');
+  const info = await clusterUp(say);
   // wrk is the reference the bench's own load generator is compared with; the bench runs without it.
   if (!wrkPath()) {
     try {
-      aptInstall(['wrk'], (line) => console.error(line));
+      aptInstall(['wrk'], say);
     } catch (err) {
       console.error(`lab: ${(err as Error).message}; the ceiling will have no wrk reference`);
     }
@@ -37,7 +39,7 @@ exitWith('lab', async () => {
   const { files } = await benchAndPrint(opts, resolveTarget(opts, process.env, info));
   const minutes = ((Date.now() - t0) / 60_000).toFixed(1);
   if (stop) {
-    await clusterDown();
+    await clusterDown(say);
     console.log(`\nlab done in ${minutes} min; the cluster is stopped. Open the report: ${files.html}`);
   } else {
     console.log(`\nlab done in ${minutes} min. Open the report: ${files.html}`);

@@ -10,7 +10,7 @@ import { nginxSpec, REPO_ROOT } from './nginx.js';
 import { ensureBinaries } from './packages.js';
 import { freePorts, isPortFree } from './ports.js';
 import { redisSpec } from './redis.js';
-import { ManagedServer, type ServerOptions, type ServerSpec } from './server.js';
+import { ManagedServer, type ServerSpec } from './server.js';
 import type { ClusterInfo, RunningCluster, ServerHandle, StartClusterOptions } from './types.js';
 import { zookeeperSpec } from './zookeeper.js';
 
@@ -106,24 +106,6 @@ async function settleAll(promises: Promise<unknown>[]): Promise<void> {
   const results = await Promise.allSettled(promises);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-}
-
-export interface InstanceOptions extends ServerOptions {
-  /** data dir for its log file; defaults to config.dir */
-  dir?: string;
-}
-
-/** An extra app instance against a running cluster's servers (not behind its nginx). */
-export async function startInstance(
-  config: ClusterConfig,
-  port: number,
-  env: Record<string, string> = {},
-  dirOrOptions: string | InstanceOptions = {},
-): Promise<ServerHandle> {
-  const o: InstanceOptions = typeof dirOrOptions === 'string' ? { dir: dirOrOptions } : dirOrOptions;
-  const server = new ManagedServer(instanceSpec(config, port, resolveDir(o.dir ?? config.dir), env), o);
-  await server.start();
-  return server;
 }
 
 /** A cluster config on free loopback ports with its data in dir, for tests. */

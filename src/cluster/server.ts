@@ -33,7 +33,6 @@ export interface ServerOptions {
 
 export class ManagedServer implements ServerHandle {
   private current: Spawned | undefined;
-  private identity: ProcessIdentity | undefined;
 
   private readonly detached: boolean;
   private readonly log: (line: string) => void;
@@ -57,10 +56,6 @@ export class ManagedServer implements ServerHandle {
   get pid(): number | undefined {
     return this.current?.pid;
   }
-  /** pid, start time and command line as seen right after spawn (for cluster.json). */
-  get processIdentity(): ProcessIdentity | undefined {
-    return this.current ? this.identity : undefined;
-  }
 
   describeFailure(reason: string): Error {
     const logs = [this.spec.logFile, ...(this.spec.extraLogs ?? [])]
@@ -80,8 +75,8 @@ export class ManagedServer implements ServerHandle {
     const launch = this.spec.launch();
     const spawned = spawnLogged({ name, ...launch, logFile: this.spec.logFile, detached: this.detached });
     this.current = spawned;
-    this.identity = identify(spawned.pid);
-    if (this.identity) this.onSpawn?.({ name, port, identity: this.identity });
+    const identity = identify(spawned.pid);
+    if (identity) this.onSpawn?.({ name, port, identity });
     let exitReason: string | undefined;
     void spawned.exited.then((reason) => {
       exitReason = reason;

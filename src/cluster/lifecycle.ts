@@ -1,0 +1,128 @@
+// The recorded native cluster (.stocklab/cluster.json): bring it up, take it down, report on it.
+// One implementation for `npm run cluster`, the lab and anything else that needs a running cluster.
+import { isDeepStrictEqual } from 'node:util';
+import { loadClusterConfig, type ClusterConfig } from '../config.js';
+import { clusterInfo, resolveDir, startCluster, type RunningCluster } from './cluster.js';
+import { codeFingerprint } from './fingerprint.js';
+import { infoOf, inStopOrder, isAlive, probe, readState, removeState, stopRecorded, writeState, type ClusterState, type RecordedServer } from './state.js';
+import type { ClusterInfo } from './types.js';
+
+export type Say = (line: string) => void;
+
+export function printUrls(info: ClusterInfo, say: Say): void {
+  say(`  nginx      ${info.nginx}`);
+  say(`  instances  ${info.instances.join('  ')}`);
+  say(`  mysql      mysql://${info.mysql.user}@${info.mysql.host}:${info.mysql.port}/${info.mysql.database}`);
+  say(`  redis      ${info.redis}`);
+  say(`  redlock    ${info.redlock.join('  ')}`);
+  say(`  zookeeper  ${info.zookeeper}`);
+  say(`  data       ${info.dir}  (logs in ${info.dir}/logs)`);
+}
+
+async function stopRemains(state: ClusterState, say: Say): Promise<boolean> {
+  let ok = true;
+  for (const s of state.servers) {
+    try {
+      const r = await stopRecorded(s);
+      say(`  ${s.name.padEnd(10)} ${r === 'stopped' ? `stopped (pid ${s.pid})` : 'was not running'}`);
+    } catch (err) {
+      ok = false;
+      say(`  ${s.name.padEnd(10)} FAILED to stop pid ${s.pid}: ${(err as Error).message}`);
+    }
+  }
+  return ok;
+}
+
+/** Each recorded server's health: alive (the same process we started) and answering its probe. */
+export async function healthOf(state: ClusterState): Promise<boolean[]> {
+  const info = infoOf(state);
+  return Promise.all(state.servers.map(async (s) => isAlive(s) && (await probe(s, info))));
+}
+
+/**
+ * Brings the recorded cluster up: keeps one that is healthy and runs this code with these settings,
+ * otherwise stops what is left of it and starts a new one, detached, so it outlives this process.
+ */
+export async function clusterUp(say: Say, config: ClusterConfig = loadClusterConfig()): Promise<ClusterInfo> {
+  const dir = resolveDir(config.dir);
+  const wanted = clusterInfo(config);
+  const code = codeFingerprint();
+  const state = readState(dir);
+  if (state) {
+    const health = await healthOf(state);
+    const sameConfig = isDeepStrictEqual(infoOf(state), wanted);
+    const sameCode = state.code === code;
+    if (sameConfig && sameCode && state.complete && health.every(Boolean)) {
+      say(`cluster already up (since ${state.startedAt}):`);
+      printUrls(wanted, say);
+      return wanted;
+    }
+    say(
+      !sameConfig ? 'recorded cluster has other settings; stopping it:'
+      : !sameCode ? 'recorded cluster runs older code; stopping it:'
+      : 'recorded cluster is not fully up; stopping what is left of it:',
+    );
+    if (!(await stopRemains(state, say))) throw new Error(`could not stop the recorded cluster in ${dir}`);
+    removeState(dir);
+  }
+  say(`starting the cluster in ${dir} ...`);
+  // Each pid is recorded the moment it is spawned, so even if this command dies half-way
+  // (Ctrl-C, a closed pipe) `down` still finds every detached server it left running.
+  const startedAt = new Date().toISOString();
+  let servers: RecordedServer[] = [];
+  const save = (complete: boolean) => writeState(dir, { ...wanted, startedAt, code, complete, servers: inStopOrder(servers) });
+  let cluster: RunningCluster;
+  try {
+    cluster = await startCluster({
+      config,
+      detached: true,
+      log: (l) => say(`  ${l}`),
+      onSpawn: ({ name, port, identity }) => {
+        servers = [...servers.filter((s) => s.name !== name), { name, port, ...identity }];
+        save(false);
+      },
+    });
+  } catch (err) {
+    // startCluster already stopped what it started; make sure, then forget the records
+    const left = readState(dir);
+    if (left && (await stopRemains(left, say))) removeState(dir);
+    throw err;
+  }
+  save(true);
+  say('cluster up:');
+  printUrls(cluster.info, say);
+  return cluster.info;
+}
+
+/** Stops every recorded server (only those, checked by start time); false when one would not stop. */
+export async function clusterDown(say: Say, config: ClusterConfig = loadClusterConfig()): Promise<boolean> {
+  const dir = resolveDir(config.dir);
+  const state = readState(dir);
+  if (!state) {
+    say(`no cluster recorded in ${dir}; nothing to stop`);
+    return true;
+  }
+  say('stopping the cluster:');
+  if (!(await stopRemains(state, say))) return false; // keep the record so a second `down` can retry
+  removeState(dir);
+  say('cluster down');
+  return true;
+}
+
+/** Prints each recorded server's state; true when the cluster is complete and healthy. */
+export async function clusterStatus(say: Say, config: ClusterConfig = loadClusterConfig()): Promise<boolean | undefined> {
+  const dir = resolveDir(config.dir);
+  const state = readState(dir);
+  if (!state) {
+    say(`no cluster recorded in ${dir} (start one with: npm run cluster -- up)`);
+    return undefined;
+  }
+  const health = await healthOf(state);
+  state.servers.forEach((s, i) => {
+    const alive = isAlive(s);
+    const word = health[i] ? 'up' : alive ? 'unhealthy' : 'down';
+    say(`  ${s.name.padEnd(10)} ${word.padEnd(9)} 127.0.0.1:${s.port}  pid ${s.pid}`);
+  });
+  if (!state.complete) say('  (the `up` that started these did not finish)');
+  return state.complete && health.every(Boolean);
+}
