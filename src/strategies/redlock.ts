@@ -1,6 +1,7 @@
 // RedLock (course §2.9) over N independent Redis masters, through the `redlock` package.
 import { connectRedis, waitReady } from '../redis/connect.js';
 import { deleteLockKeys } from '../locks/redis/keys.js';
+import { RedlockReleaseHints } from '../locks/redis/redlock-hints.js';
 import { Redlock } from '../locks/redis/redlock-package.js';
 import { RedlockLock } from '../locks/redis/redlock.js';
 import { guardedReadThenWrite } from './guarded.js';
@@ -8,8 +9,9 @@ import type { FamilyFactory } from './strategy.js';
 
 /**
  * The package's settings that apply. retryCount is 0 because the retries are the lock's own
- * (RedlockLock: retryDelay = retryMs, retryJitter = retryMs / 2, until waitMs), so the package's
- * retryDelay and retryJitter go unused; the lease is the request's ttlMs.
+ * (RedlockLock: one contender per process, woken by release hints, else exponential backoff with
+ * full jitter from retryMs, until waitMs), so the package's retryDelay and retryJitter go unused;
+ * the lease is the request's ttlMs.
  */
 const REDLOCK_SETTINGS = {
   /** Clock drift allowance: the lock counts as valid for ttl − (ttl × driftFactor + 2 ms). */
@@ -22,9 +24,14 @@ export const redlockFamily: FamilyFactory = async (deps) => {
   const clients = config.redlock.urls.map((url, i) =>
     connectRedis(url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: `${config.instanceId}:redlock-${i}` }),
   );
+  // Subscriber connections (one per master) for the release hints; they never carry the votes.
+  const subscribers = config.redlock.urls.map((url, i) =>
+    connectRedis(url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: `${config.instanceId}:redlock-hints-${i}` }),
+  );
   // A minority may be down at start (that is RedLock's point); they reconnect on their own.
-  await Promise.all(clients.map((c) => waitReady(c, 2_000)));
+  await Promise.all([...clients, ...subscribers].map((c) => waitReady(c, 2_000)));
   const redlock = new Redlock(clients, REDLOCK_SETTINGS);
+  const hints = new RedlockReleaseHints(clients, subscribers);
   // The package reports each server's failed vote here too; the failure reaches the caller anyway.
   redlock.on('error', () => undefined);
   const quorum = Math.floor(clients.length / 2) + 1;
@@ -37,7 +44,7 @@ export const redlockFamily: FamilyFactory = async (deps) => {
         description: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease.`,
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: `survives ${clients.length - quorum} of ${clients.length} servers down; 503 without a quorum` },
         stores: ['mysql', 'redis'],
-        deduct: guardedReadThenWrite(new RedlockLock(redlock), deps),
+        deduct: guardedReadThenWrite(new RedlockLock(redlock, hints), deps),
       },
     ],
     // Servers that are down keep their leftovers until they expire; the others are cleaned now.
@@ -47,7 +54,7 @@ export const redlockFamily: FamilyFactory = async (deps) => {
       return { redlock: up.filter(Boolean).length >= quorum };
     },
     async close() {
-      for (const c of clients) c.disconnect();
+      for (const c of [...clients, ...subscribers]) c.disconnect();
     },
   };
 };

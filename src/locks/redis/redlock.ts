@@ -1,37 +1,82 @@
+import { E_TIMEOUT, Mutex, withTimeout } from 'async-mutex';
 import { DependencyDownError } from '../../dependency.js';
 import { LockNotHeldError, LockTimeoutError } from '../errors.js';
 import { neverLost, type Lease, type Lock, type LockOptions } from '../lock.js';
 import { remaining, sleep } from '../wait.js';
 import { redlockKey } from './keys.js';
 import { ExecutionError, ResourceLockedError, type Redlock, type RedlockHold } from './redlock-package.js';
+import type { RedlockReleaseHints } from './redlock-hints.js';
 
-/** Pause before the next attempt: retryDelay ± retryJitter, as the package would wait. */
-function retryPause(opts: LockOptions): number {
-  const retryDelay = opts.retryMs;
-  const retryJitter = opts.retryMs / 2;
-  return Math.max(0, retryDelay + (Math.random() * 2 - 1) * retryJitter);
+/**
+ * Backoff ceiling, in units of retryMs: a pause grows retryMs·2^failures up to this. With release
+ * hints the timer is only the fallback (a split vote, a holder whose lease must run out).
+ */
+const MAX_BACKOFF_FACTOR = 32;
+
+/** Exponential backoff with full jitter: uniform in [0, min(cap, retryMs·2^failures)). */
+function backoff(retryMs: number, failures: number): number {
+  return Math.random() * Math.min(retryMs * MAX_BACKOFF_FACTOR, retryMs * 2 ** Math.min(failures, 30));
 }
 
 /**
+ * Random pause between a release hint and the next attempt: uniform in [0, retryMs / this). Every
+ * process hears the same hint at the same moment, and attempts sent within a fraction of a
+ * millisecond of each other reach the masters in different orders and split the votes (nobody
+ * gets 3 of 5, or all 3 survivors of 5).
+ */
+const HINT_JITTER_DIVISOR = 4;
+
+/**
  * RedLock (course §2.9) through the `redlock` package: the same SET NX PX on N independent
- * masters, held only when a majority agreed within the lease minus clock drift.
+ * masters, held only when a majority agreed with validity left (ttl − elapsed − drift, the
+ * package's `expiration`). The holder is not told when that validity runs out (neverLost): work
+ * longer than the lease oversells, as the catalog says.
  *
- * Each attempt is one package call with retryCount 0 and the retries are ours: the package's own
- * retry loop (5.0.0-beta.2) keeps a failed attempt's partial locks and retries with the same
- * value, which its acquire script then counts as "locked" — under contention no client ever
- * reaches a quorum until the leases expire. With retryCount 0 a failed attempt releases its
- * partial locks before we pause retryMs ± retryMs/2 and try again, until waitMs.
+ * Each attempt is one package call with retryCount 0, which releases a failed attempt's partial
+ * votes at once (its own retries would keep them and retry with the same value, which its
+ * acquire script then counts as "locked"). How attempts are spaced is what keeps it live:
+ *
+ * - In this process only the first waiter for a resource contends; the others queue behind it,
+ *   first come first served. When every request polled every 20 ms, 100 waiters made about 100
+ *   failed attempts (10 scripts each) per grant: both cores went to failures, the holder's own
+ *   work waited in a lagging event loop, 25–50 grants/s, and the unlucky waiters ran out of
+ *   waitMs, even on one instance where votes cannot split. A second waiter of the same process
+ *   could only win where the first lost anyway: its scripts reach every master after the first's.
+ * - A holder announces its release on the masters (RedlockReleaseHints): the waiting contender
+ *   of every process tries again then, after a random pause so they do not split the votes.
+ * - Without a hint, a failed contender waits a random [0, retryMs·2^failures) capped at
+ *   32·retryMs (exponential backoff with full jitter), as the RedLock description asks: random,
+ *   so contenders that split the votes do not split them again, and growing, so a lock held for
+ *   long (a crashed holder's lease) costs few attempts.
  *
  * Failures: a majority of servers unreachable → DependencyDownError('redlock') at once (503
  * redlock_unavailable); a reachable majority that kept saying "locked" until waitMs →
  * LockTimeoutError (503 lock_timeout).
  */
 export class RedlockLock implements Lock {
-  constructor(private readonly redlock: Redlock) {}
+  /** Per resource, this process's waiters in arrival order (async-mutex is first come first served). */
+  private readonly lines = new Map<string, Mutex>();
+
+  constructor(
+    private readonly redlock: Redlock,
+    private readonly hints?: RedlockReleaseHints,
+  ) {}
 
   async acquire(resource: string, opts: LockOptions): Promise<Lease> {
     const deadline = Date.now() + opts.waitMs;
-    const hold = await this.acquireWithin(resource, opts, deadline);
+    this.hints?.watch(resource);
+    let leaveLine: () => void;
+    try {
+      leaveLine = await withTimeout(this.lineFor(resource), remaining(deadline)).acquire();
+    } catch (err) {
+      throw err === E_TIMEOUT ? new LockTimeoutError(resource, opts.waitMs) : err;
+    }
+    let hold: RedlockHold;
+    try {
+      hold = await this.contend(resource, opts, deadline);
+    } finally {
+      leaveLine();
+    }
     return {
       lost: neverLost,
       release: async () => {
@@ -40,21 +85,59 @@ export class RedlockLock implements Lock {
           await this.redlock.release(hold, { retryCount: 0 });
         } catch (err) {
           throw await explainFailure(err, () => new LockNotHeldError(resource));
+        } finally {
+          // After the deletes (same connection per master, so each master frees the key first).
+          this.hints?.announce(resource, hold.value);
         }
       },
     };
   }
 
-  private async acquireWithin(resource: string, opts: LockOptions, deadline: number): Promise<RedlockHold> {
+  private lineFor(resource: string): Mutex {
+    let line = this.lines.get(resource);
+    if (!line) {
+      line = new Mutex();
+      this.lines.set(resource, line);
+    }
+    return line;
+  }
+
+  /** Attempts until a quorum agrees with validity left, or the deadline passes. */
+  private async contend(resource: string, opts: LockOptions, deadline: number): Promise<RedlockHold> {
+    let failures = 0;
     for (;;) {
+      const hint = this.hints?.nextRelease(resource);
+      let hold: RedlockHold | undefined;
       try {
-        return await this.redlock.acquire([redlockKey(resource)], opts.ttlMs, { retryCount: 0 });
+        hold = await this.redlock.acquire([redlockKey(resource)], opts.ttlMs, { retryCount: 0 });
       } catch (err) {
         const failure = await explainFailure(err, () => new LockTimeoutError(resource, opts.waitMs));
-        if (!(failure instanceof LockTimeoutError)) throw failure;
-        const pause = retryPause(opts);
-        if (remaining(deadline) <= pause) throw failure;
-        await sleep(pause);
+        if (!(failure instanceof LockTimeoutError)) {
+          hint?.cancel();
+          throw failure;
+        }
+      }
+      if (hold) {
+        // The package does not check that validity is left (acquisition slower than the lease).
+        if (hold.expiration > Date.now()) {
+          hint?.cancel();
+          return hold;
+        }
+        await this.redlock.release(hold, { retryCount: 0 }).catch(() => undefined);
+      }
+      const left = remaining(deadline);
+      if (left <= 0) {
+        hint?.cancel();
+        throw new LockTimeoutError(resource, opts.waitMs);
+      }
+      failures++;
+      const pause = Math.min(backoff(opts.retryMs, failures), left);
+      const hinted = hint ? await hint.within(pause) : (await sleep(pause), false);
+      if (hinted) {
+        // The lock was free a moment ago: a new round of backoff, after a random pause.
+        failures = 0;
+        const jitter = Math.min(Math.random() * (opts.retryMs / HINT_JITTER_DIVISOR), remaining(deadline));
+        if (jitter >= 1) await sleep(jitter);
       }
     }
   }
