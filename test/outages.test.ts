@@ -2,20 +2,12 @@
 // half-applied change — and the instance must recover by itself when it returns.
 import { describe, expect, it } from 'vitest';
 import { createConnection } from 'mysql2/promise';
+import { resetStock } from '../bench/race.js';
 import { unitsLeft } from '../bench/stores.js';
 import { withOwnCluster } from './support/cluster.js';
+import { getJson } from './lock-helpers.js';
 
 const own = withOwnCluster({ instances: 1 });
-
-async function timedGet(url: string) {
-  const t0 = Date.now();
-  const res = await fetch(url, { signal: AbortSignal.timeout(15_000) });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown>, ms: Date.now() - t0 };
-}
-
-function reset(base: string, count: number) {
-  return fetch(`${base}/stock/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count }) });
-}
 
 describe('a fresh cluster', () => {
   it('starts with the course’s 5000 units in MySQL and in Redis', async () => {
@@ -29,12 +21,12 @@ describe('a row lock held elsewhere', () => {
   it('bounds the sql-for-update wait by waitMs: 503 lock_timeout, nothing deducted', async () => {
     const { info } = own.current;
     const base = info.instances[0]!;
-    expect((await reset(base, 10)).status).toBe(200);
+    await resetStock(base, 10);
     const holder = await createConnection(info.mysql);
     try {
       await holder.query('BEGIN');
       await holder.query("SELECT `count` FROM db_stock WHERE product_code = '1001' AND stock_code = '001' FOR UPDATE");
-      const r = await timedGet(`${base}/check/lock?strategy=sql-for-update&waitMs=1000`);
+      const r = await getJson(`${base}/check/lock?strategy=sql-for-update&waitMs=1000`);
       expect(r.status).toBe(503);
       expect(r.body).toMatchObject({ ok: false, error: 'lock_timeout' });
       expect(r.ms).toBeLessThan(5_000);
@@ -43,7 +35,7 @@ describe('a row lock held elsewhere', () => {
       await holder.end();
     }
     expect(await unitsLeft(info, 'mysql')).toBe(10);
-    expect((await timedGet(`${base}/check/lock?strategy=sql-for-update`)).status).toBe(200);
+    expect((await getJson(`${base}/check/lock?strategy=sql-for-update`)).status).toBe(200);
   });
 });
 
@@ -51,17 +43,17 @@ describe('MySQL stopped', () => {
   it('answers 503 mysql_unavailable fast for every MySQL strategy, then recovers when MySQL returns', async () => {
     const { info, servers } = own.current;
     const base = info.instances[0]!;
-    expect((await reset(base, 100)).status).toBe(200);
+    await resetStock(base, 100);
 
     await servers.mysql.stop();
     try {
       for (const strategy of ['none', 'mutex', 'sql-update', 'sql-for-update', 'sql-optimistic']) {
-        const r = await timedGet(`${base}/check/lock?strategy=${strategy}`);
+        const r = await getJson(`${base}/check/lock?strategy=${strategy}`);
         expect(r.status, strategy).toBe(503);
         expect(r.body, strategy).toMatchObject({ ok: false, error: 'mysql_unavailable' });
         expect(r.ms, strategy).toBeLessThan(5_000);
       }
-      const health = await timedGet(`${base}/health`);
+      const health = await getJson(`${base}/health`);
       expect(health.status).toBe(503);
       expect(health.body).toMatchObject({ checks: { mysql: false } });
     } finally {
@@ -70,7 +62,7 @@ describe('MySQL stopped', () => {
 
     // The pool reconnects on its own; nothing was deducted while MySQL was away.
     expect(await unitsLeft(info, 'mysql')).toBe(100);
-    const after = await timedGet(`${base}/check/lock?strategy=sql-update`);
+    const after = await getJson(`${base}/check/lock?strategy=sql-update`);
     expect(after.status).toBe(200);
     expect(await unitsLeft(info, 'mysql')).toBe(99);
   });
@@ -80,22 +72,20 @@ describe('Redis stopped', () => {
   it('answers 503 redis_unavailable fast on the Redis store and refuses a reset without touching MySQL', async () => {
     const { info, servers } = own.current;
     const base = info.instances[0]!;
-    expect((await reset(base, 50)).status).toBe(200);
+    await resetStock(base, 50);
 
     await servers.redis.stop();
     try {
-      const r = await timedGet(`${base}/check/lock?strategy=none&store=redis`);
+      const r = await getJson(`${base}/check/lock?strategy=none&store=redis`);
       expect(r.status).toBe(503);
       expect(r.body).toMatchObject({ ok: false, error: 'redis_unavailable' });
       expect(r.ms).toBeLessThan(5_000);
 
       // MySQL strategies do not depend on Redis and go on working.
-      expect((await timedGet(`${base}/check/lock?strategy=sql-update`)).status).toBe(200);
+      expect((await getJson(`${base}/check/lock?strategy=sql-update`)).status).toBe(200);
 
       // A reset that cannot reach Redis changes neither store.
-      const refused = await reset(base, 9);
-      expect(refused.status).toBe(503);
-      expect(await refused.json()).toMatchObject({ error: 'redis_unavailable' });
+      await expect(resetStock(base, 9)).rejects.toThrow(/503 .*redis_unavailable/);
       expect(await unitsLeft(info, 'mysql')).toBe(49);
     } finally {
       await servers.redis.start();

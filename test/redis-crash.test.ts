@@ -4,15 +4,11 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetStock } from '../bench/race.js';
-import { answerKey, isAllowedAnswer } from '../src/http/answers.js';
 import { withOwnCluster } from './support/cluster.js';
-import { check, checkMany, stockLockKey, untilKeyExists, type Answer } from './redis-helpers.js';
+import { expectDocumented } from './support/race-checks.js';
+import { check, checkMany, stockLockKey, untilKeyExists } from './redis-helpers.js';
 
 const own = withOwnCluster({ instances: 3 });
-
-function expectDocumented(answers: Answer[]): void {
-  expect(answers.map((a) => answerKey(a.status, a.error)).filter((key) => !isAllowedAnswer(key))).toEqual([]);
-}
 
 describe('a lock holder killed mid-work (SIGKILL of its instance)', () => {
   let redis: Redis;

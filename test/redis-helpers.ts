@@ -1,8 +1,6 @@
 // Shared by the test/redis-*.test.ts files: requests that keep their answers' bodies, the store
 // addresses of a cluster, and a wait for a lock key to appear.
 import { Redis } from 'ioredis';
-import { expect } from 'vitest';
-import type { RaceResult } from '../bench/race.js';
 import type { ClusterInfo } from '../src/cluster/cluster.js';
 import type { StoreAddresses } from '../bench/stores.js';
 import { hashLockKey, stringLockKey } from '../src/locks/redis/keys.js';
@@ -52,10 +50,4 @@ export async function untilKeyExists(redis: Redis, key: string, timeoutMs = 10_0
     if (Date.now() > deadline) throw new Error(`${key} never appeared`);
     await new Promise((r) => setTimeout(r, 10));
   }
-}
-
-/** A race with more requests than units that sold every unit exactly once and nothing else. */
-export function expectExact(r: RaceResult, requests: number): void {
-  const sold = { ok: r.ok, soldOut: r.soldOut, other: r.otherStatus + r.noAnswer, left: r.left, oversold: r.oversold };
-  expect(sold).toEqual({ ok: r.initial, soldOut: requests - r.initial, other: 0, left: 0, oversold: 0 });
 }

@@ -5,13 +5,12 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { race, resetStock, type RaceResult } from '../bench/race.js';
-import { answerKey, isAllowedAnswer } from '../src/http/answers.js';
 import { redlockKey } from '../src/locks/redis/keys.js';
 import { redlockReleaseChannel } from '../src/locks/redis/redlock-hints.js';
 import { STOCK_LOCK_RESOURCE } from '../src/stock/product.js';
 import { withOwnCluster } from './support/cluster.js';
-import { expectExactRace } from './support/race-checks.js';
-import { check, checkMany, storesOf, untilKeyExists, type Answer } from './redis-helpers.js';
+import { expectDocumented, expectExactRace } from './support/race-checks.js';
+import { check, checkMany, storesOf, untilKeyExists } from './redis-helpers.js';
 
 const own = withOwnCluster({ instances: 3 });
 
@@ -29,10 +28,6 @@ async function redlockRace(label: string, initial: number, requests: number, con
   const r = await race({ target: info.nginx, stores: storesOf(info), strategy: 'redlock', initial, requests, connections, maxSeconds: 90 });
   expectExactRace(r, label, LIVE_BOUND);
   return r;
-}
-
-function expectDocumented(answers: Answer[]): void {
-  expect(answers.map((a) => answerKey(a.status, a.error)).filter((key) => !isAllowedAnswer(key))).toEqual([]);
 }
 
 /** Every master running except those in `down`, which are stopped (SIGTERM) or killed (SIGKILL). */

@@ -1,14 +1,37 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+// Pure tests: no server, no cluster. A new test file is an integration test unless listed here.
+const UNIT = ['test/params.test.ts', 'test/config.test.ts', 'test/bench-report.test.ts', 'test/compose.test.ts', 'test/fingerprint.test.ts'];
+
+// Vitest 4 runs projects with different worker counts one group after the other, so the unit
+// files run first, two at a time, then the integration files one at a time. `--project unit`
+// runs the unit files alone, without booting the cluster.
 export default defineConfig({
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
-    include: ['test/**/*.test.ts'],
-    // Integration tests share one cluster and its single stock row, so files run one at a time.
-    fileParallelism: false,
-    globalSetup: ['test/support/global-setup.ts'],
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT, maxWorkers: 2, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: UNIT,
+          sequence: { groupOrder: 1 },
+          // Integration tests share one cluster and its single stock row, so files run one at a
+          // time, in one worker that keeps its imports (src/, bench/, the load process) from file
+          // to file instead of starting afresh for each.
+          fileParallelism: false,
+          isolate: false,
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 });

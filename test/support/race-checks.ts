@@ -21,6 +21,11 @@ export function unexpectedAnswers(byAnswer: Record<string, number>): Record<stri
   return Object.fromEntries(Object.entries(byAnswer).filter(([key]) => !isAllowedAnswer(key)));
 }
 
+/** Every answer one the service documents (src/http/answers.ts), for tests that keep each answer. */
+export function expectDocumented(answers: readonly { status: number; error?: string }[]): void {
+  expect(unexpectedAnswers(tally(answers))).toEqual({});
+}
+
 /** 503s the client may retry (lock_timeout, retries_exhausted, …): a liveness figure. */
 export function refusals(byAnswer: Record<string, number>): number {
   return Object.entries(byAnswer).reduce((n, [key, count]) => n + (isRefusal(key) ? count : 0), 0);
