@@ -5,7 +5,7 @@ import os from 'node:os';
 import { fetchCatalog, selectStrategies, type CatalogEntry } from './catalog.js';
 import { stopLoad } from './fire.js';
 import { checkStoresMatch, expectedOutcome, measureNoop, measureNoopWithWrk, measureRace, measureWindow, type WindowSample, type WindowSettings } from './measure.js';
-import type { BenchOptions } from './options.js';
+import { MIN_RACE_UNITS, type BenchOptions } from './options.js';
 import { ceilingLine, raceLine, windowLine } from './progress.js';
 import { orderRuns, REFERENCE_STRATEGY, TOPOLOGY_LABEL, withStandings, worstOf, type BenchOptionsRecord, type BenchReport, type Ceiling, type RaceFigures, type RunResult, type Topology } from './report.js';
 import { spreadOf } from './stats.js';
@@ -29,6 +29,18 @@ function plan(catalog: CatalogEntry[], o: BenchOptions, hasOne: boolean, notes: 
     return selectStrategies(catalog, [...(o.strategies ?? []), REFERENCE_STRATEGY]);
   }
   return chosen;
+}
+
+/**
+ * How many units a strategy races for: the course's size for its headline rows; else, when sized
+ * by time, what its median goodput sells in about raceSeconds (so a slow lock's race still ends);
+ * else the fixed size.
+ */
+export function raceSize(o: BenchOptions, strategy: string, goodput: number): { requests: number; initial: number } {
+  if (o.courseStrategies.includes(strategy)) return { requests: o.courseRequests, initial: o.courseInitial };
+  if (o.raceSeconds === undefined) return { requests: o.requests, initial: o.initial };
+  const initial = Math.max(MIN_RACE_UNITS, Math.min(o.initial, Math.round((goodput * o.raceSeconds) / 10) * 10));
+  return { requests: initial + (o.requests - o.initial), initial };
 }
 
 /** Round r starts r steps further along the list, so no strategy always runs first or last. */
@@ -98,8 +110,7 @@ export async function runBench(o: BenchOptions, target: BenchTarget, log: Log): 
 
     const races = new Map<string, RaceFigures>();
     for (const c of cells) {
-      const course = o.courseStrategies.includes(c.s.name);
-      const size = { requests: course ? o.courseRequests : o.requests, initial: course ? o.courseInitial : o.initial, connections: o.connections, maxSeconds: o.maxSeconds, params };
+      const size = { ...raceSize(o, c.s.name, spreadOf(windows.get(c.key)!.map((w) => w.goodput)).median), connections: o.connections, maxSeconds: o.maxSeconds, params };
       const r = await measureRace(c.base, target.stores, c.s, size, (answered) => log(`        … race ${c.s.name} · ${TOPOLOGY_LABEL[c.topology]}: ${answered}/${size.requests} answered`));
       races.set(c.key, r);
       log(raceLine(c.s.name, c.topology, r));

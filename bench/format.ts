@@ -38,13 +38,13 @@ export function courseText(r: Pick<RunResult, 'worst' | 'expected'>): string {
 }
 
 export const RUN_COLUMNS = [
-  'family', 'strategy', 'store', 'instances', 'race: 200 / 409 / 503 / left', 'oversold', 'goodput/s', '503/s', 'p50 ms', 'p99 ms', 'vs mutex', 'rank', 'course',
+  'family', 'strategy', 'store', 'instances', 'race units', 'race: 200 / 409 / 503 / left', 'oversold', 'goodput/s', '503/s', 'p50 ms', 'p99 ms', 'vs mutex', 'rank', 'course',
 ] as const;
 
 export function runCells(r: RunResult): string[] {
   const t = r.throughput;
   return [
-    r.family, r.strategy, r.store, TOPOLOGY_LABEL[r.topology], raceText(r.race), oversoldText(r.worst), spreadText(t.goodput),
+    r.family, r.strategy, r.store, TOPOLOGY_LABEL[r.topology], String(r.race.initial), raceText(r.race), oversoldText(r.worst), spreadText(t.goodput),
     int(t.refusedPerSec.median), int(t.p50Ms.median), int(t.p99Ms.median), efficiencyText(r.efficiency), rankText(r), courseText(r),
   ];
 }

@@ -18,6 +18,12 @@ export interface BenchOptions {
   /** The oversell race: requests against units (more requests than units). */
   requests: number;
   initial: number;
+  /**
+   * When set, each race is sized from its strategy's measured goodput to last about this long
+   * (between MIN_RACE_UNITS and `initial` units, with requests − initial extra requests); when
+   * undefined, every race is `requests` for `initial`.
+   */
+  raceSeconds?: number;
   /** The course's full-size race, for the headline strategies. */
   courseRequests: number;
   courseInitial: number;
@@ -40,14 +46,19 @@ export interface BenchOptions {
 /** The course's headline rows keep its full-size race: the problem and the first answer to it. */
 export const COURSE_STRATEGIES = ['none', 'mutex'];
 
+/** The smallest sized race: still 100 concurrent clients against units that run out. */
+export const MIN_RACE_UNITS = 100;
+
 export const USAGE = `usage: npm run bench -- [options]
   --strategies a,b     only these (default: every strategy GET /strategies lists)
   --rounds N           throughput windows per strategy, interleaved across strategies (default 3)
-  --warmup S --window S   discarded warm-up and measured window, seconds (default 1 and 2)
+  --warmup S --window S   discarded warm-up and measured window, seconds (default 0.5 and 1.5)
   --connections N      concurrent clients (default 100)
   --workMs N           business time inside the critical section (default 0)
   --ttlMs N --waitMs N lock parameters (default: the service's)
-  --requests N --initial N   the oversell race: N requests against N units (default 1100 and 1000)
+  --raceSeconds S      size each race from the strategy's goodput to last about S s, from ${MIN_RACE_UNITS}
+                       up to 1000 units, 100 more requests than units (default 2)
+  --requests N --initial N   a fixed race instead: N requests against N units, for every strategy
   --full               race every strategy at the course's size (${INITIAL_COUNT + 100} requests, ${INITIAL_COUNT} units),
                        not only ${COURSE_STRATEGIES.join(' and ')}
   --maxSeconds N       stop a race after N s and mark it truncated (default 60)
@@ -88,7 +99,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     strict: true,
     options: {
       strategies: str, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
-      requests: str, initial: str, full: { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
+      requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
     },
   });
   const strategies = values.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
@@ -96,16 +107,18 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   const full = values.full ?? false;
   const initial = count('initial', values.initial, full ? INITIAL_COUNT : 1000, 0) as number;
   const requests = count('requests', values.requests, initial + 100, 1) as number;
+  const fixedRaces = full || values.initial !== undefined || values.requests !== undefined;
   return {
     rounds: count('rounds', values.rounds, 3, 1) as number,
-    warmupSeconds: seconds('warmup', values.warmup, 1, 0),
-    windowSeconds: seconds('window', values.window, 2, 0.1),
+    warmupSeconds: seconds('warmup', values.warmup, 0.5, 0),
+    windowSeconds: seconds('window', values.window, 1.5, 0.1),
     connections: count('connections', values.connections, 100, 1) as number,
     workMs: count('workMs', values.workMs, 0, 0) as number,
     ttlMs: count('ttlMs', values.ttlMs, undefined, 1),
     waitMs: count('waitMs', values.waitMs, undefined, 0),
     requests,
     initial,
+    raceSeconds: fixedRaces ? undefined : seconds('raceSeconds', values.raceSeconds, 2, 0.1),
     courseRequests: INITIAL_COUNT + 100,
     courseInitial: INITIAL_COUNT,
     // Explicit race sizes apply to every strategy.

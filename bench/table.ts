@@ -1,5 +1,6 @@
 // The comparison as markdown: what stdout shows and what the .md file holds.
 import { CEILING_COLUMNS, ceilingCells, RUN_COLUMNS, runCells, tieGroups } from './format.js';
+import { MIN_RACE_UNITS } from './options.js';
 import type { BenchReport } from './report.js';
 
 const escape = (cell: string) => cell.replace(/\|/g, '\\|');
@@ -16,14 +17,21 @@ export function methodText(report: BenchReport): string {
   const course = o.courseStrategies.length > 0 ? ` (${o.courseStrategies.join(' and ')}: the course's ${o.courseRequests} for ${o.courseInitial})` : '';
   return (
     `${o.rounds} rounds; in each, every strategy gets ${o.warmupSeconds} s of discarded warm-up and a ${o.windowSeconds} s measured window ` +
-    `at ${o.connections} connections, in a rotated order; workMs ${o.workMs}${lease}. Then one race each: ${o.requests} requests for ${o.initial} units${course}. ` +
+    `at ${o.connections} connections, in a rotated order; workMs ${o.workMs}${lease}. Then one race each: ${raceText(o)}${course}. ` +
     `${report.machine.nproc} CPUs (${report.machine.cpu}), Node ${report.machine.node}; ${report.date}; ${(report.seconds / 60).toFixed(1)} min.`
   );
 }
 
+function raceText(o: BenchReport['options']): string {
+  const extra = o.requests - o.initial;
+  return o.raceSeconds === undefined
+    ? `${o.requests} requests for ${o.initial} units`
+    : `sized from the strategy's goodput to last about ${o.raceSeconds} s (${MIN_RACE_UNITS} to ${o.initial} units, ${extra} more requests than units)`;
+}
+
 export const DEFINITIONS = [
   'goodput/s = 200 answers per second in the measured windows: median of the rounds (min–max). 503/s are refusals, counted apart; the stock never runs out during a window.',
-  'race: 200 / 409 / 503 / left = answers of the race and the units left in the store. oversold = 200 answers − units that really left the store (read from MySQL or Redis directly): the worst of the race and of every window, never a median. With unanswered requests it is a lower bound (≥).',
+  'race: 200 / 409 / 503 / left = answers of the race (more requests than its race units) and the units left in the store. oversold = 200 answers − units that really left the store (read from MySQL or Redis directly): the worst of the race and of every window, never a median. With unanswered requests it is a lower bound (≥).',
   'vs mutex = median goodput ÷ median goodput of mutex on one instance, the serialization limit of the same critical section.',
   'rank = 1 + the strategies on the same topology that were faster in every round. (tie) = its range overlaps another\'s: the repeats cannot tell them apart.',
 ];

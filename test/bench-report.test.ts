@@ -5,7 +5,7 @@ import { oversoldText } from '../bench/format.js';
 import { renderHtml } from '../bench/html.js';
 import { expectedOutcome } from '../bench/measure.js';
 import { parseBenchArgs, UsageError } from '../bench/options.js';
-import { rotated } from '../bench/bench.js';
+import { raceSize, rotated } from '../bench/bench.js';
 import { asExpected, orderRuns, oversoldOf, unansweredOf, verdictOf, withStandings, worstOf, type BenchReport, type RaceFigures, type RunResult, type Topology } from '../bench/report.js';
 import { spreadOf, standings, type Spread } from '../bench/stats.js';
 import { niceMax } from '../bench/svg.js';
@@ -116,6 +116,15 @@ describe('bench arithmetic', () => {
     expect(worstOf([{ oversold: 0, unanswered: 0 }, { oversold: -1, unanswered: 4 }])).toEqual({ oversold: -1, unanswered: 4 });
   });
 
+  it('sizes a race from goodput, within 100 and 1000 units, except the course rows and fixed sizes', () => {
+    const o = parseBenchArgs([]);
+    expect(raceSize(o, 'mutex', 50)).toEqual({ requests: 5100, initial: 5000 });
+    expect(raceSize(o, 'zk-watch', 212)).toEqual({ requests: 520, initial: 420 });
+    expect(raceSize(o, 'zk-sequential', 20)).toEqual({ requests: 200, initial: 100 });
+    expect(raceSize(o, 'sql-update', 4000)).toEqual({ requests: 1100, initial: 1000 });
+    expect(raceSize(parseBenchArgs(['--initial', '300']), 'mutex', 50)).toEqual({ requests: 400, initial: 300 });
+  });
+
   it('rotates the order of strategies from round to round', () => {
     expect([0, 1, 2, 3].map((r) => rotated(['a', 'b', 'c'], r).join(''))).toEqual(['abc', 'bca', 'cab', 'abc']);
   });
@@ -156,14 +165,14 @@ describe('bench arithmetic', () => {
 });
 
 describe('bench options and target', () => {
-  it('defaults to 3 rounds of 2 s windows at 100 connections, races of 1100 for 1000 and the course size for none and mutex', () => {
+  it('defaults to 3 rounds of 1.5 s windows at 100 connections, races sized by goodput and the course size for none and mutex', () => {
     const o = parseBenchArgs([]);
-    expect(o).toMatchObject({ rounds: 3, warmupSeconds: 1, windowSeconds: 2, connections: 100, workMs: 0, requests: 1100, initial: 1000, maxSeconds: 60, out: 'bench/results' });
+    expect(o).toMatchObject({ rounds: 3, warmupSeconds: 0.5, windowSeconds: 1.5, connections: 100, workMs: 0, requests: 1100, initial: 1000, raceSeconds: 2, maxSeconds: 60, out: 'bench/results' });
     expect(o).toMatchObject({ courseRequests: 5100, courseInitial: 5000, courseStrategies: ['none', 'mutex'] });
     expect(o.strategies).toBeUndefined();
     expect(parseBenchArgs(['--strategies', 'none, sql-update', '--requests', '200']).strategies).toEqual(['none', 'sql-update']);
     // explicit race sizes apply to every strategy; --full races everything at the course size
-    expect(parseBenchArgs(['--requests', '200']).courseStrategies).toEqual([]);
+    expect(parseBenchArgs(['--requests', '200'])).toMatchObject({ courseStrategies: [], raceSeconds: undefined });
     expect(parseBenchArgs(['--full'])).toMatchObject({ requests: 5100, initial: 5000 });
     expect(parseBenchArgs(['--window', '0.5'])).toMatchObject({ windowSeconds: 0.5 });
     expect(() => parseBenchArgs(['--requests', 'lots'])).toThrow(UsageError);
