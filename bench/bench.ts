@@ -63,6 +63,9 @@ async function measureCeilings(bases: [Topology, string][], o: BenchOptions, log
   if (!wrk) notes.push('wrk is not installed (Debian package wrk): the ceiling has no reference to compare the load generator with.');
   const samples = new Map(bases.map(([t]) => [t, { autocannon: [] as number[], wrk: [] as number[] }]));
   const settings = { connections: o.connections, warmupSeconds: o.warmupSeconds, windowSeconds: o.windowSeconds };
+  // Unmeasured: a freshly started instance pays for JIT and connections in its first seconds, which
+  // a short warm-up does not cover, and would make round 1 of whichever tool goes first an outlier.
+  for (const [, base] of bases) await measureNoop(base, { ...settings, warmupSeconds: 0, windowSeconds: 2 });
   for (let round = 0; round < o.rounds; round++) {
     for (const [topology, base] of bases) {
       const s = samples.get(topology)!;

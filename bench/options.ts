@@ -57,7 +57,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --workMs N           business time inside the critical section (default 0)
   --ttlMs N --waitMs N lock parameters (default: the service's)
   --raceSeconds S      size each race from the strategy's goodput to last about S s, from ${MIN_RACE_UNITS}
-                       up to 1000 units, 100 more requests than units (default 2)
+                       up to 1000 units, 100 more requests than units (default 1.5)
   --requests N --initial N   a fixed race instead: N requests against N units, for every strategy
   --full               race every strategy at the course's size (${INITIAL_COUNT + 100} requests, ${INITIAL_COUNT} units),
                        not only ${COURSE_STRATEGIES.join(' and ')}
@@ -118,7 +118,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     waitMs: count('waitMs', values.waitMs, undefined, 0),
     requests,
     initial,
-    raceSeconds: fixedRaces ? undefined : seconds('raceSeconds', values.raceSeconds, 2, 0.1),
+    raceSeconds: fixedRaces ? undefined : seconds('raceSeconds', values.raceSeconds, 1.5, 0.1),
     courseRequests: INITIAL_COUNT + 100,
     courseInitial: INITIAL_COUNT,
     // Explicit race sizes apply to every strategy.

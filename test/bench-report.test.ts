@@ -119,7 +119,7 @@ describe('bench arithmetic', () => {
   it('sizes a race from goodput, within 100 and 1000 units, except the course rows and fixed sizes', () => {
     const o = parseBenchArgs([]);
     expect(raceSize(o, 'mutex', 50)).toEqual({ requests: 5100, initial: 5000 });
-    expect(raceSize(o, 'zk-watch', 212)).toEqual({ requests: 520, initial: 420 });
+    expect(raceSize(o, 'zk-watch', 212)).toEqual({ requests: 420, initial: 320 });
     expect(raceSize(o, 'zk-sequential', 20)).toEqual({ requests: 200, initial: 100 });
     expect(raceSize(o, 'sql-update', 4000)).toEqual({ requests: 1100, initial: 1000 });
     expect(raceSize(parseBenchArgs(['--initial', '300']), 'mutex', 50)).toEqual({ requests: 400, initial: 300 });
@@ -167,7 +167,7 @@ describe('bench arithmetic', () => {
 describe('bench options and target', () => {
   it('defaults to 3 rounds of 1.5 s windows at 100 connections, races sized by goodput and the course size for none and mutex', () => {
     const o = parseBenchArgs([]);
-    expect(o).toMatchObject({ rounds: 3, warmupSeconds: 0.5, windowSeconds: 1.5, connections: 100, workMs: 0, requests: 1100, initial: 1000, raceSeconds: 2, maxSeconds: 60, out: 'bench/results' });
+    expect(o).toMatchObject({ rounds: 3, warmupSeconds: 0.5, windowSeconds: 1.5, connections: 100, workMs: 0, requests: 1100, initial: 1000, raceSeconds: 1.5, maxSeconds: 60, out: 'bench/results' });
     expect(o).toMatchObject({ courseRequests: 5100, courseInitial: 5000, courseStrategies: ['none', 'mutex'] });
     expect(o.strategies).toBeUndefined();
     expect(parseBenchArgs(['--strategies', 'none, sql-update', '--requests', '200']).strategies).toEqual(['none', 'sql-update']);
