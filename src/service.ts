@@ -5,7 +5,7 @@ import { createApp } from './app.js';
 import type { ServiceConfig } from './config.js';
 import { createDataSource } from './db/data-source.js';
 import { createLogger, type Logger } from './logger.js';
-import { sleep } from './locks/wait.js';
+import { sleep } from './time.js';
 import { connectRedis, waitReady } from './redis/connect.js';
 import { MysqlStock } from './stock/mysql-stock.js';
 import { INITIAL_COUNT } from './stock/product.js';

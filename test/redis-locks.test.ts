@@ -18,7 +18,7 @@ import { ReleaseNotifier } from '../src/locks/redis/release-notifier.js';
 import { SetnxExpiryLock } from '../src/locks/redis/setnx-expiry.js';
 import { SetnxLock } from '../src/locks/redis/setnx.js';
 import { WatchdogLock } from '../src/locks/redis/watchdog.js';
-import { sleep } from '../src/locks/wait.js';
+import { sleep } from '../src/time.js';
 import { connectRedis, waitReady } from '../src/redis/connect.js';
 import { sharedCluster } from './support/cluster.js';
 

@@ -5,7 +5,7 @@ import { createClient, type Client } from 'node-zookeeper-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease, LockOptions } from '../src/locks/lock.js';
 import { runAsOwner } from '../src/locks/owner.js';
-import { sleep } from '../src/locks/wait.js';
+import { sleep } from '../src/time.js';
 import { queueDir, type QueueLock } from '../src/locks/zk/queue.js';
 import { ZkSequentialLock } from '../src/locks/zk/sequential.js';
 import { ZkSession } from '../src/locks/zk/session.js';

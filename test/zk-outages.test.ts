@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { resetStock } from '../bench/race.js';
 import { unitsLeft } from '../bench/stores.js';
-import { sleep } from '../src/locks/wait.js';
+import { sleep } from '../src/time.js';
 import { withOwnCluster } from './support/cluster.js';
 import { getJson } from './lock-helpers.js';
 

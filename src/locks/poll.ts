@@ -1,6 +1,6 @@
 import { LockTimeoutError } from './errors.js';
 import type { LockOptions } from './lock.js';
-import { remaining, sleep } from './wait.js';
+import { remaining, sleep } from '../time.js';
 
 /**
  * The course's retry loop for locks that can only ask "is it free now?": try, sleep retryMs, try

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { callDependency } from '../dependency.js';
-import { remaining } from '../locks/wait.js';
+import { remaining } from '../time.js';
 
 /**
  * A bounded set of dedicated connections, for commands whose state lives on the connection:

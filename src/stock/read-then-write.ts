@@ -1,5 +1,5 @@
 import { LockLostError } from '../locks/errors.js';
-import { sleep } from '../locks/wait.js';
+import { sleep } from '../time.js';
 import type { StockStore } from './store.js';
 
 /**

@@ -1,7 +1,7 @@
 // Deductions that are atomic on the Redis stock key by themselves, without any lock.
 import type { Redis } from 'ioredis';
 import { callDependency } from '../dependency.js';
-import { sleep } from '../locks/wait.js';
+import { sleep } from '../time.js';
 import { runLua } from '../redis/lua.js';
 import { REDIS_STOCK_KEY } from './product.js';
 

@@ -1,5 +1,5 @@
 import type { LockOptions } from '../locks/lock.js';
-import { remaining, sleep } from '../locks/wait.js';
+import { remaining, sleep } from '../time.js';
 
 /** Optimistic retries (a version check, a WATCHed transaction) ran past the request's wait bound. */
 export class RetriesExhaustedError extends Error {

@@ -1,4 +1,4 @@
-import { sleep } from '../locks/wait.js';
+import { sleep } from '../time.js';
 import { retryOnConflict } from './retry.js';
 import type { FamilyFactory } from './strategy.js';
 

@@ -4,7 +4,7 @@ import { LockLostError, LockNotHeldError } from '../errors.js';
 import type { Lease, Lock, LockOptions } from '../lock.js';
 import { currentOwner } from '../owner.js';
 import { pollUntilAcquired } from '../poll.js';
-import { remaining } from '../wait.js';
+import { remaining } from '../../time.js';
 
 interface WriteResult { affectedRows: number }
 

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { LockTimeoutError } from '../errors.js';
 import { neverLost, type Lease, type Lock, type LockOptions } from '../lock.js';
 import { currentOwner } from '../owner.js';
-import { remaining } from '../wait.js';
+import { remaining } from '../../time.js';
 import { HashLease } from './hash-lease.js';
 import { redisCall, releaseChannel } from './keys.js';
 import type { ReleaseNotifier } from './release-notifier.js';

@@ -2,7 +2,7 @@ import { E_TIMEOUT, Mutex, withTimeout } from 'async-mutex';
 import { DependencyDownError } from '../../dependency.js';
 import { LockNotHeldError, LockTimeoutError } from '../errors.js';
 import { neverLost, type Lease, type Lock, type LockOptions } from '../lock.js';
-import { remaining, sleep } from '../wait.js';
+import { remaining, sleep } from '../../time.js';
 import { redlockKey } from './keys.js';
 import { ExecutionError, ResourceLockedError, type Redlock, type RedlockHold } from './redlock-package.js';
 import type { RedlockReleaseHints } from './redlock-hints.js';

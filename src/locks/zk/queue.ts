@@ -5,7 +5,7 @@ import { DependencyDownError } from '../../dependency.js';
 import { LockLostError, LockNotHeldError, LockTimeoutError } from '../errors.js';
 import type { Lease, Lock, LockOptions } from '../lock.js';
 import { currentOwner } from '../owner.js';
-import { remaining } from '../wait.js';
+import { remaining } from '../../time.js';
 import { ZkDeadlineError, zkCode, type ZkSession } from './session.js';
 
 const PREFIX = 'lock-';

@@ -1,4 +1,4 @@
-import { remaining, sleep } from '../wait.js';
+import { remaining, sleep } from '../../time.js';
 import { QueueLock, leftQueue, type Turn } from './queue.js';
 import { ZkDeadlineError } from './session.js';
 

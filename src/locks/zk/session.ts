@@ -3,7 +3,7 @@
 import { CreateMode, Exception, State, createClient, type Client, type Event, type Stat } from 'node-zookeeper-client';
 import { DependencyDownError } from '../../dependency.js';
 import type { Logger } from '../../logger.js';
-import { remaining } from '../wait.js';
+import { remaining } from '../../time.js';
 
 export interface ZkSessionOptions {
   connect: string;

@@ -1,0 +1,25 @@
+// Waiting, the one way: timer-based pauses and deadline-bounded polls (never a busy wait).
+
+/** A timer-based pause. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Milliseconds left before `deadline` (a Date.now() value), never negative. */
+export function remaining(deadline: number): number {
+  return Math.max(0, deadline - Date.now());
+}
+
+/**
+ * Asks `check` every `intervalMs` until it answers true or `timeoutMs` has passed; resolves whether
+ * it came true. The last check runs at or after the deadline, so a slow check is never cut short.
+ */
+export async function pollUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 50): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    const left = remaining(deadline);
+    if (left <= 0) return false;
+    await sleep(Math.min(intervalMs, left));
+  }
+}
