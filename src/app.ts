@@ -1,6 +1,6 @@
 // The Express app: routes and error mapping only. Strategies come from the catalog.
 import express, { type Express } from 'express';
-import { runAsOwner, newOwnerToken } from './locks/owner.js';
+import { newOwnerToken } from './locks/owner.js';
 import { errorHandler } from './http/errors.js';
 import { parseCheckParams, parseResetBody } from './http/params.js';
 import { INITIAL_COUNT, PRODUCT_CODE, STOCK_CODE } from './stock/product.js';
@@ -17,7 +17,7 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
 
   app.get('/check/lock', async (req, res) => {
     const { strategy, request } = parseCheckParams(req.query, catalog, config.defaultStrategy, config.limits);
-    const result = await runAsOwner(newOwnerToken(instance), () => strategy.deduct(request));
+    const result = await strategy.deduct({ ...request, owner: newOwnerToken(instance) });
     if (result.outcome === 'sold_out') {
       res.status(409).json({ ok: false, error: 'sold_out', strategy: strategy.name, instance });
       return;

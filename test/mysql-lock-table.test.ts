@@ -10,7 +10,6 @@ import { expectExactRace } from './support/race-checks.js';
 import { createDataSource } from '../src/db/data-source.js';
 import { LockNotHeldError, LockTimeoutError } from '../src/locks/errors.js';
 import { MysqlTableLock } from '../src/locks/mysql/table-lock.js';
-import { runAsOwner } from '../src/locks/owner.js';
 
 describe('mysql-lock-table on three instances behind nginx (shared cluster)', () => {
   it('1100 requests for 1000 units: no unit sold twice, refusals within the bound', async () => {
@@ -64,35 +63,37 @@ describe('the table lock held twice by one owner (shared cluster MySQL, lock dri
       ((await db.query('SELECT owner, reentrant_count FROM tb_lock WHERE lock_name = ?', [resource])) as { owner: string; reentrant_count: number }[])[0];
     try {
       await db.query('DELETE FROM tb_lock WHERE lock_name = ?', [resource]);
-      await runAsOwner('owner-a', async () => {
-        const outer = await lock.acquire(resource, opts);
-        const inner = await lock.acquire(resource, opts);
+      {
+        const as = { ...opts, owner: 'owner-a' };
+        const outer = await lock.acquire(resource, as);
+        const inner = await lock.acquire(resource, as);
         expect(await row()).toMatchObject({ owner: 'owner-a', reentrant_count: 2 });
 
         await inner.release();
         expect(await row()).toMatchObject({ owner: 'owner-a', reentrant_count: 1 });
         // Still held: another owner waits and gives up after its waitMs.
-        await expect(runAsOwner('owner-b', () => lock.acquire(resource, { ...opts, waitMs: 300 }))).rejects.toBeInstanceOf(LockTimeoutError);
+        await expect(lock.acquire(resource, { ...opts, waitMs: 300, owner: 'owner-b' })).rejects.toBeInstanceOf(LockTimeoutError);
 
         await outer.release();
         expect(await row()).toBeUndefined();
         // Released twice is an error, never a silent no-op.
         await expect(outer.release()).rejects.toBeInstanceOf(LockNotHeldError);
-      });
-      const other = await runAsOwner('owner-b', () => lock.acquire(resource, opts));
+      }
+      const other = await lock.acquire(resource, { ...opts, owner: 'owner-b' });
       expect(await row()).toMatchObject({ owner: 'owner-b', reentrant_count: 1 });
       await other.release();
 
       // The holds may end in either order: the outer one first leaves the inner still holding.
-      await runAsOwner('owner-c', async () => {
-        const outer = await lock.acquire(resource, opts);
-        const inner = await lock.acquire(resource, opts);
+      {
+        const as = { ...opts, owner: 'owner-c' };
+        const outer = await lock.acquire(resource, as);
+        const inner = await lock.acquire(resource, as);
         await outer.release();
         expect(await row()).toMatchObject({ owner: 'owner-c', reentrant_count: 1 });
-        await expect(runAsOwner('owner-d', () => lock.acquire(resource, { ...opts, waitMs: 300 }))).rejects.toBeInstanceOf(LockTimeoutError);
+        await expect(lock.acquire(resource, { ...opts, waitMs: 300, owner: 'owner-d' })).rejects.toBeInstanceOf(LockTimeoutError);
         await inner.release();
         expect(await row()).toBeUndefined();
-      });
+      }
     } finally {
       await db.destroy();
     }

@@ -6,8 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DependencyDownError } from '../src/dependency.js';
 import { LockNotHeldError, LockTimeoutError } from '../src/locks/errors.js';
 import type { Lease, Lock, LockOptions } from '../src/locks/lock.js';
-import { runAsOwner } from '../src/locks/owner.js';
-import { ReenterOnce } from '../src/locks/reenter-once.js';
+import { withLockReentered } from '../src/locks/reenter-once.js';
 import { deleteLockKeys, hashLockKey, stringLockKey } from '../src/locks/redis/keys.js';
 import { OwnedLock } from '../src/locks/redis/owned.js';
 import { PubsubLock } from '../src/locks/redis/pubsub.js';
@@ -24,8 +23,7 @@ import { sharedCluster } from './support/cluster.js';
 
 const R = 'test-resource';
 const opts = (o: Partial<LockOptions> = {}): LockOptions => ({ ttlMs: 10_000, waitMs: 2_000, retryMs: 5, ...o });
-const as = <T>(owner: string, fn: () => Promise<T>) => runAsOwner(owner, fn);
-const take = (lock: Lock, owner: string, o?: Partial<LockOptions>): Promise<Lease> => as(owner, () => lock.acquire(R, opts(o)));
+const take = (lock: Lock, owner: string, o?: Partial<LockOptions>): Promise<Lease> => lock.acquire(R, { ...opts(o), owner });
 
 async function open(url: string): Promise<Redis> {
   const client = connectRedis(url, { commandTimeoutMs: 2_000 });
@@ -97,10 +95,11 @@ describe('the reentrant hash lock', () => {
     expect(await redis.hgetall(hashLockKey(R))).toEqual({ B: '1' });
   });
 
-  it('ReenterOnce passes with a reentrant lock and waits for itself with a non-reentrant one', async () => {
-    await (await as('A', () => new ReenterOnce(new ReentrantLock(redis)).acquire(R, opts()))).release();
+  it('a reentered scope passes with a reentrant lock and waits for itself with a non-reentrant one', async () => {
+    const reentered = await withLockReentered(new ReentrantLock(redis), R, { ...opts(), owner: 'A' }, async () => redis.hget(hashLockKey(R), 'A'));
+    expect(reentered).toEqual({ value: '2' });
     expect(await redis.exists(hashLockKey(R))).toBe(0);
-    await expect(as('A', () => new ReenterOnce(new OwnedLock(redis)).acquire(R, opts({ waitMs: 100 })))).rejects.toBeInstanceOf(LockTimeoutError);
+    await expect(withLockReentered(new OwnedLock(redis), R, { ...opts({ waitMs: 100 }), owner: 'A' }, async () => 'never')).rejects.toBeInstanceOf(LockTimeoutError);
     expect(await redis.exists(stringLockKey(R))).toBe(0); // the outer hold was given back
   });
 });

@@ -4,8 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient, type Client } from 'node-zookeeper-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease, LockOptions } from '../src/locks/lock.js';
-import { runAsOwner } from '../src/locks/owner.js';
-import { sleep } from '../src/time.js';
+import { pollUntil, sleep } from '../src/time.js';
 import { queueDir, type QueueLock } from '../src/locks/zk/queue.js';
 import { ZkSequentialLock } from '../src/locks/zk/sequential.js';
 import { ZkSession } from '../src/locks/zk/session.js';
@@ -23,11 +22,7 @@ function openSession(sessionTimeoutMs = 4_000): Promise<ZkSession> {
 }
 
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
+  if (!(await pollUntil(check, timeoutMs, 20))) throw new Error(`timed out waiting for ${what}`);
 }
 
 /**
@@ -36,15 +31,15 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
  */
 async function handDown(lock: QueueLock, session: ZkSession) {
   const resource = `herd-${randomUUID()}`;
-  const first = await runAsOwner('holder', () => lock.acquire(resource, opts));
+  const first = await lock.acquire(resource, { ...opts, owner: 'holder' });
   const order: number[] = [];
   const waiters = Array.from({ length: WAITERS }, (_, i) =>
-    runAsOwner(`waiter-${i}`, async () => {
-      const lease = await lock.acquire(resource, opts);
+    (async () => {
+      const lease = await lock.acquire(resource, { ...opts, owner: `waiter-${i}` });
       order.push(i);
       await sleep(HOLD_MS);
       await lease.release();
-    }),
+    })(),
   );
   // Every waiter has queued and looked at the queue at least once before the first hand-off.
   await until('all waiters queued', async () => (await session.getChildren(queueDir(session, resource), Date.now() + 1_000)).length === WAITERS + 1);
@@ -92,7 +87,7 @@ describe('a holder whose session expires', () => {
     try {
       const lock = new ZkWatchLock(session);
       const resource = `expiry-${randomUUID()}`;
-      const lease: Lease = await runAsOwner('holder', () => lock.acquire(resource, opts));
+      const lease: Lease = await lock.acquire(resource, { ...opts, owner: 'holder' });
       const { id, password } = session.credentials;
       const dir = queueDir(session, resource);
       expect(await session.getChildren(dir, Date.now() + 1_000)).toHaveLength(1);
@@ -108,7 +103,7 @@ describe('a holder whose session expires', () => {
       expect(await session.getChildren(dir, Date.now() + 1_000)).toHaveLength(0);
       await expect(lease.release()).rejects.toThrow(/not held/);
       // And the lock works again for the next owner.
-      const next = await runAsOwner('next', () => lock.acquire(resource, { ...opts, waitMs: 2_000 }));
+      const next = await lock.acquire(resource, { ...opts, waitMs: 2_000, owner: 'next' });
       await next.release();
     } finally {
       await session.close();
@@ -123,10 +118,8 @@ describe('a holder whose session expires', () => {
  * it was sent on (a race of the test's own making).
  */
 async function expireSession(sessionId: Buffer, sessionPassword: Buffer, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await attachAndClose(sessionId, sessionPassword)) !== 'expired') {
-    if (Date.now() > deadline) throw new Error(`the session did not expire within ${timeoutMs} ms`);
-  }
+  const expired = await pollUntil(async () => (await attachAndClose(sessionId, sessionPassword)) === 'expired', timeoutMs, 0);
+  if (!expired) throw new Error(`the session did not expire within ${timeoutMs} ms`);
 }
 
 function attachAndClose(sessionId: Buffer, sessionPassword: Buffer): Promise<'closed' | 'expired'> {

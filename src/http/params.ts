@@ -40,7 +40,8 @@ function oneString(query: Query, name: string): string | undefined {
 
 export interface CheckParams {
   strategy: Strategy;
-  request: DeductRequest;
+  /** Everything but the owner, which the route assigns per request. */
+  request: Omit<DeductRequest, 'owner'>;
 }
 
 export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy: string, limits: RequestLimits): CheckParams {

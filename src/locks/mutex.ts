@@ -1,6 +1,6 @@
 import { Mutex, withTimeout, E_TIMEOUT } from 'async-mutex';
 import { LockTimeoutError } from './errors.js';
-import { neverLost, type Lease, type Lock, type LockOptions } from './lock.js';
+import { leaseOf, neverLost, type AcquireOptions, type Lease, type Lock } from './lock.js';
 
 /**
  * The in-process lock (Java's synchronized / ReentrantLock): one mutex per resource in this
@@ -9,7 +9,7 @@ import { neverLost, type Lease, type Lock, type LockOptions } from './lock.js';
 export class InProcessMutexLock implements Lock {
   private readonly mutexes = new Map<string, Mutex>();
 
-  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+  async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
     let mutex = this.mutexes.get(resource);
     if (!mutex) {
       mutex = new Mutex();
@@ -22,6 +22,6 @@ export class InProcessMutexLock implements Lock {
       if (err === E_TIMEOUT) throw new LockTimeoutError(resource, opts.waitMs);
       throw err;
     }
-    return { lost: neverLost, release: async () => release() };
+    return leaseOf(resource, neverLost, async () => release());
   }
 }

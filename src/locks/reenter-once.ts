@@ -1,31 +1,16 @@
-import type { Lease, Lock, LockOptions } from './lock.js';
+import type { AcquireOptions, Lock } from './lock.js';
+import { heldOf, withLock, type Held, type Scoped } from './scope.js';
 
 /**
- * Takes `lock` twice in a row for the same owner and gives it back inner first, as nested code
- * would (Java's a() calling b(), both synchronized). A reentrant lock passes straight through;
- * a non-reentrant one would wait for itself until waitMs.
+ * withLock, entered twice by the same owner and left inner first, as nested code would (Java's a()
+ * calling b(), both synchronized). A reentrant lock passes straight through; a non-reentrant one
+ * waits for itself until waitMs.
  */
-export class ReenterOnce implements Lock {
-  constructor(private readonly lock: Lock) {}
-
-  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
-    const outer = await this.lock.acquire(resource, opts);
-    let inner: Lease;
-    try {
-      inner = await this.lock.acquire(resource, opts);
-    } catch (err) {
-      await outer.release().catch(() => undefined);
-      throw err;
-    }
-    return {
-      lost: AbortSignal.any([outer.lost, inner.lost]),
-      release: async () => {
-        try {
-          await inner.release();
-        } finally {
-          await outer.release();
-        }
-      },
-    };
-  }
+export async function withLockReentered<T>(lock: Lock, resource: string, opts: AcquireOptions, work: (held: Held) => Promise<T>): Promise<Scoped<T>> {
+  const outer = await withLock(lock, resource, opts, (outerHeld) =>
+    withLock(lock, resource, opts, (innerHeld) => work(heldOf(resource, opts.owner, AbortSignal.any([outerHeld.lost, innerHeld.lost])))),
+  );
+  const inner = outer.value;
+  const releaseError = inner.releaseError ?? outer.releaseError;
+  return { value: inner.value, ...(releaseError && { releaseError }) };
 }

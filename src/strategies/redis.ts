@@ -2,7 +2,8 @@
 // the course refines them, and one Lua check-and-decrement beyond it.
 import { LockTimeoutError } from '../locks/errors.js';
 import type { Lock } from '../locks/lock.js';
-import { ReenterOnce } from '../locks/reenter-once.js';
+import { withLockReentered } from '../locks/reenter-once.js';
+import { withLock } from '../locks/scope.js';
 import { deleteLockKeys } from '../locks/redis/keys.js';
 import { OwnedLock } from '../locks/redis/owned.js';
 import { PubsubLock } from '../locks/redis/pubsub.js';
@@ -25,9 +26,9 @@ import type { FamilyFactory, Outcome, SharedDeps, Strategy } from './strategy.js
 const WATCH_POOL_SIZE = 8;
 
 /** A lock over the shared read-then-write. At the default workMs 0 every one is exact; `note` says where it breaks. */
-function lockStrategy(deps: SharedDeps, name: string, description: string, note: string, workOverTtl: Outcome, lock: Lock): Strategy {
+function lockStrategy(deps: SharedDeps, name: string, description: string, note: string, workOverTtl: Outcome, lock: Lock, scope = withLock): Strategy {
   const expected = { oneInstance: 'exact', threeInstances: 'exact', workOverTtl, note } as const;
-  return { name, family: 'redis', description, expected, stores: ['mysql', 'redis'], deduct: guardedReadThenWrite(lock, deps) };
+  return { name, family: 'redis', description, expected, stores: ['mysql', 'redis'], deduct: guardedReadThenWrite(lock, deps, scope) };
 }
 
 export const redisFamily: FamilyFactory = async (deps) => {
@@ -66,7 +67,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
       'oversells', new OwnedLock(redis)),
     lockStrategy(deps, 'redis-reentrant', 'A Lua hash lock (owner → hold count); each request takes it twice, as nested code would.',
       'reentrant within one request; the lease can still run out when work > ttl',
-      'oversells', new ReenterOnce(new ReentrantLock(redis))),
+      'oversells', new ReentrantLock(redis), withLockReentered),
     lockStrategy(deps, 'redis-watchdog', 'The reentrant hash lock plus a watchdog renewing the lease every ttl/3 while it is held.',
       'exact also when work > ttl; a crashed holder’s lock still expires after ttl',
       'exact', new WatchdogLock(redis)),

@@ -16,6 +16,8 @@ export interface DeductRequest {
   workMs: number;
   store: StoreKind;
   lock: LockOptions;
+  /** Who holds the locks this request takes: a token of its own (see locks/owner.ts). */
+  owner: string;
 }
 
 export interface DeductResult {

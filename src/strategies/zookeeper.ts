@@ -1,5 +1,6 @@
 import type { Lock } from '../locks/lock.js';
-import { ReenterOnce } from '../locks/reenter-once.js';
+import { withLockReentered } from '../locks/reenter-once.js';
+import { withLock } from '../locks/scope.js';
 import { ZkEphemeralLock } from '../locks/zk/ephemeral.js';
 import { ZkReentrantLock } from '../locks/zk/reentrant.js';
 import { ZkSequentialLock } from '../locks/zk/sequential.js';
@@ -18,20 +19,20 @@ const expected = {
 
 /** The ZooKeeper recipes (course §3), each over the same read-then-write, over one session. */
 export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): StrategyFamily {
-  const strategy = (name: string, description: string, lock: Lock): Strategy => ({
+  const strategy = (name: string, description: string, lock: Lock, scope = withLock): Strategy => ({
     name,
     family: 'zookeeper',
     description,
     expected,
     stores: ['mysql', 'redis'],
-    deduct: guardedReadThenWrite(lock, deps),
+    deduct: guardedReadThenWrite(lock, deps, scope),
   });
   return {
     strategies: [
       strategy('zk-ephemeral', 'Create one ephemeral node; if it exists, sleep retryMs and try again (unfair spin).', new ZkEphemeralLock(session)),
       strategy('zk-sequential', 'Queue with an ephemeral-sequential child; poll the children every retryMs until ours is the smallest.', new ZkSequentialLock(session)),
       strategy('zk-watch', 'Queue with an ephemeral-sequential child; watch only the predecessor and wake on its deletion (no herd).', new ZkWatchLock(session)),
-      strategy('zk-reentrant', 'zk-watch, reentrant per request (count per owner in process); the critical section re-enters once.', new ReenterOnce(new ZkReentrantLock(session))),
+      strategy('zk-reentrant', 'zk-watch, reentrant per request (count per owner in process); the critical section re-enters once.', new ZkReentrantLock(session), withLockReentered),
     ],
     clearLocks: () => session.clearEphemeralNodes(),
     health: async () => ({ zookeeper: session.connected }),

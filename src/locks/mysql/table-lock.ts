@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { callDependency } from '../../dependency.js';
 import { LockLostError, LockNotHeldError } from '../errors.js';
-import type { Lease, Lock, LockOptions } from '../lock.js';
-import { currentOwner } from '../owner.js';
+import { HoldCounter, type HoldKey } from '../holds.js';
+import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { pollUntilAcquired } from '../poll.js';
 import { remaining } from '../../time.js';
 
@@ -24,17 +24,16 @@ export class MysqlTableLock implements Lock {
    * Open holds per (resource, owner) in this process. Owners are per-request tokens of this
    * process, so only these can possibly re-enter: it spares a pointless query on every failed INSERT.
    */
-  private readonly heldHere = new Map<string, number>();
+  private readonly holds = new HoldCounter<true>();
 
   constructor(private readonly db: DataSource) {}
 
-  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
-    const owner = currentOwner();
-    const key = `${resource}\u0000${owner}`;
-    const holds = this.heldHere.get(key) ?? 0;
-    if (holds > 0) {
-      const lease = await this.reenter(resource, owner, key, opts);
-      this.heldHere.set(key, holds + 1);
+  async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
+    const owner = ownerOf(opts);
+    const key = { resource, owner };
+    if (this.holds.count(key) > 0) {
+      const lease = await this.reenter(key, opts);
+      this.holds.enter(key, () => true);
       return lease;
     }
     let granted = 0;
@@ -47,8 +46,8 @@ export class MysqlTableLock implements Lock {
       if (row === 'held' || (row === 'expired' && !(await this.reclaimExpired(resource)))) return false;
       return this.tryInsert(resource, owner, opts.ttlMs);
     });
-    this.heldHere.set(key, 1);
-    return this.lease(resource, owner, key, granted + opts.ttlMs);
+    this.holds.enter(key, () => true);
+    return this.lease(key, granted + opts.ttlMs);
   }
 
   /** Deletes every lock row (POST /stock/reset). */
@@ -56,7 +55,8 @@ export class MysqlTableLock implements Lock {
     await this.write('DELETE FROM tb_lock', []);
   }
 
-  private async reenter(resource: string, owner: string, key: string, opts: LockOptions): Promise<Lease> {
+  private async reenter(key: HoldKey, opts: AcquireOptions): Promise<Lease> {
+    const { resource, owner } = key;
     const granted = Date.now();
     const extended = await this.write(
       `UPDATE tb_lock SET reentrant_count = reentrant_count + 1, expires_at = GREATEST(expires_at, ${EXPIRES})
@@ -64,18 +64,16 @@ export class MysqlTableLock implements Lock {
       [opts.ttlMs * 1000, resource, owner],
     );
     if (!extended) throw new LockLostError(resource, 'the lease expired before the nested acquire');
-    return this.lease(resource, owner, key, granted + opts.ttlMs);
+    return this.lease(key, granted + opts.ttlMs);
   }
 
   /**
    * One release for every hold, in whatever order the holds end: count down, and delete the row
    * with the last one. False when this owner holds no row (it expired and was reclaimed).
    */
-  private async unlock(resource: string, owner: string, key: string): Promise<boolean> {
-    const holds = this.heldHere.get(key) ?? 0;
-    if (holds > 1) this.heldHere.set(key, holds - 1);
-    else this.heldHere.delete(key);
-    const params = [resource, owner];
+  private async unlock(key: HoldKey): Promise<boolean> {
+    this.holds.leave(key, true);
+    const params = [key.resource, key.owner];
     if (await this.write('UPDATE tb_lock SET reentrant_count = reentrant_count - 1 WHERE lock_name = ? AND owner = ? AND reentrant_count > 1', params)) {
       return true;
     }
@@ -83,21 +81,16 @@ export class MysqlTableLock implements Lock {
   }
 
   /** A lease whose `lost` fires when its ttl passes (by our clock, which started before the INSERT: early, never late). */
-  private lease(resource: string, owner: string, key: string, expiresAt: number): Lease {
+  private lease(key: HoldKey, expiresAt: number): Lease {
+    const { resource } = key;
     const lost = new AbortController();
     const timer = setTimeout(() => lost.abort(`lease of ${resource} expired (ttlMs) before the work finished`), remaining(expiresAt));
     timer.unref();
-    let released = false;
-    return {
-      lost: lost.signal,
-      release: async () => {
-        clearTimeout(timer);
-        if (released) throw new LockNotHeldError(resource);
-        released = true;
-        // Nothing matched: the row expired and someone reclaimed it. Never delete another owner's row.
-        if (!(await this.unlock(resource, owner, key))) throw new LockNotHeldError(resource);
-      },
-    };
+    return leaseOf(resource, lost.signal, async () => {
+      clearTimeout(timer);
+      // Nothing matched: the row expired and someone reclaimed it. Never delete another owner's row.
+      if (!(await this.unlock(key))) throw new LockNotHeldError(resource);
+    });
   }
 
   private async tryInsert(resource: string, owner: string, ttlMs: number): Promise<boolean> {

@@ -1,7 +1,7 @@
 // Where each Redis lock keeps its state. String locks (SETNX family) and hash locks (reentrant
 // family) use different keys, so switching strategies never meets a WRONGTYPE left by the other.
 import type { Redis } from 'ioredis';
-import { callDependency } from '../../dependency.js';
+import { redisCall } from '../../redis/call.js';
 
 /** Every lock key starts with this, so a reset can find and delete leftovers. */
 export const LOCK_KEY_PREFIX = 'lock:';
@@ -11,11 +11,6 @@ export const hashLockKey = (resource: string): string => `${LOCK_KEY_PREFIX}hash
 export const redlockKey = (resource: string): string => `${LOCK_KEY_PREFIX}redlock:${resource}`;
 /** Where the reentrant release script announces that `resource` is free. */
 export const releaseChannel = (resource: string): string => `lock-released:${resource}`;
-
-/** A Redis call from a lock: an unreachable server becomes DependencyDownError('redis') → 503. */
-export function redisCall<T>(call: () => Promise<T>): Promise<T> {
-  return callDependency('redis', call);
-}
 
 /** Deletes every lock key on `redis` (leftovers of crashed or expired holders), for a fresh run. */
 export async function deleteLockKeys(redis: Redis): Promise<void> {

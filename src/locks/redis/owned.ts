@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { runLua } from '../../redis/lua.js';
 import { LockNotHeldError } from '../errors.js';
-import { neverLost, type Lease, type Lock, type LockOptions } from '../lock.js';
-import { redisCall } from './keys.js';
+import { leaseOf, neverLost, type AcquireOptions, type Lease, type Lock } from '../lock.js';
+import { redisCall } from '../../redis/call.js';
 import { pollStringLock } from './string-lock.js';
 
 /**
@@ -12,14 +12,11 @@ import { pollStringLock } from './string-lock.js';
 export class OwnedLock implements Lock {
   constructor(private readonly redis: Redis) {}
 
-  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+  async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
     const { key, owner } = await pollStringLock(resource, opts, async (k, o) => (await this.redis.set(k, o, 'PX', opts.ttlMs, 'NX')) === 'OK');
-    return {
-      lost: neverLost,
-      release: async () => {
-        const deleted = await redisCall(() => runLua(this.redis, 'lock-owned-release', [key], [owner]));
-        if (deleted !== 1) throw new LockNotHeldError(resource);
-      },
-    };
+    return leaseOf(resource, neverLost, async () => {
+      const deleted = await redisCall(() => runLua(this.redis, 'lock-owned-release', [key], [owner]));
+      if (deleted !== 1) throw new LockNotHeldError(resource);
+    });
   }
 }

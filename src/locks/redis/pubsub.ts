@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import { LockTimeoutError } from '../errors.js';
-import { neverLost, type Lease, type Lock, type LockOptions } from '../lock.js';
-import { currentOwner } from '../owner.js';
+import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { remaining } from '../../time.js';
-import { HashLease } from './hash-lease.js';
-import { redisCall, releaseChannel } from './keys.js';
+import { HashLockScripts } from './hash-lock-scripts.js';
+import { releaseChannel } from './keys.js';
+import { redisCall } from '../../redis/call.js';
 import type { ReleaseNotifier } from './release-notifier.js';
 
 /**
@@ -18,10 +18,10 @@ export class PubsubLock implements Lock {
     private readonly notifier: ReleaseNotifier,
   ) {}
 
-  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
-    const lease = new HashLease(this.redis, resource, currentOwner(), opts.ttlMs);
-    const held: Lease = { lost: neverLost, release: async () => void (await lease.release()) };
-    if ((await lease.tryAcquire()) === undefined) return held;
+  async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
+    const scripts = new HashLockScripts(this.redis, resource, ownerOf(opts), opts.ttlMs);
+    const held = leaseOf(resource, neverLost, () => scripts.release());
+    if ((await scripts.tryAcquire()) === undefined) return held;
 
     const deadline = Date.now() + opts.waitMs;
     const channel = releaseChannel(resource);
@@ -30,7 +30,7 @@ export class PubsubLock implements Lock {
       const release = this.notifier.nextRelease(channel);
       let holderLeaseMs: number | undefined;
       try {
-        holderLeaseMs = await lease.tryAcquire();
+        holderLeaseMs = await scripts.tryAcquire();
       } catch (err) {
         release.cancel();
         throw err;

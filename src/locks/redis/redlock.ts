@@ -1,7 +1,7 @@
 import { E_TIMEOUT, Mutex, withTimeout } from 'async-mutex';
 import { DependencyDownError } from '../../dependency.js';
 import { LockNotHeldError, LockTimeoutError } from '../errors.js';
-import { neverLost, type Lease, type Lock, type LockOptions } from '../lock.js';
+import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock, type LockOptions } from '../lock.js';
 import { remaining, sleep } from '../../time.js';
 import { redlockKey } from './keys.js';
 import { ExecutionError, ResourceLockedError, type Redlock, type RedlockHold } from './redlock-package.js';
@@ -62,7 +62,9 @@ export class RedlockLock implements Lock {
     private readonly hints?: RedlockReleaseHints,
   ) {}
 
-  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+  async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
+    // The package writes a random value of its own; the owner is checked only so every lock asks the same.
+    ownerOf(opts);
     const deadline = Date.now() + opts.waitMs;
     this.hints?.watch(resource);
     let leaveLine: () => void;
@@ -77,20 +79,17 @@ export class RedlockLock implements Lock {
     } finally {
       leaveLine();
     }
-    return {
-      lost: neverLost,
-      release: async () => {
-        try {
-          // No retries: an unreleased minority expires on its own.
-          await this.redlock.release(hold, { retryCount: 0 });
-        } catch (err) {
-          throw await explainFailure(err, () => new LockNotHeldError(resource));
-        } finally {
-          // After the deletes (same connection per master, so each master frees the key first).
-          this.hints?.announce(resource, hold.value);
-        }
-      },
-    };
+    return leaseOf(resource, neverLost, async () => {
+      try {
+        // No retries: an unreleased minority expires on its own.
+        await this.redlock.release(hold, { retryCount: 0 });
+      } catch (err) {
+        throw await explainFailure(err, () => new LockNotHeldError(resource));
+      } finally {
+        // After the deletes (same connection per master, so each master frees the key first).
+        this.hints?.announce(resource, hold.value);
+      }
+    });
   }
 
   private lineFor(resource: string): Mutex {

@@ -1,4 +1,4 @@
-import type { HashLease } from './hash-lease.js';
+import type { HashLockScripts } from './hash-lock-scripts.js';
 
 /**
  * The watchdog's timer (Redisson's lockWatchdog): every ttl/3 it extends the lease, but only while
@@ -7,8 +7,6 @@ import type { HashLease } from './hash-lease.js';
  * holder stops before writing on a lock Redis may already have given to someone else.
  */
 export class Renewal {
-  /** Holds sharing this renewal (nested acquires by one owner); renewal stops with the last. */
-  holds = 0;
   private readonly controller = new AbortController();
   private readonly everyMs: number;
   private renewTimer: NodeJS.Timeout | undefined;
@@ -17,7 +15,7 @@ export class Renewal {
 
   /** `grantedAt`: when the acquire that set the lease was sent (never later than Redis set it). */
   constructor(
-    private readonly lease: HashLease,
+    private readonly scripts: HashLockScripts,
     private readonly ttlMs: number,
     grantedAt: number,
   ) {
@@ -59,7 +57,7 @@ export class Renewal {
     let why = 'lease no longer held by this owner at renewal';
     let renewed = false;
     try {
-      renewed = await this.lease.renew();
+      renewed = await this.scripts.renew();
     } catch (err) {
       why = `renewal failed: ${err instanceof Error ? err.message : String(err)}`;
     }

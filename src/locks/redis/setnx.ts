@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { neverLost, type Lease, type Lock, type LockOptions } from '../lock.js';
-import { redisCall } from './keys.js';
+import { leaseOf, neverLost, type Lease, type Lock, type AcquireOptions } from '../lock.js';
+import { redisCall } from '../../redis/call.js';
 import { pollStringLock } from './string-lock.js';
 
 /**
@@ -10,8 +10,8 @@ import { pollStringLock } from './string-lock.js';
 export class SetnxLock implements Lock {
   constructor(private readonly redis: Redis) {}
 
-  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+  async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
     const { key } = await pollStringLock(resource, opts, async (k, owner) => (await this.redis.setnx(k, owner)) === 1);
-    return { lost: neverLost, release: async () => void (await redisCall(() => this.redis.del(key))) };
+    return leaseOf(resource, neverLost, () => redisCall(() => this.redis.del(key)));
   }
 }

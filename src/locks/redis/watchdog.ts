@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import type { Lease, Lock, LockOptions } from '../lock.js';
-import { currentOwner } from '../owner.js';
+import { HoldCounter } from '../holds.js';
+import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { pollUntilAcquired } from '../poll.js';
-import { HashLease } from './hash-lease.js';
+import { HashLockScripts } from './hash-lock-scripts.js';
 import { Renewal } from './renewal.js';
 
 /**
@@ -10,42 +10,29 @@ import { Renewal } from './renewal.js';
  * work longer than ttl keeps the lock, while a crashed holder's lock still expires after ttl.
  */
 export class WatchdogLock implements Lock {
-  /** One renewal per held (resource, owner); nested acquires share it. */
-  private readonly renewals = new Map<string, Renewal>();
+  /** Redis counts the holds for the lock; these count them for the renewal nested holds share. */
+  private readonly holds = new HoldCounter<Renewal>();
 
   constructor(private readonly redis: Redis) {}
 
-  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
-    const lease = new HashLease(this.redis, resource, currentOwner(), opts.ttlMs);
+  async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
+    const owner = ownerOf(opts);
+    const scripts = new HashLockScripts(this.redis, resource, owner, opts.ttlMs);
     let sentAt = 0;
     await pollUntilAcquired(resource, opts, async () => {
       sentAt = Date.now();
-      return (await lease.tryAcquire()) === undefined;
+      return (await scripts.tryAcquire()) === undefined;
     });
-    const id = `${resource}\n${lease.owner}`;
-    let held = this.renewals.get(id);
-    if (!held) {
-      held = new Renewal(lease, opts.ttlMs, sentAt);
-      this.renewals.set(id, held);
-    }
-    held.holds++;
-    const renewal = held;
-    return {
-      lost: renewal.lost,
-      release: async () => {
-        // Counted down before the await, so an acquire by the same owner meanwhile keeps it alive.
-        renewal.holds--;
-        let freed = true;
-        try {
-          freed = await lease.release();
-        } finally {
-          // Stop renewing once the last hold is gone, or once the release shows the lock is not ours.
-          if (freed && renewal.holds === 0) {
-            renewal.stop();
-            if (this.renewals.get(id) === renewal) this.renewals.delete(id);
-          }
-        }
-      },
-    };
+    const key = { resource, owner };
+    const renewal = this.holds.enter(key, () => new Renewal(scripts, opts.ttlMs, sentAt));
+    return leaseOf(resource, renewal.lost, async () => {
+      // Counted down before the await, so an acquire by the same owner meanwhile starts a renewal of its own.
+      const left = this.holds.leave(key, renewal);
+      try {
+        await scripts.release();
+      } finally {
+        if (left <= 0) renewal.stop();
+      }
+    });
   }
 }

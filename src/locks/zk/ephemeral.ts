@@ -1,8 +1,7 @@
 import { Exception } from 'node-zookeeper-client';
 import { DependencyDownError } from '../../dependency.js';
 import { LockNotHeldError, LockTimeoutError } from '../errors.js';
-import type { Lease, Lock, LockOptions } from '../lock.js';
-import { currentOwner } from '../owner.js';
+import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { pollUntilAcquired } from '../poll.js';
 import { ZkDeadlineError, zkCode, type ZkSession } from './session.js';
 
@@ -14,17 +13,17 @@ import { ZkDeadlineError, zkCode, type ZkSession } from './session.js';
 export class ZkEphemeralLock implements Lock {
   constructor(private readonly session: ZkSession) {}
 
-  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+  async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
     const deadline = Date.now() + opts.waitMs;
     const path = `${this.session.root}/ephemeral-${encodeURIComponent(resource)}`;
     // The node's data names the request that holds it: every request of this instance shares the session.
-    const owner = currentOwner();
+    const owner = ownerOf(opts);
     let lease: Lease | undefined;
     await pollUntilAcquired(resource, opts, async () => {
       const lost = this.session.holdSignal;
       try {
         await this.session.create(path, owner, 'ephemeral', deadline);
-        lease = { lost, release: () => this.release(resource, path, owner) };
+        lease = leaseOf(resource, lost, () => this.release(resource, path, owner));
         return true;
       } catch (err) {
         if (err instanceof ZkDeadlineError) throw new LockTimeoutError(resource, opts.waitMs);

@@ -3,8 +3,7 @@
 import { Exception } from 'node-zookeeper-client';
 import { DependencyDownError } from '../../dependency.js';
 import { LockLostError, LockNotHeldError, LockTimeoutError } from '../errors.js';
-import type { Lease, Lock, LockOptions } from '../lock.js';
-import { currentOwner } from '../owner.js';
+import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { remaining } from '../../time.js';
 import { ZkDeadlineError, zkCode, type ZkSession } from './session.js';
 
@@ -45,10 +44,10 @@ export abstract class QueueLock implements Lock {
   /** Resolves once `turn.node` is the smallest child; rejects with ZkDeadlineError when time runs out. */
   protected abstract waitTurn(turn: Turn): Promise<void>;
 
-  async acquire(resource: string, opts: LockOptions): Promise<Lease> {
+  async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
     const deadline = Date.now() + opts.waitMs;
     const dir = queueDir(this.session, resource);
-    const path = await this.enqueue(dir, deadline).catch((err: unknown) => {
+    const path = await this.enqueue(dir, ownerOf(opts), deadline).catch((err: unknown) => {
       throw err instanceof ZkDeadlineError ? new LockTimeoutError(resource, opts.waitMs) : err;
     });
     const lost = this.session.holdSignal;
@@ -61,18 +60,15 @@ export abstract class QueueLock implements Lock {
       void this.session.removeQuietly(path);
       throw err instanceof ZkDeadlineError ? new LockTimeoutError(resource, opts.waitMs) : err;
     }
-    return {
-      lost,
-      release: async () => {
-        try {
-          if (!(await this.session.remove(path, Date.now() + 5_000))) throw new LockNotHeldError(resource);
-        } catch (err) {
-          // Disconnected: queue the delete, so a session that survives does not keep the node forever.
-          if (err instanceof DependencyDownError) void this.session.removeQuietly(path);
-          throw err;
-        }
-      },
-    };
+    return leaseOf(resource, lost, async () => {
+      try {
+        if (!(await this.session.remove(path, Date.now() + 5_000))) throw new LockNotHeldError(resource);
+      } catch (err) {
+        // Disconnected: queue the delete, so a session that survives does not keep the node forever.
+        if (err instanceof DependencyDownError) void this.session.removeQuietly(path);
+        throw err;
+      }
+    });
   }
 
   /** Lists the queue (counted), so recipes compare against the current children. */
@@ -81,8 +77,8 @@ export abstract class QueueLock implements Lock {
     return inQueueOrder(await this.session.getChildren(turn.dir, turn.deadline));
   }
 
-  private async enqueue(dir: string, deadline: number): Promise<string> {
-    const create = () => this.session.create(`${dir}/${PREFIX}`, currentOwner(), 'sequential', deadline);
+  private async enqueue(dir: string, owner: string, deadline: number): Promise<string> {
+    const create = () => this.session.create(`${dir}/${PREFIX}`, owner, 'sequential', deadline);
     try {
       return await create();
     } catch (err) {

@@ -1,49 +1,30 @@
-import { LockNotHeldError } from '../errors.js';
-import type { Lease, LockOptions } from '../lock.js';
-import { currentOwner } from '../owner.js';
+import { HoldCounter } from '../holds.js';
+import { leaseOf, ownerOf, type AcquireOptions, type Lease } from '../lock.js';
 import { ZkWatchLock } from './watch.js';
 
-interface Holding {
-  /** Open acquires by this owner; the node is deleted when it drops to zero. */
-  count: number;
-  lease: Promise<Lease>;
-}
-
 /**
- * zk-reentrant: zk-watch, plus a count per (resource, owner) kept in this process, where the
- * owner is the request's async context (Java keeps it in a ThreadLocal). A nested acquire by the
- * same request only counts; ZooKeeper sees one node per request.
+ * zk-reentrant: zk-watch, plus a count of holds per (resource, owner) in this process (Java keeps
+ * it per thread; here the owner is the one named in the options, one token per request). A nested
+ * acquire by the same owner only counts; ZooKeeper sees one node per owner.
  */
 export class ZkReentrantLock extends ZkWatchLock {
-  private readonly holdings = new Map<string, Holding>();
+  /** Each key's first hold is the node's lease, shared (as a promise, while it is still being queued for). */
+  private readonly holds = new HoldCounter<Promise<Lease>>();
 
-  override async acquire(resource: string, opts: LockOptions): Promise<Lease> {
-    const key = `${resource}\u0000${currentOwner()}`;
-    let held = this.holdings.get(key);
-    if (!held) {
-      held = { count: 0, lease: super.acquire(resource, opts) };
-      this.holdings.set(key, held);
-    }
+  override async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
+    const key = { resource, owner: ownerOf(opts) };
     // Counted before waiting, so a release by the same owner meanwhile cannot drop it to zero and
     // delete the node this acquire is about to share.
-    held.count++;
-    let lease: Lease;
+    const shared = this.holds.enter(key, () => super.acquire(resource, opts));
+    let node: Lease;
     try {
-      lease = await held.lease;
+      node = await shared;
     } catch (err) {
-      if (--held.count === 0 && this.holdings.get(key) === held) this.holdings.delete(key);
+      this.holds.leave(key, shared);
       throw err;
     }
-    let released = false;
-    return {
-      lost: lease.lost,
-      release: async () => {
-        if (released) throw new LockNotHeldError(resource);
-        released = true;
-        if (--held.count > 0) return;
-        this.holdings.delete(key);
-        await lease.release();
-      },
-    };
+    return leaseOf(resource, node.lost, async () => {
+      if (this.holds.leave(key, shared) === 0) await node.release();
+    });
   }
 }

@@ -41,18 +41,18 @@ export class ZkSession {
   private closed = false;
   /** When the current client last stopped being connected (or was created); undefined while connected. */
   private downSince: number | undefined;
-  private readonly watchdog: NodeJS.Timeout;
+  private readonly stalledCheck: NodeJS.Timeout;
 
   private constructor(private readonly opts: ZkSessionOptions) {
     this.client = this.newClient();
     // The client waits for a handshake answer forever, and a ZooKeeper that accepted the socket while
     // starting up may never give one. Down longer than a session lasts: start over with a new client.
-    this.watchdog = setInterval(() => {
+    this.stalledCheck = setInterval(() => {
       if (this.downSince !== undefined && Date.now() - this.downSince > opts.sessionTimeoutMs) {
-        this.renew('no connection to ZooKeeper for longer than the session timeout');
+        this.startNewSession('no connection to ZooKeeper for longer than the session timeout');
       }
     }, Math.max(500, opts.sessionTimeoutMs / 2));
-    this.watchdog.unref();
+    this.stalledCheck.unref();
   }
 
   /** Connects, waiting at most `waitMs`; a ZooKeeper that is down is not fatal (calls answer 503). */
@@ -158,7 +158,7 @@ export class ZkSession {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.watchdog);
+    clearInterval(this.stalledCheck);
     this.generation.abort('zookeeper session closed');
     const client = this.client;
     await new Promise<void>((resolve) => {
@@ -227,10 +227,10 @@ export class ZkSession {
   /** The session is gone for good, and every ephemeral node with it: tell holders, start a new session. */
   private onExpired(client: Client): void {
     if (client !== this.client || this.closed) return;
-    this.renew('zookeeper session expired; its lock nodes were deleted');
+    this.startNewSession('zookeeper session expired; its lock nodes were deleted');
   }
 
-  private renew(reason: string): void {
+  private startNewSession(reason: string): void {
     this.generation.abort(reason);
     this.opts.logger.warn({ reason }, 'zookeeper: opening a new session');
     this.client.close();

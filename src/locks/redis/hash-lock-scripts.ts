@@ -4,9 +4,10 @@
 import type { Redis } from 'ioredis';
 import { runLua } from '../../redis/lua.js';
 import { LockNotHeldError } from '../errors.js';
-import { hashLockKey, redisCall, releaseChannel } from './keys.js';
+import { hashLockKey, releaseChannel } from './keys.js';
+import { redisCall } from '../../redis/call.js';
 
-export class HashLease {
+export class HashLockScripts {
   private readonly key: string;
 
   constructor(

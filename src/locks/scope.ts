@@ -1,0 +1,55 @@
+// The lock's lifetime as a scope: acquire, run the work, release, whatever the work does. Nothing
+// outside the scope can hold on to a lease or forget to give it back.
+import { LockLostError } from './errors.js';
+import type { AcquireOptions, Lease, Lock } from './lock.js';
+
+/** What the work inside a scope may know about the lock it runs under. */
+export interface Held {
+  readonly resource: string;
+  readonly owner: string;
+  /** Aborted when the lock learns it is gone; see Lease.lost. */
+  readonly lost: AbortSignal;
+  /** Throws LockLostError once `lost` fired: call it right before a write that needs the lock. */
+  assertHeld(): void;
+  /** A fencing token, for locks that issue one: larger for every later holder. */
+  readonly token?: bigint;
+}
+
+export interface Scoped<T> {
+  value: T;
+  /** Set when the work finished but giving the lock back failed (it expired, or its server is down). */
+  releaseError?: Error;
+}
+
+export function heldOf(resource: string, owner: string, lost: AbortSignal): Held {
+  return {
+    resource,
+    owner,
+    lost,
+    assertHeld() {
+      if (lost.aborted) throw new LockLostError(resource, String(lost.reason ?? 'lost during the work'));
+    },
+  };
+}
+
+/**
+ * Runs `work` while `opts.owner` holds `resource`. Work that throws releases the lock (quietly)
+ * and rethrows. Work that finishes returns its value even when the release then fails: what the
+ * work did has happened and must not be reported as failed; `releaseError` says what went wrong.
+ */
+export async function withLock<T>(lock: Lock, resource: string, opts: AcquireOptions, work: (held: Held) => Promise<T>): Promise<Scoped<T>> {
+  const lease: Lease = await lock.acquire(resource, opts);
+  let value: T;
+  try {
+    value = await work(heldOf(resource, opts.owner, lease.lost));
+  } catch (err) {
+    await lease.release().catch(() => undefined);
+    throw err;
+  }
+  try {
+    await lease.release();
+    return { value };
+  } catch (err) {
+    return { value, releaseError: err instanceof Error ? err : new Error(String(err)) };
+  }
+}
