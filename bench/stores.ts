@@ -2,13 +2,13 @@
 // "oversold" must not depend on the service telling the truth.
 import { createConnection } from 'mysql2/promise';
 import { Redis } from 'ioredis';
+import type { ClusterInfo } from '../src/cluster/types.js';
 import { PRODUCT_CODE, REDIS_STOCK_KEY, STOCK_CODE } from '../src/stock/product.js';
 import type { StoreKind } from '../src/stock/store.js';
+import { pollUntil } from '../src/time.js';
 
-export interface StoreAddresses {
-  mysql: { host: string; port: number; user: string; password: string; database: string };
-  redis: string;
-}
+/** A ClusterInfo is one; the bench also builds them from flags and the environment (target.ts). */
+export type StoreAddresses = Pick<ClusterInfo, 'mysql' | 'redis'>;
 
 export async function unitsLeft(addr: StoreAddresses, store: StoreKind): Promise<number> {
   if (store === 'redis') {
@@ -33,16 +33,16 @@ export async function unitsLeft(addr: StoreAddresses, store: StoreKind): Promise
 
 /**
  * Requests abandoned by a truncated run (or timed out) may still be deducting on the server.
- * Read until the count holds still, so the figure is final and the next run starts clean.
+ * Read every quietMs until two reads in a row agree (for boundMs at most), so the figure is final
+ * and the next run starts clean.
  */
 export async function settledUnitsLeft(addr: StoreAddresses, store: StoreKind, quietMs = 1_000, boundMs = 20_000): Promise<number> {
-  const deadline = Date.now() + boundMs;
-  let last = await unitsLeft(addr, store);
-  while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, quietMs));
-    const now = await unitsLeft(addr, store);
-    if (now === last) return now;
+  let last = NaN; // equals nothing: the first read cannot count as settled
+  let now = NaN;
+  await pollUntil(async () => {
     last = now;
-  }
-  return last;
+    now = await unitsLeft(addr, store);
+    return now === last;
+  }, boundMs, quietMs);
+  return now; // pollUntil reads at least once
 }

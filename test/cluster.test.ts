@@ -9,12 +9,13 @@ import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
 import { freeClusterConfig } from '../src/cluster/cluster.js';
-import { NGINX_TEMPLATE, REPO_ROOT, renderNginxConf } from '../src/cluster/nginx.js';
+import { NGINX_TEMPLATE, renderNginxConf } from '../src/cluster/nginx.js';
 import { ensureBinaries } from '../src/cluster/packages.js';
 import { isPortFree } from '../src/cluster/ports.js';
-import { groupMembers } from '../src/cluster/processes.js';
+import { waitGroupGone } from '../src/cluster/processes.js';
 import { zkRuok } from '../src/cluster/probes.js';
 import { readState } from '../src/cluster/state.js';
+import { REPO_ROOT } from '../src/paths.js';
 import { withOwnCluster } from './support/cluster.js';
 
 const run = promisify(execFile);
@@ -28,15 +29,7 @@ function upstreamServers(conf: string): string[] {
   return [...block.matchAll(/^\s*server\s+([^;]+);/gm)].map((m) => m[1] ?? '');
 }
 
-/** Once a process group has no live member left (zombies awaiting init's reaping do not count). */
-async function groupGone(pgid: number, timeoutMs = 5_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (groupMembers(pgid).length > 0) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return true;
-}
+const groupGone = (pgid: number) => waitGroupGone(pgid, 5_000);
 
 describe('nginx config', () => {
   it('the committed config is the default cluster: listen 8080, upstream 8000/8100/8200', () => {

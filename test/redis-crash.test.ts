@@ -4,6 +4,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetStock } from '../bench/race.js';
+import { sleep } from '../src/time.js';
 import { withOwnCluster } from './support/cluster.js';
 import { expectDocumented } from './support/race-checks.js';
 import { check, checkMany, stockLockKey, untilKeyExists } from './redis-helpers.js';
@@ -22,7 +23,7 @@ describe('a lock holder killed mid-work (SIGKILL of its instance)', () => {
     const { info, servers } = own.current;
     const holder = servers.instances[0]!;
     if (holder.pid === undefined) await holder.start();
-    const pending = check(info.instances[0]!, { strategy, workMs: 5_000, ttlMs }).catch(() => undefined);
+    const pending = check(info.instances[0]!, strategy, { workMs: 5_000, ttlMs }).catch(() => undefined);
     await untilKeyExists(redis, lockKey);
     await holder.kill();
     await pending;
@@ -32,8 +33,8 @@ describe('a lock holder killed mid-work (SIGKILL of its instance)', () => {
     const { info } = own.current;
     await resetStock(info.instances[1]!, 10);
     await killHolder('redis-setnx', stockLockKey('string'), 500); // ttlMs is ignored: no expiry
-    await new Promise((r) => setTimeout(r, 1_000));
-    const answers = await checkMany(info.instances[1]!, { strategy: 'redis-setnx', waitMs: 300 }, 3, 3);
+    await sleep(1_000);
+    const answers = await checkMany(info.instances[1]!, 'redis-setnx', { waitMs: 300 }, 3, 3);
     expectDocumented(answers);
     expect(answers.map((a) => [a.status, a.error])).toEqual(Array(3).fill([503, 'lock_timeout']));
     expect(await redis.pttl(stockLockKey('string'))).toBe(-1);
@@ -51,7 +52,7 @@ describe('a lock holder killed mid-work (SIGKILL of its instance)', () => {
     await resetStock(info.instances[1]!, 10);
     await killHolder(strategy, stockLockKey(kind), ttlMs);
     const t0 = Date.now();
-    const next = await check(info.instances[1]!, { strategy, waitMs: 5_000, ttlMs });
+    const next = await check(info.instances[1]!, strategy, { waitMs: 5_000, ttlMs });
     expectDocumented([next]);
     expect(next).toEqual({ status: 200, error: undefined, warning: undefined });
     expect(Date.now() - t0).toBeLessThan(ttlMs + 1_000);

@@ -1,10 +1,11 @@
-// Shared by the test/redis-*.test.ts files: requests that keep their answers' bodies, the store
-// addresses of a cluster, and a wait for a lock key to appear.
+// Shared by the test/redis-*.test.ts files: requests that keep their answers' bodies, the stock
+// lock's keys, and a wait for a lock key to appear.
 import { Redis } from 'ioredis';
-import type { ClusterInfo } from '../src/cluster/cluster.js';
-import type { StoreAddresses } from '../bench/stores.js';
+import { checkUrl } from '../bench/race.js';
 import { hashLockKey, stringLockKey } from '../src/locks/redis/keys.js';
 import { STOCK_LOCK_RESOURCE } from '../src/stock/product.js';
+import { pollUntil } from '../src/time.js';
+import { getJson } from './lock-helpers.js';
 
 export interface Answer {
   status: number;
@@ -12,25 +13,20 @@ export interface Answer {
   warning?: string;
 }
 
-export function storesOf(info: ClusterInfo): StoreAddresses {
-  return { mysql: info.mysql, redis: info.redis };
-}
-
-export async function check(base: string, params: Record<string, string | number>): Promise<Answer> {
-  const q = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]));
-  const res = await fetch(`${base}/check/lock?${q}`);
-  const body = (await res.json()) as { error?: string; warning?: string };
-  return { status: res.status, error: body.error, warning: body.warning };
+/** One GET /check/lock (the bench's URL), its answer kept. */
+export async function check(base: string, strategy: string, params: Record<string, number> = {}): Promise<Answer> {
+  const { status, body } = await getJson(checkUrl(base, strategy, undefined, params));
+  return { status, error: body.error as string | undefined, warning: body.warning as string | undefined };
 }
 
 /** `total` requests, `concurrency` at a time, every answer kept (autocannon drops the bodies). */
-export async function checkMany(base: string, params: Record<string, string | number>, total: number, concurrency: number): Promise<Answer[]> {
+export async function checkMany(base: string, strategy: string, params: Record<string, number>, total: number, concurrency: number): Promise<Answer[]> {
   const answers: Answer[] = [];
   let started = 0;
   const worker = async () => {
     while (started < total) {
       started++;
-      answers.push(await check(base, params));
+      answers.push(await check(base, strategy, params));
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
@@ -45,9 +41,6 @@ export const stockLockKey = (kind: 'string' | 'hash'): string =>
 
 /** Resolves once `key` exists on `redis`: a request has taken the lock. */
 export async function untilKeyExists(redis: Redis, key: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await redis.exists(key)) === 0) {
-    if (Date.now() > deadline) throw new Error(`${key} never appeared`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  const appeared = await pollUntil(async () => (await redis.exists(key)) > 0, timeoutMs, 10);
+  if (!appeared) throw new Error(`${key} never appeared`);
 }

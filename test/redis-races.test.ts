@@ -6,15 +6,15 @@ import { race, resetStock } from '../bench/race.js';
 import { unitsLeft } from '../bench/stores.js';
 import { sharedCluster } from './support/cluster.js';
 import type { StoreKind } from '../src/stock/store.js';
-import { checkMany, count, stockLockKey, storesOf } from './redis-helpers.js';
+import { sleep } from '../src/time.js';
+import { checkMany, count, stockLockKey } from './redis-helpers.js';
 import { expectExactRace, expectLive, tally, unexpectedAnswers } from './support/race-checks.js';
 
 const info = sharedCluster();
-const stores = storesOf(info);
 
 describe('exact on three instances behind nginx', () => {
   async function exactRace(strategy: string, store: StoreKind, initial: number, requests: number, maxRefused: number): Promise<void> {
-    const r = await race({ target: info.nginx, stores, strategy, store, initial, requests, connections: 100, maxSeconds: 90 });
+    const r = await race({ target: info.nginx, stores: info, strategy, store, initial, requests, connections: 100, maxSeconds: 90 });
     expectExactRace(r, `${strategy}/${store}`, maxRefused);
   }
 
@@ -55,8 +55,8 @@ describe('work longer than the lease (workMs 250 > ttlMs 100)', () => {
   async function oversoldAfter(strategy: string, requests: number, concurrency: number, params: Record<string, number>, afterReset?: () => void) {
     await resetStock(info.nginx, INITIAL);
     afterReset?.();
-    const answers = await checkMany(info.nginx, { strategy, ...params }, requests, concurrency);
-    const left = await unitsLeft(stores, 'mysql');
+    const answers = await checkMany(info.nginx, strategy, params, requests, concurrency);
+    const left = await unitsLeft(info, 'mysql');
     const byAnswer = tally(answers);
     expect(unexpectedAnswers(byAnswer), strategy).toEqual({});
     const ok = count(answers, (a) => a.status === 200);
@@ -95,7 +95,7 @@ describe('work longer than the lease (workMs 250 > ttlMs 100)', () => {
 
     it('never deletes another holder’s lock, yet oversells through expiry', async () => {
       const { answers, byAnswer, ok, oversold } = await oversoldAfter('redis-owned', 40, 12, slow, () => (events.length = 0));
-      await new Promise((r) => setTimeout(r, 200)); // let the last notifications arrive
+      await sleep(200); // let the last notifications arrive
       expectLive({ byAnswer }, 'redis-owned, work > ttl', LIVE_BOUND);
       // Every lock that was granted expired under its holder (refused requests held none).
       expect(count(answers, (a) => a.warning === 'lock_expired_before_release')).toBe(ok);

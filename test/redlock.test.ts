@@ -8,9 +8,10 @@ import { race, resetStock, type RaceResult } from '../bench/race.js';
 import { redlockKey } from '../src/locks/redis/keys.js';
 import { redlockReleaseChannel } from '../src/locks/redis/redlock-hints.js';
 import { STOCK_LOCK_RESOURCE } from '../src/stock/product.js';
+import { pollUntil } from '../src/time.js';
 import { withOwnCluster } from './support/cluster.js';
 import { expectDocumented, expectExactRace } from './support/race-checks.js';
-import { check, checkMany, storesOf, untilKeyExists } from './redis-helpers.js';
+import { check, checkMany, untilKeyExists } from './redis-helpers.js';
 
 const own = withOwnCluster({ instances: 3 });
 
@@ -25,7 +26,7 @@ const LIVE_BOUND = 0.02;
 /** A race through nginx at the service's default lock parameters (waitMs 10 s). */
 async function redlockRace(label: string, initial: number, requests: number, connections: number): Promise<RaceResult> {
   const { info } = own.current;
-  const r = await race({ target: info.nginx, stores: storesOf(info), strategy: 'redlock', initial, requests, connections, maxSeconds: 90 });
+  const r = await race({ target: info.nginx, stores: info, strategy: 'redlock', initial, requests, connections, maxSeconds: 90 });
   expectExactRace(r, label, LIVE_BOUND);
   return r;
 }
@@ -89,12 +90,12 @@ describe('right after a holder crash and restarts (the order the suite ran in)',
     const { info, servers } = own.current;
     const ttlMs = 500;
     await resetStock(info.instances[1]!, 10);
-    const pending = check(info.instances[0]!, { strategy: 'redlock', workMs: 5_000, ttlMs }).catch(() => undefined);
+    const pending = check(info.instances[0]!, 'redlock', { workMs: 5_000, ttlMs }).catch(() => undefined);
     await untilKeyExists(master, redlockKey(STOCK_LOCK_RESOURCE)); // instance 0 holds the lock now
     await servers.instances[0]!.kill();
     await pending;
     const t0 = Date.now();
-    const next = await check(info.instances[1]!, { strategy: 'redlock', waitMs: 5_000, ttlMs });
+    const next = await check(info.instances[1]!, 'redlock', { waitMs: 5_000, ttlMs });
     expectDocumented([next]);
     expect(next).toEqual({ status: 200, error: undefined, warning: undefined });
     expect(Date.now() - t0).toBeLessThan(ttlMs + 1_000);
@@ -117,7 +118,7 @@ describe('no quorum (3 of 5 stopped)', () => {
     const { info } = own.current;
     await resetStock(info.nginx, 10);
     const t0 = Date.now();
-    const answers = await checkMany(info.nginx, { strategy: 'redlock', waitMs: 5_000 }, 6, 3);
+    const answers = await checkMany(info.nginx, 'redlock', { waitMs: 5_000 }, 6, 3);
     expectDocumented(answers);
     expect(answers.map((a) => [a.status, a.error])).toEqual(Array(6).fill([503, 'redlock_unavailable']));
     expect(Date.now() - t0).toBeLessThan(2_000);
@@ -137,13 +138,11 @@ describe('the stopped masters back, empty (no persistence)', () => {
     for (const url of info.redlock.slice(0, 3)) {
       const restarted = new Redis(url);
       try {
-        const deadline = Date.now() + 10_000;
         let subscribers = 0;
-        while (subscribers < info.instances.length && Date.now() < deadline) {
-          const [, n] = (await restarted.pubsub('NUMSUB', channel)) as [string, number];
-          subscribers = n;
-          if (subscribers < info.instances.length) await new Promise((r) => setTimeout(r, 100));
-        }
+        await pollUntil(async () => {
+          [, subscribers] = (await restarted.pubsub('NUMSUB', channel)) as [string, number];
+          return subscribers >= info.instances.length;
+        }, 10_000, 100);
         expect(subscribers, `subscribers of ${channel} on ${url}`).toBe(info.instances.length);
       } finally {
         restarted.disconnect();

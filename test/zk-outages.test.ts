@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { resetStock } from '../bench/race.js';
 import { unitsLeft } from '../bench/stores.js';
-import { sleep } from '../src/time.js';
+import { pollUntil, sleep } from '../src/time.js';
 import { withOwnCluster } from './support/cluster.js';
 import { getJson } from './lock-helpers.js';
 
@@ -54,11 +54,8 @@ describe('ZooKeeper failures', () => {
       await servers.zookeeper.start();
     }
 
-    const deadline = Date.now() + 20_000;
-    while (((await getJson(`${base}/health`)).body.checks as Record<string, boolean>).zookeeper !== true) {
-      if (Date.now() > deadline) throw new Error('instance did not reconnect to ZooKeeper');
-      await sleep(200);
-    }
+    const zkHealthy = async () => ((await getJson(`${base}/health`)).body.checks as Record<string, boolean>).zookeeper === true;
+    if (!(await pollUntil(zkHealthy, 20_000, 200))) throw new Error('instance did not reconnect to ZooKeeper');
     const again = await getJson(`${base}/check/lock?strategy=zk-watch&waitMs=5000`);
     expect(again.body).toMatchObject({ ok: true });
     expect(await unitsLeft(info, 'mysql')).toBe(99);

@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadClusterConfig, type ClusterConfig, type MysqlConfig } from '../config.js';
 import { runMigrations } from '../db/migrate.js';
+import { REPO_ROOT } from '../paths.js';
 import { instanceSpec } from './instance.js';
 import { mariadbSpec } from './mariadb.js';
-import { nginxSpec, REPO_ROOT } from './nginx.js';
+import { nginxSpec } from './nginx.js';
 import { ensureBinaries } from './packages.js';
 import { freePorts, isPortFree } from './ports.js';
 import { redisSpec } from './redis.js';
@@ -40,6 +41,16 @@ export function migrationConfig(cfg: ClusterConfig): MysqlConfig {
   return { host: '127.0.0.1', port: cfg.ports.mysql, ...cfg.mysql, poolSize: 1, connectTimeoutMs: 5_000 };
 }
 
+/**
+ * Stop order: the front first (nginx, then the apps), so no client is proxied to an instance that
+ * is going away; then ZooKeeper, the RedLock masters, Redis, and MySQL last.
+ */
+export function inStopOrder<T extends { name: string }>(servers: readonly T[]): T[] {
+  const rank = (n: string) =>
+    n === 'nginx' ? 0 : n.startsWith('app-') ? 1 : n === 'zookeeper' ? 2 : n.startsWith('redlock-') ? 3 : n === 'redis' ? 4 : 5;
+  return [...servers].sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
+}
+
 /** Stops servers one after the other, trying them all even if some fail; rethrows the first failure. */
 async function stopAll(servers: ServerHandle[]): Promise<void> {
   let first: unknown;
@@ -70,11 +81,10 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
   const instances = p.instances.map((port) => make(instanceSpec(config, port, dir, opts.instanceEnv)));
   const nginx = make(nginxSpec(p.nginx, p.instances, dir, bin));
   const servers = { mysql, redis, redlock, zookeeper, nginx, instances };
-  // front first, so no client is proxied to an instance that is going away
-  const stopOrder: ServerHandle[] = [nginx, ...instances, zookeeper, ...redlock, redis, mysql];
+  const all = [mysql, redis, ...redlock, zookeeper, ...instances, nginx];
+  const stopOrder = inStopOrder(all);
 
   // Fail before starting anything if a port is taken (often: a cluster left running elsewhere).
-  const all = [...stopOrder].reverse();
   const busy = (await Promise.all(all.map(async (s) => ((await isPortFree(s.port)) ? undefined : `${s.name} ${s.port}`)))).filter(Boolean);
   if (busy.length > 0) throw new Error(`ports already in use on 127.0.0.1: ${busy.join(', ')} (is another cluster running? try: npm run cluster -- down)`);
 

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from './nginx.js';
+import { REPO_ROOT } from '../paths.js';
 
 const CODE_DIRS = ['src', 'lua', 'migrations'];
 const CODE_FILES = ['package-lock.json'];

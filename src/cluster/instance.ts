@@ -1,8 +1,8 @@
 // One stocklab service instance (src/main.ts under tsx), pointed at the cluster's servers.
 import path from 'node:path';
 import { serviceEnvFor, type ClusterConfig } from '../config.js';
-import { REPO_ROOT } from './nginx.js';
-import { httpOk } from './probes.js';
+import { REPO_ROOT } from '../paths.js';
+import { healthOk } from './probes.js';
 import type { ServerSpec } from './server.js';
 
 export function instanceSpec(cfg: ClusterConfig, port: number, dir: string, env: Record<string, string> = {}): ServerSpec {
@@ -19,6 +19,6 @@ export function instanceSpec(cfg: ClusterConfig, port: number, dir: string, env:
       // HOST pinned: whatever the caller's environment says, nothing listens beyond loopback
       env: { ...process.env, ...serviceEnvFor(cfg, port), HOST: '127.0.0.1', ...env },
     }),
-    healthy: () => httpOk(`http://127.0.0.1:${port}/health`),
+    healthy: () => healthOk(port),
   };
 }

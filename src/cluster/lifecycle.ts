@@ -2,9 +2,9 @@
 // One implementation for `npm run cluster`, the lab and anything else that needs a running cluster.
 import { isDeepStrictEqual } from 'node:util';
 import { loadClusterConfig, type ClusterConfig } from '../config.js';
-import { clusterInfo, resolveDir, startCluster, type RunningCluster } from './cluster.js';
+import { clusterInfo, inStopOrder, resolveDir, startCluster, type RunningCluster } from './cluster.js';
 import { codeFingerprint } from './fingerprint.js';
-import { infoOf, inStopOrder, isAlive, probe, readState, removeState, stopRecorded, writeState, type ClusterState, type RecordedServer } from './state.js';
+import { infoOf, isAlive, probe, readState, removeState, stopRecorded, writeState, type ClusterState, type RecordedServer } from './state.js';
 import type { ClusterInfo } from './types.js';
 
 export type Say = (line: string) => void;

@@ -1,12 +1,11 @@
 // nginx: render nginx/nginx.conf for the cluster's ports and run it with its prefix under <dir>.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../paths.js';
 import type { Binaries } from './packages.js';
-import { httpOk } from './probes.js';
+import { healthOk } from './probes.js';
 import type { ServerSpec } from './server.js';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const NGINX_TEMPLATE = path.join(REPO_ROOT, 'nginx', 'nginx.conf');
 
 /**
@@ -55,6 +54,6 @@ export function nginxSpec(listenPort: number, upstreamPorts: number[], dir: stri
       args: ['-p', prefix + '/', '-c', confFile, '-e', 'stderr', '-g', 'daemon off;'],
     }),
     // healthy once a request goes through it to an instance
-    healthy: () => httpOk(`http://127.0.0.1:${listenPort}/health`),
+    healthy: () => healthOk(listenPort),
   };
 }

@@ -1,5 +1,6 @@
 // Loopback port helpers: is a port free, wait until it is, and pick free ones for tests.
 import net from 'node:net';
+import { pollUntil } from '../time.js';
 
 export const LOOPBACK = '127.0.0.1';
 
@@ -13,11 +14,8 @@ export function isPortFree(port: number): Promise<boolean> {
 }
 
 export async function waitPortFree(port: number, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await isPortFree(port))) {
-    if (Date.now() > deadline) throw new Error(`${what}: port ${port} still in use after ${timeoutMs} ms`);
-    await sleep(50);
-  }
+  const free = await pollUntil(() => isPortFree(port), timeoutMs);
+  if (!free) throw new Error(`${what}: port ${port} still in use after ${timeoutMs} ms`);
 }
 
 /**
@@ -32,8 +30,4 @@ export async function freePorts(count: number, min = 20_000, max = 32_000): Prom
     if (!picked.has(p) && (await isPortFree(p))) picked.add(p);
   }
   return [...picked];
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

@@ -59,6 +59,11 @@ export async function httpOk(url: string, timeoutMs = 2_000): Promise<boolean> {
   return (await httpGet(url, timeoutMs))?.status === 200;
 }
 
+/** An app instance's GET /health (or nginx's, which passes it on to one) answers 200. */
+export function healthOk(port: number, timeoutMs = 2_000): Promise<boolean> {
+  return httpOk(`http://${LOOPBACK}:${port}/health`, timeoutMs);
+}
+
 export interface MysqlLogin {
   port: number;
   user: string;

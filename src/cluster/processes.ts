@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sleep } from './ports.js';
+import { pollUntil } from '../time.js';
 
 export interface SpawnSpec {
   name: string;
@@ -150,13 +150,9 @@ export function isSameProcess(id: ProcessIdentity): boolean {
   return now.cmdline === id.cmdline || (exe.length > 0 && now.cmdline.includes(exe));
 }
 
-export async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (groupMembers(pgid).length > 0) {
-    if (Date.now() > deadline) return false;
-    await sleep(25);
-  }
-  return true;
+/** Once a process group has no live member left (zombies awaiting their reaping do not count). */
+export function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+  return pollUntil(() => groupMembers(pgid).length === 0, timeoutMs, 25);
 }
 
 /** SIGTERM the group, wait up to graceMs, then SIGKILL; resolves once no member is left. */

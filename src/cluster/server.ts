@@ -1,7 +1,8 @@
 // One supervised server process: start (and wait until healthy), stop gracefully, or kill like a crash.
-import type { ServerHandle } from './types.js';
-import { isPortFree, sleep, waitPortFree } from './ports.js';
+import { pollUntil, remaining } from '../time.js';
+import { isPortFree, waitPortFree } from './ports.js';
 import { identify, killGroup, logTail, spawnLogged, terminateGroup, type ProcessIdentity, type Spawned } from './processes.js';
+import type { ServerHandle } from './types.js';
 
 export interface ServerSpec {
   name: string;
@@ -25,9 +26,10 @@ export interface SpawnEvent {
 }
 
 export interface ServerOptions {
+  /** CLI 'up': children survive this process (own process group, logs to files, unref) */
   detached?: boolean;
   log?: (line: string) => void;
-  /** called right after each spawn, before the health wait: a record can survive our own death */
+  /** called right after each spawn, before the health wait, so a record of the pid can outlive us (`up`) */
   onSpawn?: (event: SpawnEvent) => void;
 }
 
@@ -82,16 +84,15 @@ export class ManagedServer implements ServerHandle {
       exitReason = reason;
       if (this.current === spawned) this.current = undefined; // it died on its own
     });
-    const deadline = t0 + this.spec.startTimeoutMs;
-    for (;;) {
+    // A server that exits while we wait fails the start at once, with its log.
+    const healthy = await pollUntil(() => {
       if (exitReason !== undefined) throw this.describeFailure(`exited (${exitReason}) before becoming healthy`);
-      if (await this.spec.healthy()) break;
-      if (Date.now() > deadline) {
-        await killGroup(spawned.pid, name).catch(() => undefined);
-        this.current = undefined;
-        throw this.describeFailure(`not healthy after ${this.spec.startTimeoutMs} ms`);
-      }
-      await sleep(50);
+      return this.spec.healthy();
+    }, remaining(t0 + this.spec.startTimeoutMs));
+    if (!healthy) {
+      await killGroup(spawned.pid, name).catch(() => undefined);
+      this.current = undefined;
+      throw this.describeFailure(`not healthy after ${this.spec.startTimeoutMs} ms`);
     }
     this.log(`${name} ready on 127.0.0.1:${port} (pid ${spawned.pid}, ${prepared}ready in ${Date.now() - t0} ms)`);
   }

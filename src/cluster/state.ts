@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { isSameProcess, terminateGroup } from './processes.js';
-import { httpOk, mysqlPing, redisPing, zkRuok } from './probes.js';
-import type { ClusterInfo } from './types.js';
+import { healthOk, mysqlPing, redisPing, zkRuok } from './probes.js';
+import { clusterInfoSchema, type ClusterInfo } from './types.js';
 
 const recordedServer = z.object({
   name: z.string(),
@@ -17,14 +17,7 @@ const recordedServer = z.object({
 });
 export type RecordedServer = z.infer<typeof recordedServer>;
 
-const clusterState = z.object({
-  dir: z.string(),
-  nginx: z.string(),
-  instances: z.array(z.string()),
-  mysql: z.object({ host: z.string(), port: z.number(), user: z.string(), password: z.string(), database: z.string() }),
-  redis: z.string(),
-  redlock: z.array(z.string()),
-  zookeeper: z.string(),
+const clusterState = clusterInfoSchema.extend({
   startedAt: z.string(),
   /** codeFingerprint() of the code the instances were started from */
   code: z.string().optional(),
@@ -62,16 +55,9 @@ export function removeState(dir: string): void {
   fs.rmSync(statePath(dir), { force: true });
 }
 
+/** The record's ClusterInfo part: the same addresses clusterInfo() gives for its config. */
 export function infoOf(state: ClusterState): ClusterInfo {
-  const { startedAt: _s, code: _code, complete: _c, servers: _servers, ...info } = state;
-  return info;
-}
-
-/** Stop order: the front first (nginx, then the apps), the data servers after, MySQL last. */
-export function inStopOrder(servers: RecordedServer[]): RecordedServer[] {
-  const rank = (n: string) =>
-    n === 'nginx' ? 0 : n.startsWith('app-') ? 1 : n === 'zookeeper' ? 2 : n.startsWith('redlock-') ? 3 : n === 'redis' ? 4 : 5;
-  return [...servers].sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
+  return clusterInfoSchema.parse(state); // an object schema drops the keys it does not name
 }
 
 export function isAlive(s: RecordedServer): boolean {
@@ -83,7 +69,7 @@ export function probe(s: RecordedServer, info: ClusterInfo): Promise<boolean> {
   if (s.name === 'mysql') return mysqlPing({ port: s.port, user: info.mysql.user, password: info.mysql.password, database: info.mysql.database });
   if (s.name === 'redis' || s.name.startsWith('redlock-')) return redisPing(s.port);
   if (s.name === 'zookeeper') return zkRuok(s.port);
-  return httpOk(`http://127.0.0.1:${s.port}/health`);
+  return healthOk(s.port);
 }
 
 /**

@@ -1,6 +1,7 @@
 // The cluster's public shapes; cluster.ts re-exports them.
+import { z } from 'zod';
 import type { ClusterConfig } from '../config.js';
-import type { ProcessIdentity } from './processes.js';
+import type { ServerOptions } from './server.js';
 
 export interface ServerHandle {
   /** 'mysql' | 'redis' | 'redlock-0'.. | 'zookeeper' | 'nginx' | 'app-8000' ... */
@@ -16,16 +17,17 @@ export interface ServerHandle {
   start(): Promise<void>;
 }
 
-/** Also what <dir>/cluster.json holds (plus the servers' pids). */
-export interface ClusterInfo {
-  dir: string;
-  nginx: string;
-  instances: string[];
-  mysql: { host: string; port: number; user: string; password: string; database: string };
-  redis: string;
-  redlock: string[];
-  zookeeper: string;
-}
+/** Where a cluster's servers answer; also what <dir>/cluster.json holds (plus the servers' pids). */
+export const clusterInfoSchema = z.object({
+  dir: z.string(),
+  nginx: z.string(),
+  instances: z.array(z.string()),
+  mysql: z.object({ host: z.string(), port: z.number(), user: z.string(), password: z.string(), database: z.string() }),
+  redis: z.string(),
+  redlock: z.array(z.string()),
+  zookeeper: z.string(),
+});
+export type ClusterInfo = z.infer<typeof clusterInfoSchema>;
 
 export interface ClusterServers {
   mysql: ServerHandle;
@@ -43,13 +45,9 @@ export interface RunningCluster {
   stop(): Promise<void>;
 }
 
-export interface StartClusterOptions {
+/** detached, log and onSpawn go to every server (see ServerOptions). */
+export interface StartClusterOptions extends ServerOptions {
   config: ClusterConfig;
   /** extra env for every app instance (e.g. LOG_LEVEL, DEFAULT_STRATEGY) */
   instanceEnv?: Record<string, string>;
-  /** CLI 'up': children survive this process (own process group, logs to files, unref) */
-  detached?: boolean;
-  log?: (line: string) => void;
-  /** called as each server process is spawned (the CLI records pids before waiting on health) */
-  onSpawn?: (event: { name: string; port: number; identity: ProcessIdentity }) => void;
 }
