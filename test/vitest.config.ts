@@ -4,9 +4,9 @@ import { defineConfig } from 'vitest/config';
 // Pure tests: no server, no cluster. A new test file is an integration test unless listed here.
 const UNIT = ['test/params.test.ts', 'test/config.test.ts', 'test/bench-report.test.ts', 'test/compose.test.ts', 'test/fingerprint.test.ts'];
 
-// Vitest 4 runs projects with different worker counts one group after the other, so the unit
-// files run first, two at a time, then the integration files one at a time. `--project unit`
-// runs the unit files alone, without booting the cluster.
+// Vitest 4 runs projects with different worker counts one group after the other, so the unit and
+// lock contract files run first, two at a time, then the integration files one at a time.
+// `--project unit` runs the unit files alone, without booting any server.
 export default defineConfig({
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
@@ -16,10 +16,15 @@ export default defineConfig({
         test: { name: 'unit', include: UNIT, maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
       {
+        // The lock contract suite: each file boots only the server its locks need, so two run side by side.
+        extends: true,
+        test: { name: 'locks', include: ['test/locks/**/*.test.ts'], maxWorkers: 2, sequence: { groupOrder: 0 }, testTimeout: 60_000, hookTimeout: 120_000 },
+      },
+      {
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/**/*.test.ts'],
+          include: ['test/*.test.ts'],
           exclude: UNIT,
           sequence: { groupOrder: 1 },
           // Integration tests share one cluster and its single stock row, so files run one at a

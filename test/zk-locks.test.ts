@@ -1,7 +1,6 @@
 // The ZooKeeper recipes driven directly against the real ZooKeeper: the herd effect counted, and
 // what a holder learns when its session expires.
 import { randomUUID } from 'node:crypto';
-import { createClient, type Client } from 'node-zookeeper-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lease, LockOptions } from '../src/locks/lock.js';
 import { pollUntil, sleep } from '../src/time.js';
@@ -11,6 +10,7 @@ import { ZkSession } from '../src/locks/zk/session.js';
 import { ZkWatchLock } from '../src/locks/zk/watch.js';
 import { createLogger } from '../src/logger.js';
 import { sharedCluster } from './support/cluster.js';
+import { expireSession } from './support/zookeeper.js';
 
 const zkConnect = sharedCluster().zookeeper;
 const opts: LockOptions = { ttlMs: 30_000, waitMs: 20_000, retryMs: 10 };
@@ -93,11 +93,11 @@ describe('a holder whose session expires', () => {
       expect(await session.getChildren(dir, Date.now() + 1_000)).toHaveLength(1);
 
       // A second client attaches to the same session and closes it: ZooKeeper expires the session.
-      await expireSession(id, password);
+      await expireSession(zkConnect, id, password);
       await until('lease.lost', () => lease.lost.aborted);
       expect(String(lease.lost.reason)).toMatch(/connection to ZooKeeper lost|session expired/);
 
-      // The session comes back as a new one (on the holder's next reconnect, or from its watchdog
+      // The session comes back as a new one (on the holder's next reconnect, or from its stalled-connection check
       // after a session timeout without a connection); the ephemeral node went with the old one.
       await until('a new session', () => session.connected && !session.credentials.id.equals(id), 10_000);
       expect(await session.getChildren(dir, Date.now() + 1_000)).toHaveLength(0);
@@ -110,32 +110,3 @@ describe('a holder whose session expires', () => {
     }
   });
 });
-
-/**
- * Expires a session from a second client: attach to it and close it, until ZooKeeper answers an
- * attach with "expired". Once is not always enough: the holder's client re-attaches as soon as the
- * second client takes the session over, and a close sent after that is lost with the connection
- * it was sent on (a race of the test's own making).
- */
-async function expireSession(sessionId: Buffer, sessionPassword: Buffer, timeoutMs = 15_000): Promise<void> {
-  const expired = await pollUntil(async () => (await attachAndClose(sessionId, sessionPassword)) === 'expired', timeoutMs, 0);
-  if (!expired) throw new Error(`the session did not expire within ${timeoutMs} ms`);
-}
-
-function attachAndClose(sessionId: Buffer, sessionPassword: Buffer): Promise<'closed' | 'expired'> {
-  // The client accepts sessionId/sessionPassword (lib/ConnectionManager.js); its typings omit them.
-  const options = { sessionTimeout: 2_000, sessionId, sessionPassword } as Parameters<typeof createClient>[1];
-  const client: Client = createClient(zkConnect, options);
-  return new Promise((resolve, reject) => {
-    const done = (outcome: 'closed' | 'expired' | Error) => {
-      clearTimeout(timer);
-      client.close();
-      if (outcome instanceof Error) reject(outcome);
-      else resolve(outcome);
-    };
-    const timer = setTimeout(() => done(new Error('could not attach to the session')), 5_000);
-    client.once('connected', () => done('closed'));
-    client.once('expired', () => done('expired'));
-    client.connect();
-  });
-}

@@ -1,0 +1,60 @@
+// Every Redis lock under the lock contract, against three Redis servers of its own (one for the
+// single-server locks, all three as RedLock's masters).
+import type { Redis } from 'ioredis';
+import { hashLockKey, redlockKey, stringLockKey } from '../../src/locks/redis/keys.js';
+import { OwnedLock } from '../../src/locks/redis/owned.js';
+import { PubsubLock } from '../../src/locks/redis/pubsub.js';
+import { Redlock } from '../../src/locks/redis/redlock-package.js';
+import { RedlockLock } from '../../src/locks/redis/redlock.js';
+import { ReentrantLock } from '../../src/locks/redis/reentrant.js';
+import { ReleaseNotifier } from '../../src/locks/redis/release-notifier.js';
+import { SetnxExpiryLock } from '../../src/locks/redis/setnx-expiry.js';
+import { SetnxLock } from '../../src/locks/redis/setnx.js';
+import { WatchdogLock } from '../../src/locks/redis/watchdog.js';
+import type { Lock } from '../../src/locks/lock.js';
+import { connectRedis, waitReady } from '../../src/redis/connect.js';
+import { lockContract, type LockClaims, type LockSubject } from '../support/lock-contract.js';
+import { withServers } from '../support/servers.js';
+
+const servers = withServers({ redis: 3 });
+
+async function open(url: string): Promise<Redis> {
+  const client = connectRedis(url, { commandTimeoutMs: 2_000 });
+  if (!(await waitReady(client, 5_000))) throw new Error(`no Redis at ${url}`);
+  return client;
+}
+
+/** A lock over the first server; `key` is where it keeps a resource's hold. */
+function onOneServer(name: string, claims: LockClaims, key: (resource: string) => string, make: (redis: Redis, subscriber: Redis) => Lock): void {
+  lockContract(name, claims, async (): Promise<LockSubject> => {
+    const url = servers.current.redis[0] as string;
+    const [redis, subscriber] = await Promise.all([open(url), open(url)]);
+    return {
+      lock: make(redis, subscriber),
+      takeAway: async (resource) => void (await redis.del(key(resource))),
+      loseHold: async (resource) => void (await redis.del(key(resource))),
+      close: async () => {
+        redis.disconnect();
+        subscriber.disconnect();
+      },
+    };
+  });
+}
+
+onOneServer('redis-setnx', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxLock(r));
+onOneServer('redis-setnx-ex', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxExpiryLock(r));
+onOneServer('redis-owned', { reentrant: false, lateRelease: 'refuses', lost: 'never' }, stringLockKey, (r) => new OwnedLock(r));
+onOneServer('redis-reentrant', { reentrant: true, lateRelease: 'refuses', lost: 'never' }, hashLockKey, (r) => new ReentrantLock(r));
+onOneServer('redis-watchdog', { reentrant: true, lateRelease: 'refuses', lost: 'fires' }, hashLockKey, (r) => new WatchdogLock(r));
+onOneServer('redis-pubsub', { reentrant: true, lateRelease: 'refuses', lost: 'never' }, hashLockKey, (r, s) => new PubsubLock(r, new ReleaseNotifier(s)));
+
+lockContract('redlock (3 masters)', { reentrant: false, lateRelease: 'refuses', lost: 'never' }, async () => {
+  const masters = await Promise.all(servers.current.redis.map(open));
+  const redlock = new Redlock(masters, { driftFactor: 0.01, retryCount: 0 });
+  redlock.on('error', () => undefined);
+  return {
+    lock: new RedlockLock(redlock),
+    takeAway: async (resource) => void (await Promise.all(masters.map((m) => m.del(redlockKey(resource))))),
+    close: async () => masters.forEach((m) => m.disconnect()),
+  };
+});
