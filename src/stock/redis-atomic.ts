@@ -6,7 +6,7 @@ import { runLua } from '../redis/lua.js';
 import { REDIS_STOCK_KEY } from './product.js';
 
 /**
- * Course §1.8, Redis's optimistic lock: WATCH the key, read, work, then MULTI/SET/EXEC, which
+ * docs/course.md §1.8, Redis's optimistic lock: WATCH the key, read, work, then MULTI/SET/EXEC, which
  * Redis aborts when anyone changed the key since the WATCH. `conn` must be used by this call
  * alone (WATCH state belongs to the connection). 'conflict' means: aborted, try again.
  */

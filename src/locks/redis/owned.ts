@@ -6,7 +6,7 @@ import { redisCall } from '../../redis/call.js';
 import { pollStringLock } from './string-lock.js';
 
 /**
- * §2.3–2.5: the lock's value is the owner's unique token and the release compares and deletes in
+ * docs/course.md §2.3–2.5: the lock's value is the owner's unique token and the release compares and deletes in
  * one Lua step, so nobody deletes another holder's lock. The lease can still run out mid-work.
  */
 export class OwnedLock implements Lock {

@@ -8,7 +8,7 @@ import { redisCall } from '../../redis/call.js';
 import type { ReleaseNotifier } from './release-notifier.js';
 
 /**
- * Redisson's waiting (course §2.10): the acquire script answers the holder's remaining lease; a
+ * Redisson's waiting (docs/course.md §2.10): the acquire script answers the holder's remaining lease; a
  * waiter sleeps until a release is published or that lease runs out, whichever is first, and
  * tries again. No fixed-interval polling: retryMs is not used.
  */

@@ -27,7 +27,7 @@ function backoff(retryMs: number, failures: number): number {
 const HINT_JITTER_DIVISOR = 4;
 
 /**
- * RedLock (course §2.9) through the `redlock` package: the same SET NX PX on N independent
+ * RedLock (docs/course.md §2.9) through the `redlock` package: the same SET NX PX on N independent
  * masters, held only when a majority agreed with validity left (ttl − elapsed − drift, the
  * package's `expiration`). The holder is not told when that validity runs out (neverLost): work
  * longer than the lease oversells, as the catalog says.

@@ -4,7 +4,7 @@ import { pollUntilAcquired } from '../poll.js';
 import { HashLockScripts } from './hash-lock-scripts.js';
 
 /**
- * §2.6: a hash owner → hold count in Lua, so the same request can take the lock again (the
+ * docs/course.md §2.6: a hash owner → hold count in Lua, so the same request can take the lock again (the
  * owner is the one named in the options: one token per request). Waiting is plain polling.
  */
 export class ReentrantLock implements Lock {

@@ -4,7 +4,7 @@ import { redisCall } from '../../redis/call.js';
 import { pollStringLock } from './string-lock.js';
 
 /**
- * §2.2: SET key value PX ttl NX sets the lock and its expiry in one command, so a crashed holder's
+ * docs/course.md §2.2: SET key value PX ttl NX sets the lock and its expiry in one command, so a crashed holder's
  * lock expires. The release is still a blind DEL: a holder whose lease ran out deletes whoever
  * holds the lock by then.
  */

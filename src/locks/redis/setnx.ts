@@ -4,7 +4,7 @@ import { redisCall } from '../../redis/call.js';
 import { pollStringLock } from './string-lock.js';
 
 /**
- * The course's first Redis lock (§2.1): SETNX, DEL, retry after a sleep. No expiry, so a holder
+ * The course's first Redis lock (docs/course.md §2.1): SETNX, DEL, retry after a sleep. No expiry, so a holder
  * that dies between SETNX and DEL leaves the lock behind for good.
  */
 export class SetnxLock implements Lock {

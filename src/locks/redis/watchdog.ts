@@ -6,7 +6,7 @@ import { HashLockScripts } from './hash-lock-scripts.js';
 import { Renewal } from './renewal.js';
 
 /**
- * §2.7: the reentrant lock plus a watchdog that keeps renewing the lease while it is held, so
+ * docs/course.md §2.7: the reentrant lock plus a watchdog that keeps renewing the lease while it is held, so
  * work longer than ttl keeps the lock, while a crashed holder's lock still expires after ttl.
  */
 export class WatchdogLock implements Lock {
