@@ -1,10 +1,11 @@
 // Lock holders that die (a private cluster, since instances are killed): what each Redis lock
-// leaves behind. RedLock, whose masters are stopped and killed too, has its own file
+// leaves behind, and what nginx does with a deduction whose instance died after writing. RedLock, whose masters are stopped and killed too, has its own file
 // (test/redlock.test.ts).
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetStock } from '../bench/race.js';
-import { sleep } from '../src/time.js';
+import { checkUrl, resetStock } from '../bench/race.js';
+import { unitsLeft } from '../bench/stores.js';
+import { pollUntil, sleep } from '../src/time.js';
 import { withOwnCluster } from './support/cluster.js';
 import { expectDocumented } from './support/race-checks.js';
 import { check, checkMany, stockLockKey, untilKeyExists } from './redis-helpers.js';
@@ -56,5 +57,35 @@ describe('a lock holder killed mid-work (SIGKILL of its instance)', () => {
     expectDocumented([next]);
     expect(next).toEqual({ status: 200, error: undefined, warning: undefined });
     expect(Date.now() - t0).toBeLessThan(ttlMs + 1_000);
+  });
+});
+
+describe('a deduction whose instance dies after its write, before its answer', () => {
+  it('nginx does not resend it to another instance: one unit gone, and the client gets 502 (outcome unknown), not a second sale', async () => {
+    const { info, servers } = own.current;
+    for (const s of servers.instances) if (s.pid === undefined) await s.start();
+    await resetStock(info.nginx, 10);
+    const redis = new Redis(info.redis);
+    let holderPort: number | undefined;
+    try {
+      const url = checkUrl(info.nginx, 'redis-owned', 'mysql', { workMs: 200, ttlMs: 1_000, waitMs: 5_000 });
+      const status = fetch(url, { signal: AbortSignal.timeout(20_000) }).then((res) => res.status);
+      await untilKeyExists(redis, stockLockKey('string'));
+      // The lock's value is the owner token, `<instance id>:<uuid>`, and the instance id is app-<port>.
+      holderPort = Number(/^app-(\d+):/.exec((await redis.get(stockLockKey('string'))) ?? '')?.[1]);
+      // Redis writes pause: the holder's MySQL write goes through, but its release (a Lua write) and so its answer wait.
+      await redis.call('CLIENT', 'PAUSE', '10000', 'WRITE');
+      expect(await pollUntil(async () => (await unitsLeft(info, 'mysql')) === 9, 5_000)).toBe(true);
+      await servers.instances.find((s) => s.port === holderPort)?.kill();
+      await redis.call('CLIENT', 'UNPAUSE');
+      // Resent, the deduction would wait out the dead holder's lease on another instance and answer 200.
+      expect(await status).toBe(502);
+      expect(await unitsLeft(info, 'mysql')).toBe(9);
+    } finally {
+      await redis.call('CLIENT', 'UNPAUSE').catch(() => undefined);
+      redis.disconnect();
+      const killed = servers.instances.find((s) => s.port === holderPort);
+      if (killed && killed.pid === undefined) await killed.start();
+    }
   });
 });
