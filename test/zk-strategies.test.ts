@@ -15,11 +15,11 @@ function raceThroughNginx(strategy: string, requests: number, initial: number) {
 // order (each watches the node before its own): fair, none expected, 2 %. zk-ephemeral is a spin
 // lock: every waiter races all the others for one node every retryMs, so an unlucky one can lose
 // every round until its waitMs, and the slower the machine the more often (0.2–2.9 % seen here
-// at 110–42 req/s): 10 %, a bound only a far slower machine would reach.
+// at 110–42 req/s, 7.9 % at 27 req/s with a benchmark running beside the suite): 25 %.
 describe.each([
   ['zk-watch', 0.02],
   ['zk-reentrant', 0.02],
-  ['zk-ephemeral', 0.1],
+  ['zk-ephemeral', 0.25],
 ] as const)('%s on three instances behind nginx', (strategy, maxRefused) => {
   it('1100 requests for 1000 units: no unit sold twice, refusals within the bound', async () => {
     expectExactRace(await raceThroughNginx(strategy, 1100, 1000), strategy, maxRefused);
