@@ -43,7 +43,7 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
     res.json({
       ok: true,
       default: config.defaultStrategy,
-      strategies: catalog.list().map(({ name, family, description, expected, stores }) => ({ name, family, description, expected, stores })),
+      strategies: catalog.list().map(({ name, family, description, expected, stores, sql }) => ({ name, family, description, expected, stores, ...(sql && { sql }) })),
     });
   });
 

@@ -1,8 +1,12 @@
 import { DataSource } from 'typeorm';
 import type { MysqlConfig } from '../config.js';
 import { migrations } from '../../migrations/index.js';
+import { entities } from './entities/index.js';
 
-/** One TypeORM data source over mysql2; works against MySQL 8 and MariaDB 10.11 alike. */
+/**
+ * One TypeORM data source over mysql2; works against MySQL 8 and MariaDB 10.11 alike. The entities
+ * map the tables; the migrations create them and stay the schema's only source (no synchronize).
+ */
 export function createDataSource(cfg: MysqlConfig): DataSource {
   return new DataSource({
     type: 'mysql',
@@ -13,7 +17,9 @@ export function createDataSource(cfg: MysqlConfig): DataSource {
     database: cfg.database,
     poolSize: cfg.poolSize,
     connectTimeout: cfg.connectTimeoutMs,
+    entities,
     migrations,
+    synchronize: false,
     migrationsTableName: 'typeorm_migrations',
     logging: false,
   });

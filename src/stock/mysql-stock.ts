@@ -1,98 +1,122 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, SelectQueryBuilder, UpdateQueryBuilder } from 'typeorm';
 import { callDependency } from '../dependency.js';
-import { LockTimeoutError } from '../locks/errors.js';
+import { StockRow } from '../db/entities/stock.js';
 import { PRODUCT_CODE, STOCK_CODE } from './product.js';
 import type { StockStore } from './store.js';
 
-const WHERE_ROW = 'product_code = ? AND stock_code = ?';
-const ROW = [PRODUCT_CODE, STOCK_CODE] as const;
+/** The one row, by what it is (product, warehouse): the unique key of db_stock. */
+const ROW = { productCode: PRODUCT_CODE, stockCode: STOCK_CODE };
+const WHERE_ROW = 'productCode = :productCode AND stockCode = :stockCode';
 
 interface CountRow { count: number; version: number }
-interface WriteResult { affectedRows: number }
 
-/** The db_stock row, and every SQL statement the deductions run on it. */
+/**
+ * The statements, one builder each. The deductions run them and `MysqlStock.sql` lists them with
+ * `getSql()`, from the same builders, so the list cannot drift from what is sent. An UPDATE through
+ * the QueryBuilder also bumps the @VersionColumn (`version = version + 1`) unless it sets `version`
+ * itself: every change to the row gets a new version, whichever strategy made it.
+ */
+const statements = {
+  /** The read of read-then-write: the count alone. */
+  selectCount: (m: EntityManager) =>
+    m.getRepository(StockRow).createQueryBuilder('s').select('s.count', 'count').where('s.productCode = :productCode AND s.stockCode = :stockCode', ROW),
+  /** The count and the version it was read at (the optimistic read, and FOR UPDATE's). */
+  selectVersioned: (m: EntityManager) => statements.selectCount(m).addSelect('s.version', 'version'),
+  /** The row's exclusive lock until the transaction ends: SELECT … FOR UPDATE. */
+  selectForUpdate: (m: EntityManager) => statements.selectVersioned(m).setLock('pessimistic_write'),
+  /** The write of read-then-write: overwrites the count. */
+  write: (m: EntityManager, count: number) => updateRow(m, { count }),
+  reset: (m: EntityManager, count: number) => updateRow(m, { count, version: 0 }),
+  /** One statement that checks and decrements: the database serializes it on the row. */
+  decrement: (m: EntityManager) => updateRow(m, { count: () => 'count - 1' }).andWhere('count >= 1'),
+  /** The optimistic write: only if nobody changed the row since `version` was read. */
+  compareAndSet: (m: EntityManager, version: number, count: number) => updateRow(m, { count }).andWhere('version = :version', { version }),
+};
+
+function updateRow(m: EntityManager, set: { count: number | (() => string); version?: number }): UpdateQueryBuilder<StockRow> {
+  return m.createQueryBuilder().update(StockRow).set(set).where(WHERE_ROW, ROW);
+}
+
+/** The statements TypeORM's transaction() and the lock-wait bound send around FOR UPDATE's. */
+const START = 'START TRANSACTION';
+const SET_LOCK_WAIT = 'SET SESSION innodb_lock_wait_timeout = ?';
+const COMMIT = 'COMMIT';
+
+/** True when MySQL gave up waiting for a row lock (innodb_lock_wait_timeout), also when TypeORM wraps the error. */
+export function isLockWaitTimeout(err: unknown): boolean {
+  const e = err as { code?: unknown; driverError?: { code?: unknown } } | undefined;
+  return (e?.code ?? e?.driverError?.code) === 'ER_LOCK_WAIT_TIMEOUT';
+}
+
+/** The db_stock row through its entity, and every statement the deductions run on it. */
 export class MysqlStock implements StockStore {
-  constructor(private readonly db: DataSource) {}
+  /**
+   * The SQL each deduction sends, in order, as the driver gets it (`?` for every parameter), for
+   * GET /strategies. Needs an initialized DataSource (the entity metadata).
+   */
+  readonly sql: {
+    /** read-then-write on the row, the deduction every lock strategy guards */
+    readonly readThenWrite: readonly string[];
+    readonly decrement: readonly string[];
+    readonly forUpdate: readonly string[];
+    readonly optimistic: readonly string[];
+  };
+
+  constructor(private readonly db: DataSource) {
+    const m = db.manager;
+    this.sql = {
+      readThenWrite: [statements.selectCount(m).getSql(), statements.write(m, 0).getSql()],
+      decrement: [statements.decrement(m).getSql()],
+      forUpdate: [START, SET_LOCK_WAIT, statements.selectForUpdate(m).getSql(), statements.write(m, 0).getSql(), COMMIT],
+      optimistic: [statements.selectVersioned(m).getSql(), statements.compareAndSet(m, 0, 0).getSql()],
+    };
+  }
 
   read(): Promise<number> {
-    return this.mysql(async () => (await this.select(this.db.manager, ''))?.count ?? 0);
+    return this.mysql(async () => (await readRow(statements.selectCount(this.db.manager)))?.count ?? 0);
   }
 
   write(count: number): Promise<void> {
-    return this.mysql(async () => {
-      await this.db.query(`UPDATE db_stock SET \`count\` = ? WHERE ${WHERE_ROW}`, [count, ...ROW]);
-    });
+    return this.mysql(async () => void (await statements.write(this.db.manager, count).execute()));
   }
 
   reset(count: number): Promise<void> {
-    return this.mysql(async () => {
-      await this.db.query(`UPDATE db_stock SET \`count\` = ?, version = 0 WHERE ${WHERE_ROW}`, [count, ...ROW]);
-    });
+    return this.mysql(async () => void (await statements.reset(this.db.manager, count).execute()));
   }
 
   /** The count and its version, for the optimistic strategy. */
   readVersioned(): Promise<CountRow | undefined> {
-    return this.mysql(() => this.select(this.db.manager, ''));
+    return this.mysql(() => readRow(statements.selectVersioned(this.db.manager)));
   }
 
-  /** One statement that checks and decrements: the database serializes it on the row. */
+  /** One statement that checks and decrements; true when it took a unit. */
   decrementIfAvailable(): Promise<boolean> {
-    return this.mysql(async () => {
-      const res: WriteResult = await this.db.query(
-        `UPDATE db_stock SET \`count\` = \`count\` - 1 WHERE ${WHERE_ROW} AND \`count\` >= 1`,
-        [...ROW],
-      );
-      return res.affectedRows === 1;
-    });
+    return this.mysql(async () => (await statements.decrement(this.db.manager).execute()).affected === 1);
   }
 
-  /** Writes `count` only if nobody changed the row since `version` was read. */
+  /** Writes `count` only if nobody changed the row since `version` was read; true when it did. */
   compareAndSet(version: number, count: number): Promise<boolean> {
-    return this.mysql(async () => {
-      const res: WriteResult = await this.db.query(
-        `UPDATE db_stock SET \`count\` = ?, version = version + 1 WHERE ${WHERE_ROW} AND version = ?`,
-        [count, ...ROW, version],
-      );
-      return res.affectedRows === 1;
-    });
+    return this.mysql(async () => (await statements.compareAndSet(this.db.manager, version, count).execute()).affected === 1);
   }
 
   /**
    * Runs `work` inside a transaction that holds the row's exclusive lock (SELECT … FOR UPDATE);
    * `work` gets the count and returns the new one, or undefined to leave it. Any error rolls back.
-   * The wait for the row lock is bounded by `waitMs` (whole seconds, InnoDB's unit), then
-   * LockTimeoutError, instead of InnoDB's default 50 s.
+   * The wait for the row lock is bounded by `waitMs` (whole seconds, InnoDB's unit) instead of
+   * InnoDB's default 50 s; past it MySQL's ER_LOCK_WAIT_TIMEOUT is thrown (see isLockWaitTimeout).
    */
-  async withRowLocked<T>(waitMs: number, work: (count: number) => Promise<{ count?: number; result: T }>): Promise<T> {
-    try {
-      return await this.inRowLockTransaction(Math.max(1, Math.ceil(waitMs / 1000)), work);
-    } catch (err) {
-      if (errorCode(err) === 'ER_LOCK_WAIT_TIMEOUT') throw new LockTimeoutError('db_stock row', waitMs);
-      throw err;
-    }
-  }
-
-  private inRowLockTransaction<T>(waitSeconds: number, work: (count: number) => Promise<{ count?: number; result: T }>): Promise<T> {
+  withRowLocked<T>(waitMs: number, work: (count: number) => Promise<{ count?: number; result: T }>): Promise<T> {
+    const waitSeconds = Math.max(1, Math.ceil(waitMs / 1000));
     return this.mysql(() =>
       this.db.transaction(async (tx) => {
-        await tx.query('SET SESSION innodb_lock_wait_timeout = ?', [waitSeconds]);
-        const row = await this.select(tx, 'FOR UPDATE');
+        // No QueryBuilder form exists for a session variable; it stays a plain statement.
+        await tx.query(SET_LOCK_WAIT, [waitSeconds]);
+        const row = await readRow(statements.selectForUpdate(tx));
         const { count, result } = await work(row?.count ?? 0);
-        if (count !== undefined) {
-          await tx.query(`UPDATE db_stock SET \`count\` = ? WHERE ${WHERE_ROW}`, [count, ...ROW]);
-        }
+        if (count !== undefined) await statements.write(tx, count).execute();
         return result;
       }),
     );
-  }
-
-  private async select(m: EntityManager, suffix: '' | 'FOR UPDATE'): Promise<CountRow | undefined> {
-    const rows: CountRow[] = await m.query(
-      `SELECT \`count\`, version FROM db_stock WHERE ${WHERE_ROW} ${suffix}`,
-      [...ROW],
-    );
-    const row = rows[0];
-    return row && { count: Number(row.count), version: Number(row.version) };
   }
 
   private mysql<T>(call: () => Promise<T>): Promise<T> {
@@ -100,9 +124,8 @@ export class MysqlStock implements StockStore {
   }
 }
 
-/** The MySQL error code of a driver error, also when TypeORM wraps it. */
-function errorCode(err: unknown): string | undefined {
-  const e = err as { code?: unknown; driverError?: { code?: unknown } } | undefined;
-  const code = e?.code ?? e?.driverError?.code;
-  return typeof code === 'string' ? code : undefined;
+/** The selected columns of the row as numbers (BIGINT arrives as a string), or undefined without a row. */
+async function readRow(qb: SelectQueryBuilder<StockRow>): Promise<CountRow | undefined> {
+  const row = await qb.getRawOne<{ count: unknown; version?: unknown }>();
+  return row && { count: Number(row.count), version: Number(row.version ?? 0) };
 }

@@ -12,6 +12,7 @@ export const baselineFamily: FamilyFactory = async (deps) => ({
       description: 'Read the count, then write count − 1, with no lock at all.',
       expected: { oneInstance: 'oversells', threeInstances: 'oversells', note: 'concurrent readers write the same value: lost updates' },
       stores: ['mysql', 'redis'],
+      sql: deps.stock.mysql.sql.readThenWrite,
       deduct: async (req) => ({ outcome: await readThenWrite(deps.stock[req.store], req.workMs) }),
     },
     {
@@ -20,6 +21,7 @@ export const baselineFamily: FamilyFactory = async (deps) => ({
       description: 'The same read-then-write under an in-process async mutex (Java synchronized).',
       expected: { oneInstance: 'exact', threeInstances: 'oversells', note: 'each instance has its own mutex' },
       stores: ['mysql', 'redis'],
+      sql: deps.stock.mysql.sql.readThenWrite,
       deduct: guardedReadThenWrite(new InProcessMutexLock(), deps),
     },
   ],

@@ -5,6 +5,7 @@ import type { FamilyFactory } from './strategy.js';
 /** The lock table (course §4): mutual exclusion from a unique key, in the database everyone already shares. */
 export const mysqlLockFamily: FamilyFactory = async (deps) => {
   const lock = new MysqlTableLock(deps.db);
+  const lockSql = lock.sql();
   return {
     strategies: [
       {
@@ -19,6 +20,8 @@ export const mysqlLockFamily: FamilyFactory = async (deps) => {
           note: "slowly: every attempt is a round trip to MySQL; a crashed holder blocks the others until its lease (ttlMs) expires",
         },
         stores: ['mysql', 'redis'],
+        // Lock, read-then-write on the row, unlock (the count-down matches nothing at one hold).
+        sql: [...lockSql.acquire, ...deps.stock.mysql.sql.readThenWrite, ...lockSql.release],
         deduct: guardedReadThenWrite(lock, deps),
       },
     ],

@@ -28,7 +28,7 @@ const WATCH_POOL_SIZE = 8;
 /** A lock over the shared read-then-write. At the default workMs 0 every one is exact; `note` says where it breaks. */
 function lockStrategy(deps: SharedDeps, name: string, description: string, note: string, workOverTtl: Outcome, lock: Lock, scope = withLock): Strategy {
   const expected = { oneInstance: 'exact', threeInstances: 'exact', workOverTtl, note } as const;
-  return { name, family: 'redis', description, expected, stores: ['mysql', 'redis'], deduct: guardedReadThenWrite(lock, deps, scope) };
+  return { name, family: 'redis', description, expected, stores: ['mysql', 'redis'], sql: deps.stock.mysql.sql.readThenWrite, deduct: guardedReadThenWrite(lock, deps, scope) };
 }
 
 export const redisFamily: FamilyFactory = async (deps) => {

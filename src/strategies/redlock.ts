@@ -44,6 +44,7 @@ export const redlockFamily: FamilyFactory = async (deps) => {
         description: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease.`,
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: `survives ${clients.length - quorum} of ${clients.length} servers down; 503 without a quorum` },
         stores: ['mysql', 'redis'],
+        sql: deps.stock.mysql.sql.readThenWrite,
         deduct: guardedReadThenWrite(new RedlockLock(redlock, hints), deps),
       },
     ],

@@ -1,3 +1,5 @@
+import { LockTimeoutError } from '../locks/errors.js';
+import { isLockWaitTimeout } from '../stock/mysql-stock.js';
 import { sleep } from '../time.js';
 import { retryOnConflict } from './retry.js';
 import type { FamilyFactory } from './strategy.js';
@@ -13,6 +15,7 @@ export const sqlFamily: FamilyFactory = async (deps) => {
         description: 'One conditional UPDATE … SET count = count − 1 WHERE count >= 1; the row lock serializes it.',
         expected: { oneInstance: 'exact', threeInstances: 'exact' },
         stores: ['mysql'],
+        sql: stock.sql.decrement,
         deduct: async (req) => {
           // No read precedes the write, so the work happens before the statement, outside any lock.
           if (req.workMs > 0) await sleep(req.workMs);
@@ -25,13 +28,20 @@ export const sqlFamily: FamilyFactory = async (deps) => {
         description: 'SELECT … FOR UPDATE then UPDATE in one transaction: a pessimistic row lock.',
         expected: { oneInstance: 'exact', threeInstances: 'exact' },
         stores: ['mysql'],
+        sql: stock.sql.forUpdate,
         deduct: async (req) => {
-          const outcome = await stock.withRowLocked(req.lock.waitMs, async (count) => {
-            if (count <= 0) return { result: 'sold_out' as const };
-            if (req.workMs > 0) await sleep(req.workMs);
-            return { count: count - 1, result: 'deducted' as const };
-          });
-          return { outcome };
+          try {
+            const outcome = await stock.withRowLocked(req.lock.waitMs, async (count) => {
+              if (count <= 0) return { result: 'sold_out' as const };
+              if (req.workMs > 0) await sleep(req.workMs);
+              return { count: count - 1, result: 'deducted' as const };
+            });
+            return { outcome };
+          } catch (err) {
+            // The row lock's wait ran out (innodb_lock_wait_timeout, from waitMs): 503 lock_timeout.
+            if (isLockWaitTimeout(err)) throw new LockTimeoutError('db_stock row', req.lock.waitMs);
+            throw err;
+          }
         },
       },
       {
@@ -40,6 +50,11 @@ export const sqlFamily: FamilyFactory = async (deps) => {
         description: 'Read count and version, write only if the version is unchanged; retry with jittered backoff.',
         expected: { oneInstance: 'exact', threeInstances: 'exact', note: 'slows down sharply as concurrency grows' },
         stores: ['mysql'],
+        // TypeORM's own optimistic check, setLock('optimistic', version), compares versions on a
+        // SELECT only: two readers of version v both pass it and both write (a lost update, see
+        // test/sql-orm.test.ts). The check that counts is the UPDATE's `WHERE version = ?`, whose
+        // affected rows decide.
+        sql: stock.sql.optimistic,
         deduct: async (req) => {
           const deadline = Date.now() + req.lock.waitMs;
           const outcome = await retryOnConflict(deadline, req.lock, async () => {

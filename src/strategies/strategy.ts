@@ -37,6 +37,12 @@ export interface Strategy {
   expected: { oneInstance: Outcome; threeInstances: Outcome; workOverTtl?: Outcome; note?: string };
   /** Stores it can deduct from; the first is the default. */
   stores: readonly [StoreKind, ...StoreKind[]];
+  /**
+   * The SQL statements one deduction sends, in order, as the driver gets them (`?` for each
+   * parameter); for a strategy that can use either store, those it sends with store=mysql.
+   * Absent when it sends none (the Redis-only strategies).
+   */
+  sql?: readonly string[];
   deduct(req: DeductRequest): Promise<DeductResult>;
 }
 

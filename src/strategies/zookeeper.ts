@@ -25,6 +25,7 @@ export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): Strat
     description,
     expected,
     stores: ['mysql', 'redis'],
+    sql: deps.stock.mysql.sql.readThenWrite,
     deduct: guardedReadThenWrite(lock, deps, scope),
   });
   return {

@@ -1,4 +1,5 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, DeleteQueryBuilder, EntityManager, UpdateQueryBuilder } from 'typeorm';
+import { LockRow } from '../../db/entities/lock-row.js';
 import { callDependency } from '../../dependency.js';
 import { LockLostError, LockNotHeldError } from '../errors.js';
 import { HoldCounter, type HoldKey } from '../holds.js';
@@ -6,12 +7,43 @@ import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '..
 import { pollUntilAcquired } from '../poll.js';
 import { remaining } from '../../time.js';
 
-interface WriteResult { affectedRows: number }
-
 const notAcquired = new Set(['ER_DUP_ENTRY', 'ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
 
-/** Expiry as the database computes it, so every instance judges "expired" by one clock. */
-const EXPIRES = 'DATE_ADD(NOW(3), INTERVAL ? MICROSECOND)';
+/** Expiry as the database computes it, so every instance judges "expired" by one clock (a raw SQL fragment; :ttlUs = ttlMs × 1000). */
+const EXPIRES = 'DATE_ADD(NOW(3), INTERVAL :ttlUs MICROSECOND)';
+
+/**
+ * Every statement, one tb_lock QueryBuilder each: the lock runs them and `sql()` lists them with
+ * getSql(), so the list cannot drift. The DB clock (NOW(3)) stays a raw fragment in the conditions.
+ */
+const statements = {
+  /** What the peek sees: no row (free), a row whose lease runs (held), or one whose lease ran out. */
+  peek: (m: EntityManager, name: string) =>
+    m.getRepository(LockRow).createQueryBuilder('l').select('l.expiresAt <= NOW(3)', 'expired').where('l.lockName = :name', { name }),
+  reclaimExpired: (m: EntityManager, name: string) =>
+    m.createQueryBuilder().delete().from(LockRow).where('lockName = :name AND expiresAt <= NOW(3)', { name }),
+  // Only these columns (id and created_at take their defaults), and no read-back of generated values (updateEntity(false)).
+  insert: (m: EntityManager, name: string, owner: string, ttlMs: number) =>
+    m.createQueryBuilder()
+      .insert()
+      .into(LockRow, ['lockName', 'owner', 'reentrantCount', 'expiresAt'])
+      .values({ lockName: name, owner, reentrantCount: 1, expiresAt: () => EXPIRES })
+      .setParameter('ttlUs', ttlMs * 1000)
+      .updateEntity(false),
+  reenter: (m: EntityManager, name: string, owner: string, ttlMs: number) =>
+    m.createQueryBuilder()
+      .update(LockRow)
+      .set({ reentrantCount: () => 'reentrantCount + 1', expiresAt: () => `GREATEST(expiresAt, ${EXPIRES})` })
+      .where('lockName = :name AND owner = :owner AND expiresAt > NOW(3)', { name, owner, ttlUs: ttlMs * 1000 }),
+  countDown: (m: EntityManager, name: string, owner: string) =>
+    m.createQueryBuilder()
+      .update(LockRow)
+      .set({ reentrantCount: () => 'reentrantCount - 1' })
+      .where('lockName = :name AND owner = :owner AND reentrantCount > 1', { name, owner }),
+  deleteOwn: (m: EntityManager, name: string, owner: string) =>
+    m.createQueryBuilder().delete().from(LockRow).where('lockName = :name AND owner = :owner AND reentrantCount <= 1', { name, owner }),
+  clear: (m: EntityManager) => m.createQueryBuilder().delete().from(LockRow),
+};
 
 /**
  * mysql-lock-table (course §4): the unique key on tb_lock.lock_name is the lock. Acquire = INSERT
@@ -27,6 +59,20 @@ export class MysqlTableLock implements Lock {
   private readonly holds = new HoldCounter<true>();
 
   constructor(private readonly db: DataSource) {}
+
+  /**
+   * The SQL it sends, as the driver gets it, for GET /strategies: to acquire (peek, reclaim an
+   * expired row when the peek found one, insert; the first two again after each retryMs), to
+   * re-enter, and to release. Needs an initialized DataSource.
+   */
+  sql(): { acquire: string[]; reenter: string[]; release: string[] } {
+    const m = this.db.manager;
+    return {
+      acquire: [statements.peek(m, '').getSql(), statements.reclaimExpired(m, '').getSql(), statements.insert(m, '', '', 0).getSql()],
+      reenter: [statements.reenter(m, '', '', 0).getSql()],
+      release: [statements.countDown(m, '', '').getSql(), statements.deleteOwn(m, '', '').getSql()],
+    };
+  }
 
   async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
     const owner = ownerOf(opts);
@@ -52,17 +98,13 @@ export class MysqlTableLock implements Lock {
 
   /** Deletes every lock row (POST /stock/reset). */
   async clear(): Promise<void> {
-    await this.write('DELETE FROM tb_lock', []);
+    await this.write(statements.clear(this.db.manager));
   }
 
   private async reenter(key: HoldKey, opts: AcquireOptions): Promise<Lease> {
     const { resource, owner } = key;
     const granted = Date.now();
-    const extended = await this.write(
-      `UPDATE tb_lock SET reentrant_count = reentrant_count + 1, expires_at = GREATEST(expires_at, ${EXPIRES})
-       WHERE lock_name = ? AND owner = ? AND expires_at > NOW(3)`,
-      [opts.ttlMs * 1000, resource, owner],
-    );
+    const extended = await this.write(statements.reenter(this.db.manager, resource, owner, opts.ttlMs));
     if (!extended) throw new LockLostError(resource, 'the lease expired before the nested acquire');
     return this.lease(key, granted + opts.ttlMs);
   }
@@ -73,11 +115,11 @@ export class MysqlTableLock implements Lock {
    */
   private async unlock(key: HoldKey): Promise<boolean> {
     this.holds.leave(key, true);
-    const params = [key.resource, key.owner];
-    if (await this.write('UPDATE tb_lock SET reentrant_count = reentrant_count - 1 WHERE lock_name = ? AND owner = ? AND reentrant_count > 1', params)) {
+    const m = this.db.manager;
+    if (await this.write(statements.countDown(m, key.resource, key.owner))) {
       return true;
     }
-    return this.write('DELETE FROM tb_lock WHERE lock_name = ? AND owner = ? AND reentrant_count <= 1', params);
+    return this.write(statements.deleteOwn(m, key.resource, key.owner));
   }
 
   /** A lease whose `lost` fires when its ttl passes (by our clock, which started before the INSERT: early, never late). */
@@ -95,11 +137,7 @@ export class MysqlTableLock implements Lock {
 
   private async tryInsert(resource: string, owner: string, ttlMs: number): Promise<boolean> {
     try {
-      await this.write(`INSERT INTO tb_lock (lock_name, owner, reentrant_count, expires_at) VALUES (?, ?, 1, ${EXPIRES})`, [
-        resource,
-        owner,
-        ttlMs * 1000,
-      ]);
+      await callDependency('mysql', () => statements.insert(this.db.manager, resource, owner, ttlMs).execute());
       return true;
     } catch (err) {
       // Taken. InnoDB may also pick a contended INSERT as a deadlock victim while the holder deletes
@@ -111,18 +149,17 @@ export class MysqlTableLock implements Lock {
 
   private peek(resource: string): Promise<'free' | 'held' | 'expired'> {
     return callDependency('mysql', async () => {
-      const rows: { expired: number }[] = await this.db.query('SELECT expires_at <= NOW(3) AS expired FROM tb_lock WHERE lock_name = ?', [resource]);
-      const row = rows[0];
+      const row = await statements.peek(this.db.manager, resource).getRawOne<{ expired: unknown }>();
       return !row ? 'free' : Number(row.expired) ? 'expired' : 'held';
     });
   }
 
   private async reclaimExpired(resource: string): Promise<boolean> {
-    return this.write('DELETE FROM tb_lock WHERE lock_name = ? AND expires_at <= NOW(3)', [resource]);
+    return this.write(statements.reclaimExpired(this.db.manager, resource));
   }
 
   /** Runs a write; true when it changed a row. */
-  private write(sql: string, params: unknown[]): Promise<boolean> {
-    return callDependency('mysql', async () => ((await this.db.query(sql, params)) as WriteResult).affectedRows > 0);
+  private write(qb: UpdateQueryBuilder<LockRow> | DeleteQueryBuilder<LockRow>): Promise<boolean> {
+    return callDependency('mysql', async () => ((await qb.execute()).affected ?? 0) > 0);
   }
 }
