@@ -1,5 +1,6 @@
 // Every migration, in order. Listed explicitly so the same set runs under tsx, in a build and in tests.
 import { CreateStock1763800000000 } from './1763800000000-create-stock.js';
 import { CreateLockTable1763800000100 } from './1763800000100-create-lock-table.js';
+import { FencesAndSales1763800000200 } from './1763800000200-fences-and-sales.js';
 
-export const migrations = [CreateStock1763800000000, CreateLockTable1763800000100];
+export const migrations = [CreateStock1763800000000, CreateLockTable1763800000100, FencesAndSales1763800000200];

@@ -2,7 +2,8 @@
 import express, { type Express } from 'express';
 import { newOwnerToken } from './locks/owner.js';
 import { errorHandler } from './http/errors.js';
-import { parseCheckParams, parseResetBody } from './http/params.js';
+import { faultHooks } from './http/fault-hooks.js';
+import { parseCheckParams, parseRequestId, parseResetBody } from './http/params.js';
 import { INITIAL_COUNT, PRODUCT_CODE, STOCK_CODE } from './stock/product.js';
 import type { Catalog } from './strategies/catalog.js';
 import type { SharedDeps } from './strategies/strategy.js';
@@ -16,8 +17,10 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
   app.use(express.json({ limit: '1kb' }));
 
   app.get('/check/lock', async (req, res) => {
-    const { strategy, request } = parseCheckParams(req.query, catalog, config.defaultStrategy, config.limits);
-    const result = await strategy.deduct({ ...request, owner: newOwnerToken(instance) });
+    const { strategy, request, pause } = parseCheckParams(req.query, catalog, config.defaultStrategy, config.limits, config.faultInjection);
+    const requestId = parseRequestId(req.headers['x-request-id']);
+    const hooks = faultHooks(pause);
+    const result = await strategy.deduct({ ...request, owner: newOwnerToken(instance), ...(requestId && { requestId }), ...(hooks && { hooks }) });
     if (result.outcome === 'sold_out') {
       res.status(409).json({ ok: false, error: 'sold_out', strategy: strategy.name, instance });
       return;
@@ -39,11 +42,27 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
     res.json({ ok: true, mysql: count, redis: count, instance, ...(locksNotCleared.length > 0 && { locksNotCleared }) });
   });
 
+  // Request id → how many times its deduction committed, both stores together (X-Request-Id).
+  app.get('/sales', async (_req, res) => {
+    const [mysql, redis] = await Promise.all([stock.mysql.sales(), stock.redis.sales()]);
+    const sales: Record<string, number> = { ...mysql };
+    for (const [id, n] of Object.entries(redis)) sales[id] = (sales[id] ?? 0) + n;
+    res.json({ ok: true, sales, instance });
+  });
+
   app.get('/strategies', (_req, res) => {
     res.json({
       ok: true,
       default: config.defaultStrategy,
-      strategies: catalog.list().map(({ name, family, description, expected, stores, sql }) => ({ name, family, description, expected, stores, ...(sql && { sql }) })),
+      strategies: catalog.list().map(({ name, family, description, expected, stores, sql, guard }) => ({
+        name,
+        family,
+        description,
+        expected,
+        stores,
+        ...(guard?.fencing && { fencing: guard.fencing }),
+        ...(sql && { sql }),
+      })),
     });
   });
 

@@ -21,6 +21,9 @@ const envSchema = z.object({
   DEFAULT_STRATEGY: z.string().min(1).default('none'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   STARTUP_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  // The fault lab's pause points (GET /check/lock?pause=…): a request may stop this process. Off
+  // unless asked for; `npm run faults` turns it on for the cluster it starts.
+  FAULT_INJECTION: z.enum(['0', '1']).default('0'),
 
   // MySQL (MariaDB natively, MySQL 8 in docker compose)
   MYSQL_HOST: z.string().default('127.0.0.1'),
@@ -88,6 +91,8 @@ export interface ServiceConfig {
   defaultStrategy: string;
   logLevel: Env['LOG_LEVEL'];
   startupTimeoutMs: number;
+  /** Whether GET /check/lock accepts `pause` (the fault lab). */
+  faultInjection: boolean;
   mysql: MysqlConfig;
   redis: { url: string; commandTimeoutMs: number };
   redlock: { urls: string[] };
@@ -132,6 +137,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     defaultStrategy: e.DEFAULT_STRATEGY,
     logLevel: e.LOG_LEVEL,
     startupTimeoutMs: e.STARTUP_TIMEOUT_MS,
+    faultInjection: e.FAULT_INJECTION === '1',
     mysql: {
       host: e.MYSQL_HOST,
       port: e.MYSQL_PORT,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadServiceConfig } from '../src/config.js';
-import { BadRequestError, parseCheckParams, parseResetBody } from '../src/http/params.js';
+import { BadRequestError, parseCheckParams, parseRequestId, parseResetBody } from '../src/http/params.js';
+import { FencedError } from '../src/fencing.js';
 import { describeError } from '../src/http/errors.js';
 import { DependencyDownError, isConnectionError } from '../src/dependency.js';
 import { LockTimeoutError } from '../src/locks/errors.js';
@@ -20,9 +21,16 @@ function strategy(name: string, stores: Strategy['stores']): Strategy {
   };
 }
 
-// Validation needs only names and stores, so a catalog of two inert entries is enough here.
+// Validation needs only names, stores and guards, so a catalog of inert entries is enough here:
+// alpha takes no lock, beta takes one without tokens, gamma one that issues Redis tokens.
 const catalog = await Catalog.open({} as SharedDeps, [
-  async () => ({ strategies: [strategy('alpha', ['mysql', 'redis']), strategy('beta', ['redis'])] }),
+  async () => ({
+    strategies: [
+      strategy('alpha', ['mysql', 'redis']),
+      { ...strategy('beta', ['redis']), guard: {} },
+      { ...strategy('gamma', ['mysql']), guard: { fencing: 'redis' } },
+    ],
+  }),
 ]);
 
 function rejection(fn: () => unknown): BadRequestError {
@@ -39,19 +47,19 @@ describe('GET /check/lock parameters', () => {
   it('applies the default strategy, store and lock bounds', () => {
     const p = parseCheckParams({}, catalog, 'alpha', limits);
     expect(p.strategy.name).toBe('alpha');
-    expect(p.request).toEqual({ workMs: 0, store: 'mysql', lock: { ttlMs: 30_000, waitMs: 10_000, retryMs: 20 } });
+    expect(p.request).toEqual({ fenced: false, workMs: 0, store: 'mysql', lock: { ttlMs: 30_000, waitMs: 10_000, retryMs: 20 } });
     expect(parseCheckParams({ strategy: 'beta' }, catalog, 'alpha', limits).request.store).toBe('redis');
   });
 
   it('accepts whole numbers inside the bounds', () => {
     const p = parseCheckParams({ workMs: '25', ttlMs: '500', waitMs: '0', retryMs: '5', store: 'redis' }, catalog, 'alpha', limits);
-    expect(p.request).toEqual({ workMs: 25, store: 'redis', lock: { ttlMs: 500, waitMs: 0, retryMs: 5 } });
+    expect(p.request).toEqual({ fenced: false, workMs: 25, store: 'redis', lock: { ttlMs: 500, waitMs: 0, retryMs: 5 } });
   });
 
   it('names an unknown strategy and lists the valid ones', () => {
     const err = rejection(() => parseCheckParams({ strategy: 'nope' }, catalog, 'alpha', limits));
     expect(err.param).toBe('strategy');
-    expect(err.valid).toEqual(['alpha', 'beta']);
+    expect(err.valid).toEqual(['alpha', 'beta', 'gamma']);
   });
 
   it.each([
@@ -74,6 +82,27 @@ describe('GET /check/lock parameters', () => {
     expect(err.param).toBe('store');
     expect(err.valid).toEqual(['redis']);
   });
+
+  it('takes fenced=1 only for a strategy whose lock issues fencing tokens, and lists those', () => {
+    expect(parseCheckParams({ strategy: 'gamma', fenced: '1' }, catalog, 'alpha', limits).request.fenced).toBe(true);
+    expect(parseCheckParams({ strategy: 'beta', fenced: '0' }, catalog, 'alpha', limits).request.fenced).toBe(false);
+    const err = rejection(() => parseCheckParams({ strategy: 'beta', fenced: '1' }, catalog, 'alpha', limits));
+    expect([err.param, err.valid]).toEqual(['fenced', ['gamma']]);
+    expect(rejection(() => parseCheckParams({ strategy: 'gamma', fenced: 'yes' }, catalog, 'alpha', limits)).param).toBe('fenced');
+  });
+
+  it('takes pause only with fault injection on, at a known point, for a strategy that takes a lock', () => {
+    expect(parseCheckParams({ strategy: 'beta', pause: 'before-write' }, catalog, 'alpha', limits, true).pause).toBe('before-write');
+    expect(rejection(() => parseCheckParams({ strategy: 'beta', pause: 'before-write' }, catalog, 'alpha', limits, false)).param).toBe('pause');
+    expect(rejection(() => parseCheckParams({ strategy: 'beta', pause: 'later' }, catalog, 'alpha', limits, true)).param).toBe('pause');
+    expect(rejection(() => parseCheckParams({ strategy: 'alpha', pause: 'after-acquire' }, catalog, 'alpha', limits, true)).param).toBe('pause');
+  });
+
+  it('takes an X-Request-Id of safe characters and names the header otherwise', () => {
+    expect(parseRequestId(undefined)).toBeUndefined();
+    expect(parseRequestId('run-7.req_42')).toBe('run-7.req_42');
+    for (const bad of ['', 'a b', 'x'.repeat(65), ['a', 'b']]) expect(rejection(() => parseRequestId(bad)).param).toBe('X-Request-Id');
+  });
 });
 
 describe('POST /stock/reset body', () => {
@@ -89,6 +118,7 @@ describe('error answers', () => {
   it('maps each failure to its status and code', () => {
     expect(describeError(new BadRequestError('workMs', 'bad'))).toMatchObject({ status: 400, body: { error: 'bad_request', param: 'workMs' } });
     expect(describeError(new LockTimeoutError('r', 10))).toMatchObject({ status: 503, body: { error: 'lock_timeout' } });
+    expect(describeError(new FencedError({ source: 'redis', token: 7n }, 'write'))).toMatchObject({ status: 503, body: { error: 'fenced' } });
     expect(describeError(new DependencyDownError('redis', new Error('x')))).toMatchObject({ status: 503, body: { error: 'redis_unavailable' } });
     expect(describeError(new Error('bug'))).toMatchObject({ status: 500, body: { error: 'internal' } });
   });

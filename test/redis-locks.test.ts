@@ -77,10 +77,12 @@ describe('the reentrant hash lock', () => {
     const lock = new ReentrantLock(redis);
     const outer = await take(lock, 'A');
     const inner = await take(lock, 'A');
-    expect(await redis.hgetall(hashLockKey(R))).toEqual({ A: '2' });
+    // Beside the holds, the grant's fencing token, which nested holds share.
+    expect(await redis.hgetall(hashLockKey(R))).toEqual({ A: '2', ':fence': expect.stringMatching(/^\d+$/) });
+    expect(await inner.fencingToken!()).toBe(await outer.fencingToken!());
     await expect(take(lock, 'B', { waitMs: 50 })).rejects.toBeInstanceOf(LockTimeoutError);
     await inner.release();
-    expect(await redis.hgetall(hashLockKey(R))).toEqual({ A: '1' });
+    expect(await redis.hgetall(hashLockKey(R))).toEqual({ A: '1', ':fence': expect.stringMatching(/^\d+$/) });
     await outer.release();
     expect(await redis.exists(hashLockKey(R))).toBe(0);
     await expect(outer.release()).rejects.toBeInstanceOf(LockNotHeldError);
@@ -92,7 +94,7 @@ describe('the reentrant hash lock', () => {
     await sleep(80);
     await take(lock, 'B');
     await expect(a.release()).rejects.toBeInstanceOf(LockNotHeldError);
-    expect(await redis.hgetall(hashLockKey(R))).toEqual({ B: '1' });
+    expect(await redis.hgetall(hashLockKey(R))).toEqual({ B: '1', ':fence': expect.stringMatching(/^\d+$/) });
   });
 
   it('a reentered scope passes with a reentrant lock and waits for itself with a non-reentrant one', async () => {

@@ -5,6 +5,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { race, resetStock, type RaceResult } from '../bench/race.js';
+import { unitsLeft } from '../bench/stores.js';
 import { redlockKey } from '../src/locks/redis/keys.js';
 import { redlockReleaseChannel } from '../src/locks/redis/redlock-hints.js';
 import { STOCK_LOCK_RESOURCE } from '../src/stock/product.js';
@@ -59,6 +60,18 @@ describe('every master up', () => {
 
   it('1100 requests for 1000 units, 100 connections: exact, ≤ 1 % refused', async () => {
     await redlockRace('redlock, 5 of 5 up, 100 connections', 1000, 1100, 100);
+  });
+
+  it('work that outlasts the validity is refused before its write (503 lock_lost), and so is an acquire slower than its lease', async () => {
+    const { info } = own.current;
+    await resetStock(info.nginx, 10);
+    const late = await checkMany(info.instances[0]!, 'redlock', { workMs: 300, ttlMs: 100 }, 3, 3);
+    expectDocumented(late);
+    expect(late.map((a) => [a.status, a.error])).toEqual(Array(3).fill([503, 'lock_lost']));
+    const t0 = Date.now();
+    expect(await check(info.instances[0]!, 'redlock', { ttlMs: 1 })).toEqual({ status: 503, error: 'lock_lost', warning: undefined });
+    expect(Date.now() - t0).toBeLessThan(2_000); // refused at once, not after retrying until waitMs
+    expect(await unitsLeft(info, 'mysql')).toBe(10);
   });
 });
 

@@ -16,6 +16,7 @@ export const ALLOWED_ANSWERS: readonly AllowedAnswer[] = [
   { status: 409, error: 'sold_out', meaning: 'nothing left; nothing sold', refusal: false },
   { status: 503, error: 'lock_timeout', meaning: 'the lock was not acquired within waitMs; nothing sold', refusal: true },
   { status: 503, error: 'lock_lost', meaning: 'the lock was lost before the write; nothing sold', refusal: true },
+  { status: 503, error: 'fenced', meaning: 'a later holder of the lock claimed the stock first (fenced=1); nothing sold', refusal: true },
   { status: 503, error: 'retries_exhausted', meaning: 'optimistic retries ran past waitMs; nothing sold', refusal: true },
   { status: 503, error: 'mysql_unavailable', meaning: 'MySQL could not be reached; nothing sold', refusal: true },
   { status: 503, error: 'redis_unavailable', meaning: 'Redis could not be reached; nothing sold', refusal: true },

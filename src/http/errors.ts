@@ -2,6 +2,7 @@
 // what was unavailable, 500 only for genuine bugs.
 import type { ErrorRequestHandler } from 'express';
 import { DependencyDownError, isConnectionError } from '../dependency.js';
+import { FencedError } from '../fencing.js';
 import { LockLostError, LockTimeoutError } from '../locks/errors.js';
 import type { Logger } from '../logger.js';
 import { RetriesExhaustedError } from '../strategies/retry.js';
@@ -20,6 +21,7 @@ export function describeError(err: unknown): ErrorAnswer {
   if (isBodyParseError(err)) return { status: 400, body: { ok: false, error: 'bad_request', param: 'body', message: 'body is not valid JSON' } };
   if (err instanceof LockTimeoutError) return unavailable('lock_timeout', message);
   if (err instanceof LockLostError) return unavailable('lock_lost', message);
+  if (err instanceof FencedError) return unavailable('fenced', message);
   if (err instanceof RetriesExhaustedError) return unavailable('retries_exhausted', message);
   if (err instanceof DependencyDownError) return unavailable(`${err.dependency}_unavailable`, message);
   if (isConnectionError(err)) return unavailable('dependency_unavailable', message);

@@ -38,13 +38,25 @@ function oneString(query: Query, name: string): string | undefined {
   return raw;
 }
 
+/** Where a request may stop its own process, for the fault lab (see http/fault-hooks.ts). */
+export const PAUSE_POINTS = ['after-acquire', 'before-write'] as const;
+export type PausePoint = (typeof PAUSE_POINTS)[number];
+
 export interface CheckParams {
   strategy: Strategy;
-  /** Everything but the owner, which the route assigns per request. */
-  request: Omit<DeductRequest, 'owner'>;
+  /** Everything but the owner, the request id and the hooks, which the route adds. */
+  request: Omit<DeductRequest, 'owner' | 'requestId' | 'hooks'>;
+  pause?: PausePoint;
 }
 
-export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy: string, limits: RequestLimits): CheckParams {
+function flag(query: Query, name: string): boolean {
+  const raw = oneString(query, name);
+  if (raw === undefined || raw === '0') return false;
+  if (raw === '1') return true;
+  throw new BadRequestError(name, `${name} must be 0 or 1`);
+}
+
+export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy: string, limits: RequestLimits, faultInjection = false): CheckParams {
   const name = oneString(query, 'strategy') ?? defaultStrategy;
   const strategy = catalog.get(name);
   if (!strategy) throw new BadRequestError('strategy', `unknown strategy "${name}"`, catalog.names);
@@ -53,9 +65,25 @@ export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy
   const store = strategy.stores.find((s) => s === storeName);
   if (!store) throw new BadRequestError('store', `strategy ${strategy.name} works on ${strategy.stores.join(' or ')}, not "${storeName}"`, strategy.stores);
 
+  const fenced = flag(query, 'fenced');
+  if (fenced && !strategy.guard?.fencing) {
+    const fencing = catalog.list().filter((s) => s.guard?.fencing).map((s) => s.name);
+    throw new BadRequestError('fenced', `strategy ${strategy.name} has no fencing token to check (its lock issues none)`, fencing);
+  }
+
+  const pauseName = oneString(query, 'pause');
+  const pause = pauseName === undefined ? undefined : PAUSE_POINTS.find((p) => p === pauseName);
+  if (pauseName !== undefined) {
+    if (!faultInjection) throw new BadRequestError('pause', 'pause is for the fault lab: start the instance with FAULT_INJECTION=1');
+    if (!pause) throw new BadRequestError('pause', `pause must be one of ${PAUSE_POINTS.join(', ')}`, PAUSE_POINTS);
+    if (!strategy.guard) throw new BadRequestError('pause', `strategy ${strategy.name} takes no lock, so it has no pause points`);
+  }
+
   return {
     strategy,
+    ...(pause && { pause }),
     request: {
+      fenced,
       workMs: intParam(query, 'workMs', 0, limits.workMsMax, 0),
       store: store satisfies StoreKind,
       lock: {
@@ -76,4 +104,15 @@ export function parseResetBody(body: unknown): number {
     throw new BadRequestError('count', `body must be JSON {"count": N} with N a whole number from 0 to ${MAX_RESET_COUNT}`);
   }
   return parsed.data.count;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The client's X-Request-Id, when it sent one: recorded with the deduction it asked for. */
+export function parseRequestId(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !REQUEST_ID.test(header)) {
+    throw new BadRequestError('X-Request-Id', 'X-Request-Id must be 1 to 64 characters of A-Z, a-z, 0-9, ".", "_" or "-", given once');
+  }
+  return header;
 }

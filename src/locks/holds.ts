@@ -24,6 +24,11 @@ export class HoldCounter<T> {
     return this.entries.get(id(key))?.count ?? 0;
   }
 
+  /** What the holds of `key` share, while it has any. */
+  shared(key: HoldKey): T | undefined {
+    return this.entries.get(id(key))?.data;
+  }
+
   /** One more hold of `key`; `first` makes the shared data when it is the first. Returns the shared data. */
   enter(key: HoldKey, first: () => T): T {
     const k = id(key);

@@ -1,4 +1,5 @@
 // The one interface every lock implements. A lock knows resources and owners, nothing of stock or HTTP.
+import type { FenceSource } from '../fencing.js';
 import { LockNotHeldError } from './errors.js';
 
 /** The request's lock tunables, as GET /check/lock parses them. */
@@ -25,9 +26,17 @@ export interface Lease {
   readonly lost: AbortSignal;
   /** Gives the lock up; rejects with LockNotHeldError when this owner no longer holds it. */
   release(): Promise<void>;
+  /**
+   * This grant's fencing token, from `Lock.fencing`'s counter: larger than every earlier grant's.
+   * Rejects with LockLostError when the grant is provably gone (a ZooKeeper node read after its
+   * session died). Absent on locks that issue none.
+   */
+  fencingToken?(): Promise<bigint>;
 }
 
 export interface Lock {
+  /** The counter this lock's tokens come from; absent when it issues none (RedLock, the mutex). */
+  readonly fencing?: FenceSource;
   /** Resolves once `opts.owner` holds `resource`. */
   acquire(resource: string, opts: AcquireOptions): Promise<Lease>;
 }
@@ -39,7 +48,7 @@ export const neverLost: AbortSignal = new AbortController().signal;
  * A lease whose release runs once: a second release of the same lease throws LockNotHeldError
  * instead of giving back a hold it no longer has (which, on a counting lock, would be another's).
  */
-export function leaseOf(resource: string, lost: AbortSignal, release: () => Promise<unknown>): Lease {
+export function leaseOf(resource: string, lost: AbortSignal, release: () => Promise<unknown>, fencingToken?: () => Promise<bigint>): Lease {
   let released = false;
   return {
     lost,
@@ -48,7 +57,20 @@ export function leaseOf(resource: string, lost: AbortSignal, release: () => Prom
       released = true;
       await release();
     },
+    ...(fencingToken && { fencingToken }),
   };
+}
+
+/**
+ * A `lost` signal that fires at `expiresAt` (a lease's end by this process's clock, which started
+ * before the grant: early, never late), until `cancel`. For leases nothing renews.
+ */
+export function expiringAt(expiresAt: number, why: string): { lost: AbortSignal; cancel: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(why), Math.max(0, expiresAt - Date.now()));
+  timer.unref();
+  if (expiresAt <= Date.now()) controller.abort(why);
+  return { lost: controller.signal, cancel: () => clearTimeout(timer) };
 }
 
 /** The owner of an acquire, checked: a missing owner is a bug in the caller, never a fresh identity. */

@@ -8,7 +8,7 @@ import { heldOf, withLock, type Held, type Scoped } from './scope.js';
  */
 export async function withLockReentered<T>(lock: Lock, resource: string, opts: AcquireOptions, work: (held: Held) => Promise<T>): Promise<Scoped<T>> {
   const outer = await withLock(lock, resource, opts, (outerHeld) =>
-    withLock(lock, resource, opts, (innerHeld) => work(heldOf(resource, opts.owner, AbortSignal.any([outerHeld.lost, innerHeld.lost])))),
+    withLock(lock, resource, opts, (innerHeld) => work(heldOf(resource, opts.owner, AbortSignal.any([outerHeld.lost, innerHeld.lost]), innerHeld.fencingToken))),
   );
   const inner = outer.value;
   const releaseError = inner.releaseError ?? outer.releaseError;

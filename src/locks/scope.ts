@@ -11,8 +11,8 @@ export interface Held {
   readonly lost: AbortSignal;
   /** Throws LockLostError once `lost` fired: call it right before a write that needs the lock. */
   assertHeld(): void;
-  /** A fencing token, for locks that issue one: larger for every later holder. */
-  readonly token?: bigint;
+  /** This grant's fencing token, for locks that issue one (see Lease.fencingToken). */
+  fencingToken?(): Promise<bigint>;
 }
 
 export interface Scoped<T> {
@@ -21,7 +21,7 @@ export interface Scoped<T> {
   releaseError?: Error;
 }
 
-export function heldOf(resource: string, owner: string, lost: AbortSignal): Held {
+export function heldOf(resource: string, owner: string, lost: AbortSignal, fencingToken?: () => Promise<bigint>): Held {
   return {
     resource,
     owner,
@@ -29,6 +29,7 @@ export function heldOf(resource: string, owner: string, lost: AbortSignal): Held
     assertHeld() {
       if (lost.aborted) throw new LockLostError(resource, String(lost.reason ?? 'lost during the work'));
     },
+    ...(fencingToken && { fencingToken }),
   };
 }
 
@@ -41,7 +42,7 @@ export async function withLock<T>(lock: Lock, resource: string, opts: AcquireOpt
   const lease: Lease = await lock.acquire(resource, opts);
   let value: T;
   try {
-    value = await work(heldOf(resource, opts.owner, lease.lost));
+    value = await work(heldOf(resource, opts.owner, lease.lost, lease.fencingToken));
   } catch (err) {
     await lease.release().catch(() => undefined);
     throw err;

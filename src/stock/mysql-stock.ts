@@ -1,14 +1,23 @@
 import type { DataSource, EntityManager, SelectQueryBuilder, UpdateQueryBuilder } from 'typeorm';
 import { callDependency } from '../dependency.js';
+import { SaleRow } from '../db/entities/sale.js';
 import { StockRow } from '../db/entities/stock.js';
+import type { Fence, FenceSource } from '../fencing.js';
 import { PRODUCT_CODE, STOCK_CODE } from './product.js';
-import type { StockStore } from './store.js';
+import type { SaleId, StockStore } from './store.js';
 
 /** The one row, by what it is (product, warehouse): the unique key of db_stock. */
 const ROW = { productCode: PRODUCT_CODE, stockCode: STOCK_CODE };
 const WHERE_ROW = 'productCode = :productCode AND stockCode = :stockCode';
 
 interface CountRow { count: number; version: number }
+
+/** Each token source's fence: its property on StockRow and its column (for the raw conditions). */
+const FENCE_COLUMNS: Record<FenceSource, { property: 'fenceRedis' | 'fenceZookeeper' | 'fenceLockTable'; column: string }> = {
+  redis: { property: 'fenceRedis', column: 'fence_redis' },
+  zookeeper: { property: 'fenceZookeeper', column: 'fence_zookeeper' },
+  'lock-table': { property: 'fenceLockTable', column: 'fence_lock_table' },
+};
 
 /**
  * The statements, one builder each. The deductions run them and `MysqlStock.sql` lists them with
@@ -31,10 +40,29 @@ const statements = {
   decrement: (m: EntityManager) => updateRow(m, { count: () => 'count - 1' }).andWhere('count >= 1'),
   /** The optimistic write: only if nobody changed the row since `version` was read. */
   compareAndSet: (m: EntityManager, version: number, count: number) => updateRow(m, { count }).andWhere('version = :version', { version }),
+  /** Fencing, before the read: raise the source's fence to the token, only if it is larger. */
+  claim: (m: EntityManager, fence: Fence) => {
+    const { property, column } = FENCE_COLUMNS[fence.source];
+    return updateRow(m, { [property]: fence.token.toString() }).andWhere(`${column} < :token`, { token: fence.token.toString() });
+  },
+  /** Fencing, the write: only while the fence is still this token. */
+  writeFenced: (m: EntityManager, fence: Fence, count: number) =>
+    updateRow(m, { count }).andWhere(`${FENCE_COLUMNS[fence.source].column} = :token`, { token: fence.token.toString() }),
+  recordSale: (m: EntityManager, requestId: string) => m.createQueryBuilder().insert().into(SaleRow, ['requestId']).values({ requestId }).updateEntity(false),
+  salesByRequest: (m: EntityManager) =>
+    m.getRepository(SaleRow).createQueryBuilder('s').select('s.requestId', 'requestId').addSelect('COUNT(*)', 'n').groupBy('s.requestId'),
+  clearSales: (m: EntityManager) => m.createQueryBuilder().delete().from(SaleRow),
 };
 
-function updateRow(m: EntityManager, set: { count: number | (() => string); version?: number }): UpdateQueryBuilder<StockRow> {
+type RowChange = Partial<Record<'fenceRedis' | 'fenceZookeeper' | 'fenceLockTable', string>> & { count?: number | (() => string); version?: number };
+
+function updateRow(m: EntityManager, set: RowChange): UpdateQueryBuilder<StockRow> {
   return m.createQueryBuilder().update(StockRow).set(set).where(WHERE_ROW, ROW);
+}
+
+/** Runs a change; true when it matched the row. */
+async function changed(qb: UpdateQueryBuilder<StockRow>): Promise<boolean> {
+  return (await qb.execute()).affected === 1;
 }
 
 /** The statements TypeORM's transaction() and the lock-wait bound send around FOR UPDATE's. */
@@ -76,12 +104,30 @@ export class MysqlStock implements StockStore {
     return this.mysql(async () => (await readRow(statements.selectCount(this.db.manager)))?.count ?? 0);
   }
 
-  write(count: number): Promise<void> {
-    return this.mysql(async () => void (await statements.write(this.db.manager, count).execute()));
+  write(count: number, sale?: SaleId): Promise<void> {
+    return this.mysql(async () => void (await this.withSale(sale, (m) => changed(statements.write(m, count)))));
+  }
+
+  claim(fence: Fence): Promise<boolean> {
+    return this.mysql(() => changed(statements.claim(this.db.manager, fence)));
+  }
+
+  writeFenced(fence: Fence, count: number, sale?: SaleId): Promise<boolean> {
+    return this.mysql(() => this.withSale(sale, (m) => changed(statements.writeFenced(m, fence, count))));
   }
 
   reset(count: number): Promise<void> {
-    return this.mysql(async () => void (await statements.reset(this.db.manager, count).execute()));
+    return this.mysql(() =>
+      this.db.transaction(async (tx) => {
+        await statements.reset(tx, count).execute();
+        await statements.clearSales(tx).execute();
+      }),
+    );
+  }
+
+  async sales(): Promise<Record<string, number>> {
+    const rows = await this.mysql(() => statements.salesByRequest(this.db.manager).getRawMany<{ requestId: string; n: unknown }>());
+    return Object.fromEntries(rows.map((r) => [r.requestId, Number(r.n)]));
   }
 
   /** The count and its version, for the optimistic strategy. */
@@ -90,13 +136,13 @@ export class MysqlStock implements StockStore {
   }
 
   /** One statement that checks and decrements; true when it took a unit. */
-  decrementIfAvailable(): Promise<boolean> {
-    return this.mysql(async () => (await statements.decrement(this.db.manager).execute()).affected === 1);
+  decrementIfAvailable(sale?: SaleId): Promise<boolean> {
+    return this.mysql(() => this.withSale(sale, (m) => changed(statements.decrement(m))));
   }
 
   /** Writes `count` only if nobody changed the row since `version` was read; true when it did. */
-  compareAndSet(version: number, count: number): Promise<boolean> {
-    return this.mysql(async () => (await statements.compareAndSet(this.db.manager, version, count).execute()).affected === 1);
+  compareAndSet(version: number, count: number, sale?: SaleId): Promise<boolean> {
+    return this.mysql(() => this.withSale(sale, (m) => changed(statements.compareAndSet(m, version, count))));
   }
 
   /**
@@ -105,7 +151,7 @@ export class MysqlStock implements StockStore {
    * The wait for the row lock is bounded by `waitMs` (whole seconds, InnoDB's unit) instead of
    * InnoDB's default 50 s; past it MySQL's ER_LOCK_WAIT_TIMEOUT is thrown (see isLockWaitTimeout).
    */
-  withRowLocked<T>(waitMs: number, work: (count: number) => Promise<{ count?: number; result: T }>): Promise<T> {
+  withRowLocked<T>(waitMs: number, work: (count: number) => Promise<{ count?: number; result: T }>, sale?: SaleId): Promise<T> {
     const waitSeconds = Math.max(1, Math.ceil(waitMs / 1000));
     return this.mysql(() =>
       this.db.transaction(async (tx) => {
@@ -113,10 +159,26 @@ export class MysqlStock implements StockStore {
         await tx.query(SET_LOCK_WAIT, [waitSeconds]);
         const row = await readRow(statements.selectForUpdate(tx));
         const { count, result } = await work(row?.count ?? 0);
-        if (count !== undefined) await statements.write(tx, count).execute();
+        if (count !== undefined) {
+          await statements.write(tx, count).execute();
+          if (sale) await statements.recordSale(tx, sale).execute();
+        }
         return result;
       }),
     );
+  }
+
+  /**
+   * Runs a change of the row; with a sale to record, in one transaction with its record, which is
+   * written only when the change matched. Without one, the single statement autocommits as before.
+   */
+  private withSale(sale: SaleId, change: (m: EntityManager) => Promise<boolean>): Promise<boolean> {
+    if (!sale) return change(this.db.manager);
+    return this.db.transaction(async (tx) => {
+      const done = await change(tx);
+      if (done) await statements.recordSale(tx, sale).execute();
+      return done;
+    });
   }
 
   private mysql<T>(call: () => Promise<T>): Promise<T> {

@@ -3,14 +3,15 @@ import type { Redis } from 'ioredis';
 import { callDependency } from '../dependency.js';
 import { sleep } from '../time.js';
 import { runLua } from '../redis/lua.js';
-import { REDIS_STOCK_KEY } from './product.js';
+import { REDIS_SALES_KEY, REDIS_STOCK_KEY } from './product.js';
+import type { SaleId } from './store.js';
 
 /**
  * docs/course.md §1.8, Redis's optimistic lock: WATCH the key, read, work, then MULTI/SET/EXEC, which
  * Redis aborts when anyone changed the key since the WATCH. `conn` must be used by this call
  * alone (WATCH state belongs to the connection). 'conflict' means: aborted, try again.
  */
-export function watchedDecrement(conn: Redis, workMs: number): Promise<'deducted' | 'sold_out' | 'conflict'> {
+export function watchedDecrement(conn: Redis, workMs: number, sale?: SaleId): Promise<'deducted' | 'sold_out' | 'conflict'> {
   return callDependency('redis', async () => {
     await conn.watch(REDIS_STOCK_KEY);
     let executed = false;
@@ -19,7 +20,9 @@ export function watchedDecrement(conn: Redis, workMs: number): Promise<'deducted
       if (count <= 0) return 'sold_out';
       if (workMs > 0) await sleep(workMs);
       executed = true;
-      const replies = await conn.multi().set(REDIS_STOCK_KEY, count - 1).exec();
+      const tx = conn.multi().set(REDIS_STOCK_KEY, count - 1);
+      if (sale) tx.hincrby(REDIS_SALES_KEY, sale, 1);
+      const replies = await tx.exec();
       return replies === null ? 'conflict' : 'deducted';
     } finally {
       // EXEC ends the WATCH itself; any other way out must end it, or the next user inherits it.
@@ -29,9 +32,9 @@ export function watchedDecrement(conn: Redis, workMs: number): Promise<'deducted
 }
 
 /** The check and the decrement as one Lua script: nothing can run in between. */
-export async function luaDecrement(redis: Redis, workMs: number): Promise<'deducted' | 'sold_out'> {
+export async function luaDecrement(redis: Redis, workMs: number, sale?: SaleId): Promise<'deducted' | 'sold_out'> {
   // Nothing is read before the script, so the work happens before it, outside any critical section.
   if (workMs > 0) await sleep(workMs);
-  const taken = await callDependency('redis', () => runLua(redis, 'stock-decrement', [REDIS_STOCK_KEY]));
+  const taken = await callDependency('redis', () => runLua(redis, 'stock-decrement', [REDIS_STOCK_KEY, REDIS_SALES_KEY], [sale ?? '']));
   return taken === 1 ? 'deducted' : 'sold_out';
 }

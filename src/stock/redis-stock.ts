@@ -1,7 +1,9 @@
 import type { Redis } from 'ioredis';
 import { callDependency } from '../dependency.js';
-import { REDIS_STOCK_KEY } from './product.js';
-import type { StockStore } from './store.js';
+import type { Fence } from '../fencing.js';
+import { runLua } from '../redis/lua.js';
+import { REDIS_SALES_KEY, REDIS_STOCK_KEY, redisStockFenceKey } from './product.js';
+import type { SaleId, StockStore } from './store.js';
 
 /** The Redis stock key: the same read-then-write as MySQL, for the Redis-side strategies. */
 export class RedisStock implements StockStore {
@@ -10,23 +12,44 @@ export class RedisStock implements StockStore {
   constructor(readonly client: Redis) {}
 
   read(): Promise<number> {
-    return callDependency('redis', async () => Number((await this.client.get(this.key)) ?? 0));
+    return this.redis(async () => Number((await this.client.get(this.key)) ?? 0));
   }
 
-  write(count: number): Promise<void> {
-    return callDependency('redis', async () => {
-      await this.client.set(this.key, count);
+  write(count: number, sale?: SaleId): Promise<void> {
+    return this.redis(async () => {
+      if (!sale) await this.client.set(this.key, count);
+      else await this.client.multi().set(this.key, count).hincrby(REDIS_SALES_KEY, sale, 1).exec();
     });
   }
 
+  claim(fence: Fence): Promise<boolean> {
+    return this.redis(async () => (await runLua(this.client, 'stock-fence-claim', [redisStockFenceKey(fence.source)], [fence.token.toString()])) === 1);
+  }
+
+  writeFenced(fence: Fence, count: number, sale?: SaleId): Promise<boolean> {
+    const keys = [this.key, redisStockFenceKey(fence.source), REDIS_SALES_KEY];
+    return this.redis(async () => (await runLua(this.client, 'stock-fenced-write', keys, [fence.token.toString(), count, sale ?? ''])) === 1);
+  }
+
   reset(count: number): Promise<void> {
-    return this.write(count);
+    return this.redis(async () => {
+      await this.client.multi().set(this.key, count).del(REDIS_SALES_KEY).exec();
+    });
+  }
+
+  async sales(): Promise<Record<string, number>> {
+    const all = await this.redis(() => this.client.hgetall(REDIS_SALES_KEY));
+    return Object.fromEntries(Object.entries(all).map(([id, n]) => [id, Number(n)]));
   }
 
   /** Sets the count only where the key is missing: Redis keeps no data across restarts here. */
   seed(count: number): Promise<void> {
-    return callDependency('redis', async () => {
+    return this.redis(async () => {
       await this.client.set(this.key, count, 'NX');
     });
+  }
+
+  private redis<T>(call: () => Promise<T>): Promise<T> {
+    return callDependency('redis', call);
   }
 }

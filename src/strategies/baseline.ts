@@ -1,6 +1,6 @@
 import { InProcessMutexLock } from '../locks/mutex.js';
 import { readThenWrite } from '../stock/read-then-write.js';
-import { guardedReadThenWrite } from './guarded.js';
+import { guarded } from './guarded.js';
 import type { FamilyFactory } from './strategy.js';
 
 /** The problem and the first, process-local answer to it (course §1.4–1.6). */
@@ -13,7 +13,7 @@ export const baselineFamily: FamilyFactory = async (deps) => ({
       expected: { oneInstance: 'oversells', threeInstances: 'oversells', note: 'concurrent readers write the same value: lost updates' },
       stores: ['mysql', 'redis'],
       sql: deps.stock.mysql.sql.readThenWrite,
-      deduct: async (req) => ({ outcome: await readThenWrite(deps.stock[req.store], req.workMs) }),
+      deduct: async (req) => ({ outcome: await readThenWrite(deps.stock[req.store], req.workMs, { sale: req.requestId }) }),
     },
     {
       name: 'mutex',
@@ -22,7 +22,7 @@ export const baselineFamily: FamilyFactory = async (deps) => ({
       expected: { oneInstance: 'exact', threeInstances: 'oversells', note: 'each instance has its own mutex' },
       stores: ['mysql', 'redis'],
       sql: deps.stock.mysql.sql.readThenWrite,
-      deduct: guardedReadThenWrite(new InProcessMutexLock(), deps),
+      ...guarded(new InProcessMutexLock(), deps),
     },
   ],
 });

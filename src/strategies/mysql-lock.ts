@@ -1,5 +1,5 @@
 import { MysqlTableLock } from '../locks/mysql/table-lock.js';
-import { guardedReadThenWrite } from './guarded.js';
+import { guarded } from './guarded.js';
 import type { FamilyFactory } from './strategy.js';
 
 /** The lock table (course §4): mutual exclusion from a unique key, in the database everyone already shares. */
@@ -18,11 +18,13 @@ export const mysqlLockFamily: FamilyFactory = async (deps) => {
           // the lease's expiry aborts the holder's write (503 lock_lost) instead of letting it oversell
           workOverTtl: 'exact',
           note: "slowly: every attempt is a round trip to MySQL; a crashed holder blocks the others until its lease (ttlMs) expires",
+          // A row inserted by an INSERT whose reply was lost is reclaimed once its lease ends.
+          faults: { holderCrash: 'after ttlMs', holderPause: 'oversells', holderPauseFenced: 'exact', lostReply: 'expires after ttlMs' },
         },
         stores: ['mysql', 'redis'],
         // Lock, read-then-write on the row, unlock (the count-down matches nothing at one hold).
         sql: [...lockSql.acquire, ...deps.stock.mysql.sql.readThenWrite, ...lockSql.release],
-        deduct: guardedReadThenWrite(lock, deps),
+        ...guarded(lock, deps),
       },
     ],
     clearLocks: () => lock.clear(),

@@ -15,9 +15,9 @@ import { WatchdogLock } from '../locks/redis/watchdog.js';
 import { connectRedis, waitReady } from '../redis/connect.js';
 import { ConnectionPool } from '../redis/pool.js';
 import { luaDecrement, watchedDecrement } from '../stock/redis-atomic.js';
-import { guardedReadThenWrite } from './guarded.js';
+import { guarded } from './guarded.js';
 import { retryOnConflict } from './retry.js';
-import type { FamilyFactory, Outcome, SharedDeps, Strategy } from './strategy.js';
+import type { FamilyFactory, FaultOutcomes, Outcome, SharedDeps, Strategy } from './strategy.js';
 
 /**
  * WATCH needs a connection per transaction in flight. A few per instance suffice: more would only
@@ -27,8 +27,16 @@ const WATCH_POOL_SIZE = 8;
 
 /** A lock over the shared read-then-write. At the default workMs 0 every one is exact; `note` says where it breaks. */
 function lockStrategy(deps: SharedDeps, name: string, description: string, note: string, workOverTtl: Outcome, lock: Lock, scope = withLock): Strategy {
-  const expected = { oneInstance: 'exact', threeInstances: 'exact', workOverTtl, note } as const;
-  return { name, family: 'redis', description, expected, stores: ['mysql', 'redis'], sql: deps.stock.mysql.sql.readThenWrite, deduct: guardedReadThenWrite(lock, deps, scope) };
+  // Without a lease (redis-setnx) a paused holder keeps the lock: the others wait, and nothing is sold twice.
+  const leased = name !== 'redis-setnx';
+  const faults: FaultOutcomes = {
+    holderCrash: leased ? 'after ttlMs' : 'never',
+    holderPause: leased ? 'oversells' : 'exact',
+    holderPauseFenced: 'exact',
+    lostReply: 'released by its owner',
+  };
+  const expected = { oneInstance: 'exact', threeInstances: 'exact', workOverTtl, note, faults } as const;
+  return { name, family: 'redis', description, expected, stores: ['mysql', 'redis'], sql: deps.stock.mysql.sql.readThenWrite, ...guarded(lock, deps, scope) };
 }
 
 export const redisFamily: FamilyFactory = async (deps) => {
@@ -52,7 +60,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
         const deadline = Date.now() + req.lock.waitMs;
         const noConnection = () => new LockTimeoutError('redis-watch connection', req.lock.waitMs);
         return watchPool.use(deadline, noConnection, async (conn) => ({
-          outcome: await retryOnConflict(deadline, req.lock, () => watchedDecrement(conn, req.workMs)),
+          outcome: await retryOnConflict(deadline, req.lock, () => watchedDecrement(conn, req.workMs, req.requestId)),
         }));
       },
     },
@@ -80,7 +88,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
       description: 'The check and the decrement as one Lua script on the Redis stock key: no lock, no retry.',
       expected: { oneInstance: 'exact', threeInstances: 'exact', note: 'beyond the course: Redis runs a script atomically' },
       stores: ['redis'],
-      deduct: async (req) => ({ outcome: await luaDecrement(redis, req.workMs) }),
+      deduct: async (req) => ({ outcome: await luaDecrement(redis, req.workMs, req.requestId) }),
     },
   ];
 

@@ -4,7 +4,7 @@ import { deleteLockKeys } from '../locks/redis/keys.js';
 import { RedlockReleaseHints } from '../locks/redis/redlock-hints.js';
 import { Redlock } from '../locks/redis/redlock-package.js';
 import { RedlockLock } from '../locks/redis/redlock.js';
-import { guardedReadThenWrite } from './guarded.js';
+import { guarded } from './guarded.js';
 import type { FamilyFactory } from './strategy.js';
 
 /**
@@ -42,10 +42,17 @@ export const redlockFamily: FamilyFactory = async (deps) => {
         name: 'redlock',
         family: 'redlock',
         description: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease.`,
-        expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: `survives ${clients.length - quorum} of ${clients.length} servers down; 503 without a quorum` },
+        expected: {
+          oneInstance: 'exact',
+          threeInstances: 'exact',
+          workOverTtl: 'exact',
+          note: `survives ${clients.length - quorum} of ${clients.length} servers down; 503 without a quorum; no fencing token (no single counter)`,
+          // A lost reply's votes are not retried: they expire with the lease.
+          faults: { holderCrash: 'after ttlMs', holderPause: 'oversells', lostReply: 'expires after ttlMs' },
+        },
         stores: ['mysql', 'redis'],
         sql: deps.stock.mysql.sql.readThenWrite,
-        deduct: guardedReadThenWrite(new RedlockLock(redlock, hints), deps),
+        ...guarded(new RedlockLock(redlock, hints), deps),
       },
     ],
     // Servers that are down keep their leftovers until they expire; the others are cleaned now.

@@ -19,7 +19,7 @@ export const sqlFamily: FamilyFactory = async (deps) => {
         deduct: async (req) => {
           // No read precedes the write, so the work happens before the statement, outside any lock.
           if (req.workMs > 0) await sleep(req.workMs);
-          return { outcome: (await stock.decrementIfAvailable()) ? 'deducted' : 'sold_out' };
+          return { outcome: (await stock.decrementIfAvailable(req.requestId)) ? 'deducted' : 'sold_out' };
         },
       },
       {
@@ -35,7 +35,7 @@ export const sqlFamily: FamilyFactory = async (deps) => {
               if (count <= 0) return { result: 'sold_out' as const };
               if (req.workMs > 0) await sleep(req.workMs);
               return { count: count - 1, result: 'deducted' as const };
-            });
+            }, req.requestId);
             return { outcome };
           } catch (err) {
             // The row lock's wait ran out (innodb_lock_wait_timeout, from waitMs): 503 lock_timeout.
@@ -61,7 +61,7 @@ export const sqlFamily: FamilyFactory = async (deps) => {
             const row = await stock.readVersioned();
             if (!row || row.count <= 0) return 'sold_out' as const;
             if (req.workMs > 0) await sleep(req.workMs);
-            return (await stock.compareAndSet(row.version, row.count - 1)) ? ('deducted' as const) : 'conflict';
+            return (await stock.compareAndSet(row.version, row.count - 1, req.requestId)) ? ('deducted' as const) : 'conflict';
           });
           return { outcome };
         },

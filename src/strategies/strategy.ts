@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
 import type { ServiceConfig } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { FenceSource } from '../fencing.js';
 import type { LockOptions } from '../locks/lock.js';
 import type { MysqlStock } from '../stock/mysql-stock.js';
 import type { RedisStock } from '../stock/redis-stock.js';
@@ -9,6 +10,18 @@ import type { StoreKind } from '../stock/store.js';
 
 export type Outcome = 'exact' | 'oversells';
 export type FamilyName = 'baseline' | 'sql' | 'redis' | 'redlock' | 'zookeeper' | 'mysql-lock';
+
+/** What a distributed lock strategy does under each fault of `npm run faults` (faults/), as measured there. */
+export interface FaultOutcomes {
+  /** Killed while holding: when another instance gets the lock. */
+  holderCrash: 'never' | 'after ttlMs' | 'after the session timeout';
+  /** Paused past its lease after its last "still held?" check, then resumed: what its stale write does. */
+  holderPause: Outcome;
+  /** The same with fenced=1; absent when the lock issues no fencing tokens. */
+  holderPauseFenced?: Outcome;
+  /** An acquire applied by the server whose reply was lost: what becomes of the lock it took. */
+  lostReply: 'released by its owner' | 'expires after ttlMs';
+}
 
 /** What one GET /check/lock asks of a strategy, already validated. */
 export interface DeductRequest {
@@ -18,6 +31,20 @@ export interface DeductRequest {
   lock: LockOptions;
   /** Who holds the locks this request takes: a token of its own (see locks/owner.ts). */
   owner: string;
+  /** Check the lock's fencing token on the store (fenced=1); only for strategies with `guard.fencing`. */
+  fenced: boolean;
+  /** The client's X-Request-Id, recorded with the write (see StockStore.sales). */
+  requestId?: string;
+  /** The fault lab's pause points (FAULT_INJECTION=1 only); lock strategies call them. */
+  hooks?: FaultHooks;
+}
+
+/** Where a lock strategy lets the fault lab stop the process (see http/fault-hooks.ts). */
+export interface FaultHooks {
+  /** Right after the lock is acquired. */
+  afterAcquire?(): void;
+  /** After the last "still held?" check (and the fence's claim and the read), right before the write. */
+  beforeWrite?(): void;
 }
 
 export interface DeductResult {
@@ -34,7 +61,7 @@ export interface Strategy {
    * What the course shows, and what the tests assert. `workOverTtl`, for locks with a lease: the
    * outcome (on one instance or three) once the work inside the lock outlasts the lease (workMs > ttlMs).
    */
-  expected: { oneInstance: Outcome; threeInstances: Outcome; workOverTtl?: Outcome; note?: string };
+  expected: { oneInstance: Outcome; threeInstances: Outcome; workOverTtl?: Outcome; note?: string; faults?: FaultOutcomes };
   /** Stores it can deduct from; the first is the default. */
   stores: readonly [StoreKind, ...StoreKind[]];
   /**
@@ -43,6 +70,11 @@ export interface Strategy {
    * Absent when it sends none (the Redis-only strategies).
    */
   sql?: readonly string[];
+  /**
+   * Present when the deduction runs under a lock (the fault lab's pause points apply); `fencing`
+   * names the counter its tokens come from, when the lock issues them (fenced=1 applies).
+   */
+  guard?: { fencing?: FenceSource };
   deduct(req: DeductRequest): Promise<DeductResult>;
 }
 

@@ -6,7 +6,7 @@ import { ZkReentrantLock } from '../locks/zk/reentrant.js';
 import { ZkSequentialLock } from '../locks/zk/sequential.js';
 import { ZkSession } from '../locks/zk/session.js';
 import { ZkWatchLock } from '../locks/zk/watch.js';
-import { guardedReadThenWrite } from './guarded.js';
+import { guarded } from './guarded.js';
 import type { FamilyFactory, SharedDeps, Strategy, StrategyFamily } from './strategy.js';
 
 export const ZK_LOCK_ROOT = '/stocklab/locks';
@@ -15,6 +15,7 @@ const expected = {
   oneInstance: 'exact',
   threeInstances: 'exact',
   note: "a crashed holder's node vanishes with its session (after the session timeout)",
+  faults: { holderCrash: 'after the session timeout', holderPause: 'oversells', holderPauseFenced: 'exact', lostReply: 'released by its owner' },
 } as const;
 
 /** The ZooKeeper recipes (course §3), each over the same read-then-write, over one session. */
@@ -26,7 +27,7 @@ export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): Strat
     expected,
     stores: ['mysql', 'redis'],
     sql: deps.stock.mysql.sql.readThenWrite,
-    deduct: guardedReadThenWrite(lock, deps, scope),
+    ...guarded(lock, deps, scope),
   });
   return {
     strategies: [

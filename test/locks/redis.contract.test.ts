@@ -48,13 +48,15 @@ onOneServer('redis-reentrant', { reentrant: true, lateRelease: 'refuses', lost: 
 onOneServer('redis-watchdog', { reentrant: true, lateRelease: 'refuses', lost: 'fires' }, hashLockKey, (r) => new WatchdogLock(r));
 onOneServer('redis-pubsub', { reentrant: true, lateRelease: 'refuses', lost: 'never' }, hashLockKey, (r, s) => new PubsubLock(r, new ReleaseNotifier(s)));
 
-lockContract('redlock (3 masters)', { reentrant: false, lateRelease: 'refuses', lost: 'never' }, async () => {
+lockContract('redlock (3 masters)', { reentrant: false, lateRelease: 'refuses', lost: 'fires' }, async () => {
   const masters = await Promise.all(servers.current.redis.map(open));
   const redlock = new Redlock(masters, { driftFactor: 0.01, retryCount: 0 });
   redlock.on('error', () => undefined);
   return {
     lock: new RedlockLock(redlock),
     takeAway: async (resource) => void (await Promise.all(masters.map((m) => m.del(redlockKey(resource))))),
+    // Its validity runs out with the lease (LOST_TTL_MS): nothing to do but wait.
+    loseHold: async () => undefined,
     close: async () => masters.forEach((m) => m.disconnect()),
   };
 });

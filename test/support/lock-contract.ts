@@ -150,6 +150,32 @@ export function lockContract(name: string, claims: LockClaims, open: () => Promi
       });
     }
 
+    it('issues fencing tokens that grow with every grant, when it claims to (Lock.fencing)', async () => {
+      const { lock, takeAway } = await start();
+      const r = resource();
+      const a = await lock.acquire(r, as('A'));
+      if (!lock.fencing) {
+        expect(a.fencingToken).toBeUndefined();
+        await a.release();
+        return;
+      }
+      const tokenA = await a.fencingToken!();
+      await a.release();
+      const b = await lock.acquire(r, as('B'));
+      const tokenB = await b.fencingToken!();
+      expect(tokenB).toBeGreaterThan(tokenA);
+      if (takeAway) {
+        // A grant made after the hold was taken away (an expiry) must outrank the one it replaced.
+        await takeAway(r);
+        const c = await lock.acquire(r, as('C', { waitMs: 5_000 }));
+        expect(await c.fencingToken!()).toBeGreaterThan(tokenB);
+        await c.release();
+        await b.release().catch(() => undefined);
+      } else {
+        await b.release();
+      }
+    });
+
     if (claims.lost === 'fires') {
       it('fires lost once the hold is gone', async () => {
         const s = await start();

@@ -29,4 +29,14 @@ export class StockRow {
   // says (typeorm/typeorm#2676): the table keeps the migration's BIGINT, and values are read as numbers.
   @VersionColumn({ name: 'version', type: 'bigint', default: 0, transformer: bigintAsNumber })
   version!: number;
+
+  /** The largest fencing token each source has claimed the row with (BIGINT, as strings). */
+  @Column({ name: 'fence_redis', type: 'bigint', default: 0 })
+  fenceRedis!: string;
+
+  @Column({ name: 'fence_zookeeper', type: 'bigint', default: 0 })
+  fenceZookeeper!: string;
+
+  @Column({ name: 'fence_lock_table', type: 'bigint', default: 0 })
+  fenceLockTable!: string;
 }

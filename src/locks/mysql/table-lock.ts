@@ -3,9 +3,13 @@ import { LockRow } from '../../db/entities/lock-row.js';
 import { callDependency } from '../../dependency.js';
 import { LockLostError, LockNotHeldError } from '../errors.js';
 import { HoldCounter, type HoldKey } from '../holds.js';
-import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
+import { expiringAt, leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { pollUntilAcquired } from '../poll.js';
-import { remaining } from '../../time.js';
+
+/** One grant of the lock: the row this owner inserted. Nested holds share it. */
+interface Grant {
+  id: bigint;
+}
 
 const notAcquired = new Set(['ER_DUP_ENTRY', 'ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
 
@@ -56,7 +60,8 @@ export class MysqlTableLock implements Lock {
    * Open holds per (resource, owner) in this process. Owners are per-request tokens of this
    * process, so only these can possibly re-enter: it spares a pointless query on every failed INSERT.
    */
-  private readonly holds = new HoldCounter<true>();
+  private readonly holds = new HoldCounter<Grant>();
+  readonly fencing = 'lock-table';
 
   constructor(private readonly db: DataSource) {}
 
@@ -77,12 +82,14 @@ export class MysqlTableLock implements Lock {
   async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
     const owner = ownerOf(opts);
     const key = { resource, owner };
-    if (this.holds.count(key) > 0) {
-      const lease = await this.reenter(key, opts);
-      this.holds.enter(key, () => true);
+    const held = this.holds.shared(key);
+    if (held !== undefined) {
+      const lease = await this.reenter(key, opts, held);
+      this.holds.enter(key, () => held);
       return lease;
     }
     let granted = 0;
+    let grant: Grant | undefined;
     await pollUntilAcquired(resource, opts, async () => {
       granted = Date.now();
       // Look before inserting: a plain read takes no locks, while every failing INSERT share-locks
@@ -90,10 +97,12 @@ export class MysqlTableLock implements Lock {
       const row = await this.peek(resource);
       // Held, and its lease still running: wait. Lease ran out (a crash, or work > ttlMs): free the name.
       if (row === 'held' || (row === 'expired' && !(await this.reclaimExpired(resource)))) return false;
-      return this.tryInsert(resource, owner, opts.ttlMs);
+      grant = await this.tryInsert(resource, owner, opts.ttlMs);
+      return grant !== undefined;
     });
-    this.holds.enter(key, () => true);
-    return this.lease(key, granted + opts.ttlMs);
+    const first = grant as Grant;
+    this.holds.enter(key, () => first);
+    return this.lease(key, granted + opts.ttlMs, first);
   }
 
   /** Deletes every lock row (POST /stock/reset). */
@@ -101,20 +110,20 @@ export class MysqlTableLock implements Lock {
     await this.write(statements.clear(this.db.manager));
   }
 
-  private async reenter(key: HoldKey, opts: AcquireOptions): Promise<Lease> {
+  private async reenter(key: HoldKey, opts: AcquireOptions, grant: Grant): Promise<Lease> {
     const { resource, owner } = key;
     const granted = Date.now();
     const extended = await this.write(statements.reenter(this.db.manager, resource, owner, opts.ttlMs));
     if (!extended) throw new LockLostError(resource, 'the lease expired before the nested acquire');
-    return this.lease(key, granted + opts.ttlMs);
+    return this.lease(key, granted + opts.ttlMs, grant);
   }
 
   /**
    * One release for every hold, in whatever order the holds end: count down, and delete the row
    * with the last one. False when this owner holds no row (it expired and was reclaimed).
    */
-  private async unlock(key: HoldKey): Promise<boolean> {
-    this.holds.leave(key, true);
+  private async unlock(key: HoldKey, grant: Grant): Promise<boolean> {
+    this.holds.leave(key, grant);
     const m = this.db.manager;
     if (await this.write(statements.countDown(m, key.resource, key.owner))) {
       return true;
@@ -122,27 +131,35 @@ export class MysqlTableLock implements Lock {
     return this.write(statements.deleteOwn(m, key.resource, key.owner));
   }
 
-  /** A lease whose `lost` fires when its ttl passes (by our clock, which started before the INSERT: early, never late). */
-  private lease(key: HoldKey, expiresAt: number): Lease {
+  /**
+   * A lease whose `lost` fires when its ttl passes (by our clock, which started before the INSERT:
+   * early, never late). Its fencing token is the row's AUTO_INCREMENT id: every grant inserts a
+   * new row, and InnoDB never hands out an id twice, also after the rows are deleted.
+   */
+  private lease(key: HoldKey, expiresAt: number, grant: Grant): Lease {
     const { resource } = key;
-    const lost = new AbortController();
-    const timer = setTimeout(() => lost.abort(`lease of ${resource} expired (ttlMs) before the work finished`), remaining(expiresAt));
-    timer.unref();
-    return leaseOf(resource, lost.signal, async () => {
-      clearTimeout(timer);
-      // Nothing matched: the row expired and someone reclaimed it. Never delete another owner's row.
-      if (!(await this.unlock(key))) throw new LockNotHeldError(resource);
-    });
+    const expiry = expiringAt(expiresAt, `lease of ${resource} expired (ttlMs) before the work finished`);
+    return leaseOf(
+      resource,
+      expiry.lost,
+      async () => {
+        expiry.cancel();
+        // Nothing matched: the row expired and someone reclaimed it. Never delete another owner's row.
+        if (!(await this.unlock(key, grant))) throw new LockNotHeldError(resource);
+      },
+      async () => grant.id,
+    );
   }
 
-  private async tryInsert(resource: string, owner: string, ttlMs: number): Promise<boolean> {
+  /** The grant (its row's id) when the INSERT took the name; undefined when it is taken. */
+  private async tryInsert(resource: string, owner: string, ttlMs: number): Promise<Grant | undefined> {
     try {
-      await callDependency('mysql', () => statements.insert(this.db.manager, resource, owner, ttlMs).execute());
-      return true;
+      const inserted = await callDependency('mysql', () => statements.insert(this.db.manager, resource, owner, ttlMs).execute());
+      return { id: BigInt((inserted.raw as { insertId: number | string }).insertId) };
     } catch (err) {
       // Taken. InnoDB may also pick a contended INSERT as a deadlock victim while the holder deletes
       // its row: the statement was rolled back, so that too is just "not this time".
-      if (notAcquired.has(String((err as { code?: unknown }).code))) return false;
+      if (notAcquired.has(String((err as { code?: unknown }).code))) return undefined;
       throw err;
     }
   }

@@ -4,8 +4,11 @@
 import type { Redis } from 'ioredis';
 import { runLua } from '../../redis/lua.js';
 import { LockNotHeldError } from '../errors.js';
-import { hashLockKey, releaseChannel } from './keys.js';
+import { fenceCounterKey, hashLockKey, releaseChannel } from './keys.js';
 import { redisCall } from '../../redis/call.js';
+import { undoIfReplyLost } from './lost-reply.js';
+
+export type HashLockAttempt = { held: true; token: bigint } | { held: false; holderLeaseMs: number };
 
 export class HashLockScripts {
   private readonly key: string;
@@ -19,10 +22,14 @@ export class HashLockScripts {
     this.key = hashLockKey(resource);
   }
 
-  /** undefined once held (first time or re-entered); otherwise the holder's remaining lease in ms (−1: none). */
-  async tryAcquire(): Promise<number | undefined> {
-    const pttl = await redisCall(() => runLua(this.redis, 'lock-reentrant-acquire', [this.key], [this.owner, this.ttlMs]));
-    return pttl === null ? undefined : Number(pttl);
+  /** Held (first time or re-entered) with the grant's fencing token, or busy with the holder's remaining lease in ms (−1: none). */
+  async tryAcquire(): Promise<HashLockAttempt> {
+    // A lost reply may hide a hold: give it back (the release is owner-checked).
+    const [held, value] = (await undoIfReplyLost(
+      () => redisCall(() => runLua(this.redis, 'lock-reentrant-acquire', [this.key, fenceCounterKey(this.resource)], [this.owner, this.ttlMs])),
+      () => this.release(),
+    )) as [number, number];
+    return held === 1 ? { held: true, token: BigInt(value) } : { held: false, holderLeaseMs: value };
   }
 
   /** Gives back one hold; true when that was the last one and the lock is free. */

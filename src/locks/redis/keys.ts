@@ -9,6 +9,11 @@ export const LOCK_KEY_PREFIX = 'lock:';
 export const stringLockKey = (resource: string): string => `${LOCK_KEY_PREFIX}string:${resource}`;
 export const hashLockKey = (resource: string): string => `${LOCK_KEY_PREFIX}hash:${resource}`;
 export const redlockKey = (resource: string): string => `${LOCK_KEY_PREFIX}redlock:${resource}`;
+/**
+ * The counter every single-server Redis lock draws fencing tokens from, one per resource. Outside
+ * LOCK_KEY_PREFIX on purpose: a reset deletes the locks but never lowers a fence.
+ */
+export const fenceCounterKey = (resource: string): string => `fence:${resource}`;
 /** Where the reentrant release script announces that `resource` is free. */
 export const releaseChannel = (resource: string): string => `lock-released:${resource}`;
 

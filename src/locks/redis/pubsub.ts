@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { LockTimeoutError } from '../errors.js';
 import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { remaining } from '../../time.js';
-import { HashLockScripts } from './hash-lock-scripts.js';
+import { HashLockScripts, type HashLockAttempt } from './hash-lock-scripts.js';
 import { releaseChannel } from './keys.js';
 import { redisCall } from '../../redis/call.js';
 import type { ReleaseNotifier } from './release-notifier.js';
@@ -13,6 +13,8 @@ import type { ReleaseNotifier } from './release-notifier.js';
  * tries again. No fixed-interval polling: retryMs is not used.
  */
 export class PubsubLock implements Lock {
+  readonly fencing = 'redis';
+
   constructor(
     private readonly redis: Redis,
     private readonly notifier: ReleaseNotifier,
@@ -20,25 +22,27 @@ export class PubsubLock implements Lock {
 
   async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
     const scripts = new HashLockScripts(this.redis, resource, ownerOf(opts), opts.ttlMs);
-    const held = leaseOf(resource, neverLost, () => scripts.release());
-    if ((await scripts.tryAcquire()) === undefined) return held;
+    const held = (token: bigint) => leaseOf(resource, neverLost, () => scripts.release(), async () => token);
+    const first = await scripts.tryAcquire();
+    if (first.held) return held(first.token);
 
     const deadline = Date.now() + opts.waitMs;
     const channel = releaseChannel(resource);
     await redisCall(() => this.notifier.subscribe(channel));
     for (;;) {
       const release = this.notifier.nextRelease(channel);
-      let holderLeaseMs: number | undefined;
+      let attempt: HashLockAttempt;
       try {
-        holderLeaseMs = await scripts.tryAcquire();
+        attempt = await scripts.tryAcquire();
       } catch (err) {
         release.cancel();
         throw err;
       }
-      if (holderLeaseMs === undefined) {
+      if (attempt.held) {
         release.cancel();
-        return held;
+        return held(attempt.token);
       }
+      const { holderLeaseMs } = attempt;
       const left = remaining(deadline);
       if (left <= 0) {
         release.cancel();

@@ -1,7 +1,7 @@
 import { E_TIMEOUT, Mutex, withTimeout } from 'async-mutex';
 import { DependencyDownError } from '../../dependency.js';
-import { LockNotHeldError, LockTimeoutError } from '../errors.js';
-import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock, type LockOptions } from '../lock.js';
+import { LockLostError, LockNotHeldError, LockTimeoutError } from '../errors.js';
+import { expiringAt, leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock, type LockOptions } from '../lock.js';
 import { remaining, sleep } from '../../time.js';
 import { redlockKey } from './keys.js';
 import { ExecutionError, ResourceLockedError, type Redlock, type RedlockHold } from './redlock-package.js';
@@ -29,8 +29,9 @@ const HINT_JITTER_DIVISOR = 4;
 /**
  * RedLock (docs/course.md §2.9) through the `redlock` package: the same SET NX PX on N independent
  * masters, held only when a majority agreed with validity left (ttl − elapsed − drift, the
- * package's `expiration`). The holder is not told when that validity runs out (neverLost): work
- * longer than the lease oversells, as the catalog says.
+ * package's `expiration`). `lost` fires when that validity runs out, so work longer than the
+ * lease is refused before its write. It issues no fencing token: five independent counters give
+ * no single order (Kleppmann), so a holder paused after its check can still write late.
  *
  * Each attempt is one package call with retryCount 0, which releases a failed attempt's partial
  * votes at once (its own retries would keep them and retry with the same value, which its
@@ -79,7 +80,11 @@ export class RedlockLock implements Lock {
     } finally {
       leaveLine();
     }
-    return leaseOf(resource, neverLost, async () => {
+    // Validity ends at the package's `expiration` (start + ttl − drift): past it a majority may have
+    // expired the key, so `lost` fires then and the holder refuses to write (503 lock_lost).
+    const validity = expiringAt(hold.expiration, `RedLock validity of ${resource} ran out (ttl − elapsed − drift) before the work finished`);
+    return leaseOf(resource, validity.lost, async () => {
+      validity.cancel();
       try {
         // No retries: an unreleased minority expires on its own.
         await this.redlock.release(hold, { retryCount: 0 });
@@ -117,12 +122,12 @@ export class RedlockLock implements Lock {
         }
       }
       if (hold) {
-        // The package does not check that validity is left (acquisition slower than the lease).
-        if (hold.expiration > Date.now()) {
-          hint?.cancel();
-          return hold;
-        }
+        hint?.cancel();
+        // The package does not check that validity is left: an acquisition slower than the lease
+        // holds nothing it may write under. Refused at once, as a lease that ran out mid-work is.
+        if (hold.expiration > Date.now()) return hold;
         await this.redlock.release(hold, { retryCount: 0 }).catch(() => undefined);
+        throw new LockLostError(resource, `acquiring took longer than the lease (ttlMs ${opts.ttlMs}): no validity left`);
       }
       const left = remaining(deadline);
       if (left <= 0) {

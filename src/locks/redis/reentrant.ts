@@ -8,11 +8,18 @@ import { HashLockScripts } from './hash-lock-scripts.js';
  * owner is the one named in the options: one token per request). Waiting is plain polling.
  */
 export class ReentrantLock implements Lock {
+  readonly fencing = 'redis';
+
   constructor(private readonly redis: Redis) {}
 
   async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
     const scripts = new HashLockScripts(this.redis, resource, ownerOf(opts), opts.ttlMs);
-    await pollUntilAcquired(resource, opts, async () => (await scripts.tryAcquire()) === undefined);
-    return leaseOf(resource, neverLost, () => scripts.release());
+    let token = 0n;
+    await pollUntilAcquired(resource, opts, async () => {
+      const attempt = await scripts.tryAcquire();
+      if (attempt.held) token = attempt.token;
+      return attempt.held;
+    });
+    return leaseOf(resource, neverLost, () => scripts.release(), async () => token);
   }
 }

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { leaseOf, neverLost, type Lease, type Lock, type AcquireOptions } from '../lock.js';
 import { redisCall } from '../../redis/call.js';
-import { pollStringLock } from './string-lock.js';
+import { acquireStringLock } from './string-lock.js';
 
 /**
  * docs/course.md §2.2: SET key value PX ttl NX sets the lock and its expiry in one command, so a crashed holder's
@@ -9,10 +9,12 @@ import { pollStringLock } from './string-lock.js';
  * holds the lock by then.
  */
 export class SetnxExpiryLock implements Lock {
+  readonly fencing = 'redis';
+
   constructor(private readonly redis: Redis) {}
 
   async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
-    const { key } = await pollStringLock(resource, opts, async (k, owner) => (await this.redis.set(k, owner, 'PX', opts.ttlMs, 'NX')) === 'OK');
-    return leaseOf(resource, neverLost, () => redisCall(() => this.redis.del(key)));
+    const { key, token } = await acquireStringLock(this.redis, resource, opts, true);
+    return leaseOf(resource, neverLost, () => redisCall(() => this.redis.del(key)), async () => token);
   }
 }

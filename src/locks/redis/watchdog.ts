@@ -10,6 +10,8 @@ import { Renewal } from './renewal.js';
  * work longer than ttl keeps the lock, while a crashed holder's lock still expires after ttl.
  */
 export class WatchdogLock implements Lock {
+  readonly fencing = 'redis';
+
   /** Redis counts the holds for the lock; these count them for the renewal nested holds share. */
   private readonly holds = new HoldCounter<Renewal>();
 
@@ -19,9 +21,12 @@ export class WatchdogLock implements Lock {
     const owner = ownerOf(opts);
     const scripts = new HashLockScripts(this.redis, resource, owner, opts.ttlMs);
     let sentAt = 0;
+    let token = 0n;
     await pollUntilAcquired(resource, opts, async () => {
       sentAt = Date.now();
-      return (await scripts.tryAcquire()) === undefined;
+      const attempt = await scripts.tryAcquire();
+      if (attempt.held) token = attempt.token;
+      return attempt.held;
     });
     const key = { resource, owner };
     const renewal = this.holds.enter(key, () => new Renewal(scripts, opts.ttlMs, sentAt));
@@ -33,6 +38,6 @@ export class WatchdogLock implements Lock {
       } finally {
         if (left <= 0) renewal.stop();
       }
-    });
+    }, async () => token);
   }
 }

@@ -1,9 +1,9 @@
 import { Exception } from 'node-zookeeper-client';
 import { DependencyDownError } from '../../dependency.js';
-import { LockNotHeldError, LockTimeoutError } from '../errors.js';
+import { LockLostError, LockNotHeldError, LockTimeoutError } from '../errors.js';
 import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { pollUntilAcquired } from '../poll.js';
-import { ZkDeadlineError, zkCode, type ZkSession } from './session.js';
+import { ZkDeadlineError, czxidOf, zkCode, type ZkSession } from './session.js';
 
 /**
  * zk-ephemeral: everyone tries to create the same ephemeral node; whoever succeeds holds the lock,
@@ -11,6 +11,8 @@ import { ZkDeadlineError, zkCode, type ZkSession } from './session.js';
  * so a crashed holder cannot block the others past the session timeout.
  */
 export class ZkEphemeralLock implements Lock {
+  readonly fencing = 'zookeeper';
+
   constructor(private readonly session: ZkSession) {}
 
   async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
@@ -23,9 +25,13 @@ export class ZkEphemeralLock implements Lock {
       const lost = this.session.holdSignal;
       try {
         await this.session.create(path, owner, 'ephemeral', deadline);
-        lease = leaseOf(resource, lost, () => this.release(resource, path, owner));
+        lease = leaseOf(resource, lost, () => this.release(resource, path, owner), () => this.token(resource, path, owner));
         return true;
       } catch (err) {
+        // No answer: the node may exist anyway, as ours. Remove it (owner-checked) once reconnected.
+        if (err instanceof DependencyDownError || err instanceof ZkDeadlineError) {
+          this.session.afterReconnect(() => this.removeIfOwned(path, owner));
+        }
         if (err instanceof ZkDeadlineError) throw new LockTimeoutError(resource, opts.waitMs);
         if (zkCode(err) === Exception.NODE_EXISTS) return false;
         throw err;
@@ -39,11 +45,16 @@ export class ZkEphemeralLock implements Lock {
       if (!(await this.removeIfOwned(path, owner))) throw new LockNotHeldError(resource);
     } catch (err) {
       // Disconnected: if the session survives, the node would outlive the request and block everyone.
-      if (err instanceof DependencyDownError) {
-        void this.session.waitConnected(this.session.timeoutMs).then((up) => up && this.removeIfOwned(path, owner)).catch(() => undefined);
-      }
+      if (err instanceof DependencyDownError) this.session.afterReconnect(() => this.removeIfOwned(path, owner));
       throw err;
     }
+  }
+
+  /** The czxid of the node, if it is still ours: the path is shared, and after a lost session it may be another's. */
+  private async token(resource: string, path: string, owner: string): Promise<bigint> {
+    const node = await this.session.getDataAndStat(path, Date.now() + 5_000);
+    if (node?.data !== owner) throw new LockLostError(resource, `${path} is no longer this owner's node (its session ended)`);
+    return czxidOf(node.stat);
   }
 
   /**

@@ -1,22 +1,31 @@
 // What the sequential recipes share: join the queue with an ephemeral-sequential child, wait for
 // your turn (each recipe waits its own way), hold while yours is the smallest, leave by deleting it.
+import { randomUUID } from 'node:crypto';
 import { Exception } from 'node-zookeeper-client';
 import { DependencyDownError } from '../../dependency.js';
 import { LockLostError, LockNotHeldError, LockTimeoutError } from '../errors.js';
 import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { remaining } from '../../time.js';
-import { ZkDeadlineError, zkCode, type ZkSession } from './session.js';
+import { ZkDeadlineError, czxidOf, zkCode, type ZkSession } from './session.js';
 
+/**
+ * Curator's protected mode: every queue node is named `_c_<attempt id>-lock-<sequence>`. A create
+ * whose reply is lost may still have been applied; the attempt id lets its owner find that node
+ * after reconnecting (in the same session, where it would otherwise live on) and delete it.
+ */
+const PROTECTED = '_c_';
 const PREFIX = 'lock-';
+const SEQUENCE = /lock-(\d{10})$/;
 
 /** Where a resource's queue lives; shared by every queue recipe, so they exclude each other. */
 export function queueDir(session: ZkSession, resource: string): string {
   return `${session.root}/queue/${encodeURIComponent(resource)}`;
 }
 
-/** The queue's children in arrival order (the sequence suffix is zero-padded, so text order is numeric). */
+/** The queue's children in arrival order: by their sequence suffix (zero-padded, so text order is numeric). */
 export function inQueueOrder(children: string[]): string[] {
-  return children.filter((c) => c.startsWith(PREFIX)).sort();
+  const sequence = (c: string) => SEQUENCE.exec(c)?.[1] ?? '';
+  return children.filter((c) => SEQUENCE.test(c)).sort((a, b) => sequence(a).localeCompare(sequence(b)));
 }
 
 /** What a waiting recipe gets to decide its turn. */
@@ -38,6 +47,7 @@ export interface QueueStats {
 
 export abstract class QueueLock implements Lock {
   readonly stats: QueueStats = { childListings: 0, wakeUps: 0 };
+  readonly fencing = 'zookeeper';
 
   constructor(protected readonly session: ZkSession) {}
 
@@ -60,15 +70,25 @@ export abstract class QueueLock implements Lock {
       void this.session.removeQuietly(path);
       throw err instanceof ZkDeadlineError ? new LockTimeoutError(resource, opts.waitMs) : err;
     }
-    return leaseOf(resource, lost, async () => {
-      try {
-        if (!(await this.session.remove(path, Date.now() + 5_000))) throw new LockNotHeldError(resource);
-      } catch (err) {
-        // Disconnected: queue the delete, so a session that survives does not keep the node forever.
-        if (err instanceof DependencyDownError) void this.session.removeQuietly(path);
-        throw err;
-      }
-    });
+    return leaseOf(
+      resource,
+      lost,
+      async () => {
+        try {
+          if (!(await this.session.remove(path, Date.now() + 5_000))) throw new LockNotHeldError(resource);
+        } catch (err) {
+          // Disconnected: queue the delete, so a session that survives does not keep the node forever.
+          if (err instanceof DependencyDownError) void this.session.removeQuietly(path);
+          throw err;
+        }
+      },
+      // Our node's czxid; read when asked (most holders never are). A node that is gone was ours only.
+      async () => {
+        const stat = await this.session.exists(path, Date.now() + 5_000);
+        if (!stat) throw new LockLostError(resource, `queue node ${path} is gone (its session ended)`);
+        return czxidOf(stat);
+      },
+    );
   }
 
   /** Lists the queue (counted), so recipes compare against the current children. */
@@ -78,14 +98,26 @@ export abstract class QueueLock implements Lock {
   }
 
   private async enqueue(dir: string, owner: string, deadline: number): Promise<string> {
-    const create = () => this.session.create(`${dir}/${PREFIX}`, owner, 'sequential', deadline);
+    const attempt = `${PROTECTED}${randomUUID()}-`;
+    const create = () => this.session.create(`${dir}/${attempt}${PREFIX}`, owner, 'sequential', deadline);
     try {
-      return await create();
+      try {
+        return await create();
+      } catch (err) {
+        if (zkCode(err) !== Exception.NO_NODE) throw err;
+        // First use of this resource: its persistent queue node does not exist yet.
+        await this.session.mkdirp(dir, deadline);
+        return await create();
+      }
     } catch (err) {
-      if (zkCode(err) !== Exception.NO_NODE) throw err;
-      // First use of this resource: its persistent queue node does not exist yet.
-      await this.session.mkdirp(dir, deadline);
-      return await create();
+      // No answer: the node may exist anyway. Find it by its attempt id once reconnected, and delete it.
+      if (err instanceof DependencyDownError || err instanceof ZkDeadlineError) {
+        this.session.afterReconnect(async () => {
+          const orphans = (await this.session.getChildren(dir, Date.now() + 5_000)).filter((c) => c.startsWith(attempt));
+          for (const orphan of orphans) await this.session.remove(`${dir}/${orphan}`, Date.now() + 5_000);
+        });
+      }
+      throw err;
     }
   }
 }

@@ -23,8 +23,13 @@ export class ZkReentrantLock extends ZkWatchLock {
       this.holds.leave(key, shared);
       throw err;
     }
-    return leaseOf(resource, node.lost, async () => {
-      if (this.holds.leave(key, shared) === 0) await node.release();
-    });
+    return leaseOf(
+      resource,
+      node.lost,
+      async () => {
+        if (this.holds.leave(key, shared) === 0) await node.release();
+      },
+      node.fencingToken,
+    );
   }
 }

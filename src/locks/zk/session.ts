@@ -113,6 +113,21 @@ export class ZkSession {
     }
   }
 
+  /**
+   * Runs `task` once this session is connected again, if it is still the same session (a new one
+   * means the old one expired, and its ephemeral nodes with it: nothing left to clean). For
+   * clean-ups after a call whose reply was lost; failures are ignored, the session's end is the
+   * last resort.
+   */
+  afterReconnect(task: () => Promise<unknown>): void {
+    const session = this.credentials.id.toString('hex');
+    void (async () => {
+      if (!(await this.waitConnected(this.opts.sessionTimeoutMs * 2))) return;
+      if (this.credentials.id.toString('hex') !== session) return;
+      await task();
+    })().catch(() => undefined);
+  }
+
   /** Fire-and-forget removal: queued even while disconnected, so it happens if the session survives. */
   async removeQuietly(path: string): Promise<void> {
     this.client.remove(path, -1, () => undefined);
@@ -131,8 +146,13 @@ export class ZkSession {
   }
 
   async getData(path: string, deadline: number): Promise<string | undefined> {
+    return (await this.getDataAndStat(path, deadline))?.data;
+  }
+
+  /** The node's data and stat, read together, or undefined when it does not exist. */
+  async getDataAndStat(path: string, deadline: number): Promise<{ data: string; stat: Stat } | undefined> {
     try {
-      return (await this.call<Buffer>((c, cb) => c.getData(path, cb), deadline)).toString();
+      return await this.call<{ data: string; stat: Stat }>((c, cb) => c.getData(path, (e, data, stat) => cb(e, { data: data?.toString() ?? '', stat })), deadline);
     } catch (err) {
       if (zkCode(err) === Exception.NO_NODE) return undefined;
       throw err;
@@ -236,4 +256,12 @@ export class ZkSession {
     this.client.close();
     this.client = this.newClient();
   }
+}
+
+/**
+ * A node's czxid, the zxid of the transaction that created it, as a fencing token: zxids only grow
+ * in an ensemble's life, also across sessions and recreated parents (sequence numbers restart there).
+ */
+export function czxidOf(stat: Stat): bigint {
+  return stat.czxid.readBigUInt64BE(0);
 }

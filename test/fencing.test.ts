@@ -1,0 +1,140 @@
+// Fencing tokens, on the stores themselves and under a lock whose lease runs out: the stale holder's
+// write is refused when fenced, and, built the same way without fencing, it overwrites the next
+// holder's sale (the lost update the token exists to stop). Explicit sequencing, no races.
+// Runs against the shared cluster's MySQL and Redis; leaves the stock reset.
+import type { Redis } from 'ioredis';
+import type { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resetStock } from '../bench/race.js';
+import { createDataSource } from '../src/db/data-source.js';
+import { FencedError, type Fence, type FenceSource } from '../src/fencing.js';
+import { OwnedLock } from '../src/locks/redis/owned.js';
+import { connectRedis } from '../src/redis/connect.js';
+import { MysqlStock } from '../src/stock/mysql-stock.js';
+import { INITIAL_COUNT } from '../src/stock/product.js';
+import { readThenWrite } from '../src/stock/read-then-write.js';
+import { RedisStock } from '../src/stock/redis-stock.js';
+import type { StockStore } from '../src/stock/store.js';
+import { sleep } from '../src/time.js';
+import { sharedCluster } from './support/cluster.js';
+
+const cluster = sharedCluster();
+let ds: DataSource;
+let redis: Redis;
+const stores: Record<'mysql' | 'redis', StockStore> = {} as Record<'mysql' | 'redis', StockStore>;
+
+beforeAll(async () => {
+  ds = await createDataSource({ ...cluster.mysql, poolSize: 4, connectTimeoutMs: 5_000 }).initialize();
+  redis = connectRedis(cluster.redis, { commandTimeoutMs: 3_000 });
+  await redis.connect();
+  stores.mysql = new MysqlStock(ds);
+  stores.redis = new RedisStock(redis);
+});
+
+afterAll(async () => {
+  await ds?.destroy();
+  redis?.disconnect();
+  await resetStock(cluster.nginx, INITIAL_COUNT);
+});
+
+/** A token above anything this store's fence for `source` has seen: fences only grow, across tests too. */
+async function freshToken(store: StockStore, source: FenceSource): Promise<bigint> {
+  let token = 1n;
+  while (!(await store.claim({ source, token }))) token *= 2n;
+  return token + 1_000n;
+}
+
+describe.each(['mysql', 'redis'] as const)('the %s store', (kind) => {
+  it('claims only with a larger token, writes only while the claim stands, and records the sale with the write', async () => {
+    const store = stores[kind];
+    await store.reset(10);
+    const base = await freshToken(store, 'zookeeper');
+    const a: Fence = { source: 'zookeeper', token: base };
+    const b: Fence = { source: 'zookeeper', token: base + 1n };
+    expect(await store.claim(a)).toBe(true);
+    expect(await store.claim(a)).toBe(false); // equal is not larger
+    expect(await store.writeFenced(a, 9, 'sale-a1')).toBe(true);
+    expect(await store.claim(b)).toBe(true);
+    expect(await store.claim(a)).toBe(false);
+    expect(await store.writeFenced(a, 8, 'sale-a2')).toBe(false);
+    expect(await store.read()).toBe(9);
+    expect(await store.sales()).toEqual({ 'sale-a1': 1 });
+  });
+
+  it('keeps one fence per token source, and a reset never lowers one', async () => {
+    const store = stores[kind];
+    const zk = await freshToken(store, 'zookeeper');
+    const table = await freshToken(store, 'lock-table');
+    expect(await store.claim({ source: 'zookeeper', token: zk })).toBe(true);
+    // A small token of another source is judged against its own fence, not ZooKeeper's.
+    expect(await store.claim({ source: 'lock-table', token: table })).toBe(true);
+    await store.reset(5);
+    expect(await store.claim({ source: 'zookeeper', token: zk })).toBe(false);
+    expect(await store.sales()).toEqual({});
+  });
+});
+
+/**
+ * The store, with A's write held at a gate: `read` says when A has read, and A's write (fenced or
+ * not) waits until `open`. Explicit sequencing: A has read before B starts, and writes after B is done.
+ */
+function gated(store: StockStore): { store: StockStore; hasRead: Promise<void>; open: () => void } {
+  let readDone = () => {};
+  let open = () => {};
+  const hasRead = new Promise<void>((resolve) => (readDone = resolve));
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  return {
+    hasRead,
+    open,
+    store: {
+      claim: (f) => store.claim(f),
+      read: async () => {
+        const count = await store.read();
+        readDone();
+        return count;
+      },
+      write: async (count, sale) => (await gate, store.write(count, sale)),
+      writeFenced: async (f, count, sale) => (await gate, store.writeFenced(f, count, sale)),
+      reset: (c) => store.reset(c),
+      sales: () => store.sales(),
+    },
+  };
+}
+
+describe.each(['mysql', 'redis'] as const)('redis-owned on the %s store: holder A reads, its lease runs out, B sells, then A writes', (kind) => {
+  const TTL_MS = 200;
+
+  async function staleHolder(fenced: boolean): Promise<{ a: unknown; left: number; sales: Record<string, number> }> {
+    const store = stores[kind];
+    const lock = new OwnedLock(redis);
+    await store.reset(10);
+    const opts = { ttlMs: TTL_MS, waitMs: 5_000, retryMs: 10 };
+    const tokenOf = async (lease: Awaited<ReturnType<OwnedLock['acquire']>>): Promise<Fence | undefined> =>
+      fenced ? { source: 'redis', token: await lease.fencingToken!() } : undefined;
+
+    const leaseA = await lock.acquire('fencing-test', { ...opts, owner: 'A' });
+    const slowA = gated(store);
+    const a = readThenWrite(slowA.store, 0, { fence: await tokenOf(leaseA), sale: 'a' }).catch((err: unknown) => err);
+    await slowA.hasRead;
+    await sleep(TTL_MS + 50); // A's lease runs out; B's acquire proves it
+    const leaseB = await lock.acquire('fencing-test', { ...opts, owner: 'B', waitMs: 0 });
+    expect(await readThenWrite(store, 0, { fence: await tokenOf(leaseB), sale: 'b' })).toBe('deducted');
+    await leaseB.release();
+    slowA.open();
+    const outcome = await a;
+    await leaseA.release().catch(() => undefined);
+    return { a: outcome, left: await store.read(), sales: await store.sales() };
+  }
+
+  it("unfenced: A's stale write lands, two units sold and one deducted (the flaw fencing closes)", async () => {
+    const { a, left, sales } = await staleHolder(false);
+    expect(a).toBe('deducted');
+    expect({ left, sales }).toEqual({ left: 9, sales: { a: 1, b: 1 } });
+  });
+
+  it("fenced: A's write is refused (FencedError), one unit sold and one deducted", async () => {
+    const { a, left, sales } = await staleHolder(true);
+    expect(a).toBeInstanceOf(FencedError);
+    expect({ left, sales }).toEqual({ left: 9, sales: { b: 1 } });
+  });
+});

@@ -1,0 +1,61 @@
+// A loopback TCP proxy that can lose replies on command: the client's requests reach the server,
+// the server's answers never reach the client. That is a "lost reply": the server applied the
+// request, and the client cannot tell whether it did.
+import net from 'node:net';
+
+export class TcpProxy {
+  private readonly pairs = new Set<{ client: net.Socket; server: net.Socket }>();
+  private dropping = false;
+
+  private constructor(
+    private readonly listener: net.Server,
+    readonly port: number,
+  ) {}
+
+  static async start(targetPort: number): Promise<TcpProxy> {
+    let proxy: TcpProxy | undefined;
+    const listener = net.createServer((client) => proxy?.pipe(client, targetPort));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    proxy = new TcpProxy(listener, (listener.address() as net.AddressInfo).port);
+    return proxy;
+  }
+
+  /** From now on, bytes from the server are discarded (until `cut`). */
+  dropReplies(): void {
+    this.dropping = true;
+  }
+
+  /** Closes every open connection, both ways, and passes replies again for the next ones. */
+  cut(): void {
+    for (const { client, server } of this.pairs) {
+      client.destroy();
+      server.destroy();
+    }
+    this.pairs.clear();
+    this.dropping = false;
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.listener.close(() => resolve()));
+  }
+
+  private pipe(client: net.Socket, targetPort: number): void {
+    const server = net.connect(targetPort, '127.0.0.1');
+    const pair = { client, server };
+    this.pairs.add(pair);
+    client.on('data', (chunk) => server.write(chunk));
+    server.on('data', (chunk) => {
+      if (!this.dropping) client.write(chunk);
+    });
+    const end = () => {
+      client.destroy();
+      server.destroy();
+      this.pairs.delete(pair);
+    };
+    for (const socket of [client, server]) {
+      socket.on('error', end);
+      socket.on('close', end);
+    }
+  }
+}
