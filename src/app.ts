@@ -54,7 +54,7 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
     res.json({
       ok: true,
       default: config.defaultStrategy,
-      strategies: catalog.list().map(({ name, family, description, expected, stores, sql, guard }) => ({
+      strategies: catalog.list().map(({ name, family, description, expected, stores, sql, sqlFenced, guard }) => ({
         name,
         family,
         description,
@@ -62,6 +62,7 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
         stores,
         ...(guard?.fencing && { fencing: guard.fencing }),
         ...(sql && { sql }),
+        ...(sqlFenced && { sqlFenced }),
       })),
     });
   });

@@ -7,11 +7,11 @@ import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetStock } from '../bench/race.js';
 import { createDataSource } from '../src/db/data-source.js';
-import { FencedError, type Fence, type FenceSource } from '../src/fencing.js';
+import { FENCE_SOURCES, FencedError, type Fence, type FenceSource } from '../src/fencing.js';
 import { OwnedLock } from '../src/locks/redis/owned.js';
 import { connectRedis } from '../src/redis/connect.js';
 import { MysqlStock } from '../src/stock/mysql-stock.js';
-import { INITIAL_COUNT } from '../src/stock/product.js';
+import { INITIAL_COUNT, redisStockFenceKey } from '../src/stock/product.js';
 import { readThenWrite } from '../src/stock/read-then-write.js';
 import { RedisStock } from '../src/stock/redis-stock.js';
 import type { StockStore } from '../src/stock/store.js';
@@ -23,15 +23,24 @@ let ds: DataSource;
 let redis: Redis;
 const stores: Record<'mysql' | 'redis', StockStore> = {} as Record<'mysql' | 'redis', StockStore>;
 
+/** The shared cluster's fences before this file, put back after: its test tokens must not outrank later real ones. */
+let savedRow: Record<string, string>;
+let savedKeys: Record<string, string | null>;
+const FENCE_KEYS = FENCE_SOURCES.map(redisStockFenceKey);
+
 beforeAll(async () => {
   ds = await createDataSource({ ...cluster.mysql, poolSize: 4, connectTimeoutMs: 5_000 }).initialize();
   redis = connectRedis(cluster.redis, { commandTimeoutMs: 3_000 });
   await redis.connect();
   stores.mysql = new MysqlStock(ds);
   stores.redis = new RedisStock(redis);
+  [savedRow] = (await ds.query('SELECT fence_redis, fence_zookeeper, fence_lock_table FROM db_stock')) as Record<string, string>[];
+  savedKeys = Object.fromEntries(await Promise.all(FENCE_KEYS.map(async (k) => [k, await redis.get(k)] as const)));
 });
 
 afterAll(async () => {
+  if (savedRow) await ds.query('UPDATE db_stock SET fence_redis = ?, fence_zookeeper = ?, fence_lock_table = ?', [savedRow.fence_redis, savedRow.fence_zookeeper, savedRow.fence_lock_table]);
+  for (const [key, value] of Object.entries(savedKeys ?? {})) await (value === null ? redis.del(key) : redis.set(key, value));
   await ds?.destroy();
   redis?.disconnect();
   await resetStock(cluster.nginx, INITIAL_COUNT);

@@ -2,7 +2,7 @@ import type { DataSource, EntityManager, SelectQueryBuilder, UpdateQueryBuilder 
 import { callDependency } from '../dependency.js';
 import { SaleRow } from '../db/entities/sale.js';
 import { StockRow } from '../db/entities/stock.js';
-import type { Fence, FenceSource } from '../fencing.js';
+import { FENCE_SOURCES, type Fence, type FenceSource } from '../fencing.js';
 import { PRODUCT_CODE, STOCK_CODE } from './product.js';
 import type { SaleId, StockStore } from './store.js';
 
@@ -85,6 +85,8 @@ export class MysqlStock implements StockStore {
   readonly sql: {
     /** read-then-write on the row, the deduction every lock strategy guards */
     readonly readThenWrite: readonly string[];
+    /** the same with fenced=1, per token source: claim, read, write while the claim stands */
+    readonly readThenWriteFenced: Readonly<Record<FenceSource, readonly string[]>>;
     readonly decrement: readonly string[];
     readonly forUpdate: readonly string[];
     readonly optimistic: readonly string[];
@@ -94,6 +96,12 @@ export class MysqlStock implements StockStore {
     const m = db.manager;
     this.sql = {
       readThenWrite: [statements.selectCount(m).getSql(), statements.write(m, 0).getSql()],
+      readThenWriteFenced: Object.fromEntries(
+        FENCE_SOURCES.map((source) => {
+          const fence = { source, token: 0n };
+          return [source, [statements.claim(m, fence).getSql(), statements.selectCount(m).getSql(), statements.writeFenced(m, fence, 0).getSql()]];
+        }),
+      ) as Record<FenceSource, string[]>,
       decrement: [statements.decrement(m).getSql()],
       forUpdate: [START, SET_LOCK_WAIT, statements.selectForUpdate(m).getSql(), statements.write(m, 0).getSql(), COMMIT],
       optimistic: [statements.selectVersioned(m).getSql(), statements.compareAndSet(m, 0, 0).getSql()],

@@ -13,7 +13,7 @@ import type { DeductRequest, DeductResult, SharedDeps, Strategy } from './strate
  * has committed is reported, not hidden, and does not turn a real deduction into an error.
  * `scope` is withLock, or withLockReentered for the reentrant strategies.
  */
-export function guarded(lock: Lock, deps: SharedDeps, scope = withLock): Pick<Strategy, 'guard' | 'deduct'> {
+export function guarded(lock: Lock, deps: SharedDeps, scope = withLock): Pick<Strategy, 'guard' | 'deduct' | 'sqlFenced'> {
   const deduct = async (req: DeductRequest): Promise<DeductResult> => {
     const opts = { ...req.lock, owner: req.owner };
     const { value: outcome, releaseError } = await scope(lock, STOCK_LOCK_RESOURCE, opts, async (held) => {
@@ -33,7 +33,8 @@ export function guarded(lock: Lock, deps: SharedDeps, scope = withLock): Pick<St
     if (!expired) deps.logger.warn({ err: releaseError }, 'lock release failed');
     return { outcome, warning: expired ? 'lock_expired_before_release' : 'lock_release_failed' };
   };
-  return { guard: { ...(lock.fencing && { fencing: lock.fencing }) }, deduct };
+  if (!lock.fencing) return { guard: {}, deduct };
+  return { guard: { fencing: lock.fencing }, sqlFenced: deps.stock.mysql.sql.readThenWriteFenced[lock.fencing], deduct };
 }
 
 async function fenceOf(lock: Lock, held: Held): Promise<Fence> {

@@ -25,6 +25,7 @@ export const mysqlLockFamily: FamilyFactory = async (deps) => {
         // Lock, read-then-write on the row, unlock (the count-down matches nothing at one hold).
         sql: [...lockSql.acquire, ...deps.stock.mysql.sql.readThenWrite, ...lockSql.release],
         ...guarded(lock, deps),
+        sqlFenced: [...lockSql.acquire, ...deps.stock.mysql.sql.readThenWriteFenced['lock-table'], ...lockSql.release],
       },
     ],
     clearLocks: () => lock.clear(),

@@ -70,6 +70,8 @@ export interface Strategy {
    * Absent when it sends none (the Redis-only strategies).
    */
   sql?: readonly string[];
+  /** The same with fenced=1, for the strategies whose lock issues fencing tokens. */
+  sqlFenced?: readonly string[];
   /**
    * Present when the deduction runs under a lock (the fault lab's pause points apply); `fencing`
    * names the counter its tokens come from, when the lock issues them (fenced=1 applies).
