@@ -39,6 +39,9 @@ const envSchema = z.object({
   REDIS_URL: z.string().url().default('redis://127.0.0.1:16379'),
   REDLOCK_URLS: urlList.default([16380, 16381, 16382, 16383, 16384].map((p) => `redis://127.0.0.1:${p}`)),
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(3_000),
+  // Optional: the native cluster's Redis servers then require it (requirepass), and the URLs it
+  // writes for the instances, the bench and the tests carry it. Unset: no password, as in the course.
+  REDIS_PASSWORD: z.string().optional(),
 
   // ZooKeeper
   ZK_CONNECT: z.string().default('127.0.0.1:12181'),
@@ -113,6 +116,13 @@ export interface ClusterConfig {
   dir: string;
   ports: ClusterPorts;
   mysql: Pick<MysqlConfig, 'user' | 'password' | 'database'>;
+  /** requirepass of every Redis server of the cluster; undefined: none. */
+  redisPassword?: string;
+}
+
+/** A loopback Redis URL, with the cluster's password when it has one. */
+export function redisUrl(port: number, password: string | undefined): string {
+  return password ? `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}` : `redis://127.0.0.1:${port}`;
 }
 
 export class ConfigError extends Error {}
@@ -175,6 +185,7 @@ export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): Cluster
       zookeeper: e.ZK_PORT,
     },
     mysql: { user: e.MYSQL_USER, password: e.MYSQL_PASSWORD, database: e.MYSQL_DATABASE },
+    ...(e.REDIS_PASSWORD && { redisPassword: e.REDIS_PASSWORD }),
   };
 }
 
@@ -189,8 +200,8 @@ export function serviceEnvFor(cluster: ClusterConfig, instancePort: number): Rec
     MYSQL_USER: cluster.mysql.user,
     MYSQL_PASSWORD: cluster.mysql.password,
     MYSQL_DATABASE: cluster.mysql.database,
-    REDIS_URL: `redis://127.0.0.1:${p.redis}`,
-    REDLOCK_URLS: p.redlock.map((r) => `redis://127.0.0.1:${r}`).join(','),
+    REDIS_URL: redisUrl(p.redis, cluster.redisPassword),
+    REDLOCK_URLS: p.redlock.map((r) => redisUrl(r, cluster.redisPassword)).join(','),
     ZK_CONNECT: `127.0.0.1:${p.zookeeper}`,
   };
 }

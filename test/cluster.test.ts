@@ -122,7 +122,7 @@ describe('a private cluster', () => {
 });
 
 describe('npm run cluster -- up|down', () => {
-  it('starts a detached cluster, records it, and down stops exactly those processes', async () => {
+  it('starts a detached cluster with a Redis password, records it privately, and down stops exactly those processes', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-cli-'));
     const cfg = await freeClusterConfig(dir, 1);
     const p = cfg.ports;
@@ -136,6 +136,7 @@ describe('npm run cluster -- up|down', () => {
       REDLOCK_PORTS: p.redlock.join(','),
       ZK_PORT: String(p.zookeeper),
       LOG_LEVEL: 'warn',
+      REDIS_PASSWORD: 'sécret "pw"',
     };
     const cli = (cmd: string) => run(process.execPath, ['--import', 'tsx', 'src/cluster/cli.ts', cmd], { cwd: REPO_ROOT, env });
     let pids: number[] = [];
@@ -148,7 +149,20 @@ describe('npm run cluster -- up|down', () => {
         ['mysql', 'redis', 'zookeeper', 'nginx', `app-${p.instances[0]}`, ...p.redlock.map((_, i) => `redlock-${i}`)].sort(),
       );
       pids = state.servers.map((s) => s.pid);
-      expect((await fetch(`http://127.0.0.1:${p.nginx}/health`)).status).toBe(200);
+      // Every check passes: the instances reach Redis and the RedLock masters with the password.
+      const health = await fetch(`http://127.0.0.1:${p.nginx}/health`);
+      expect([health.status, ((await health.json()) as { ok: boolean }).ok]).toEqual([200, true]);
+      const anonymous = new Redis(p.redis, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, enableReadyCheck: false });
+      anonymous.on('error', () => undefined);
+      await anonymous.connect();
+      await expect(anonymous.ping()).rejects.toThrow(/NOAUTH/);
+      anonymous.disconnect();
+      const withPassword = new Redis(state.redis);
+      expect(await withPassword.ping()).toBe('PONG');
+      withPassword.disconnect();
+      // The record holds the passwords: only its owner may read it, or list the dir.
+      expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+      expect(fs.statSync(path.join(dir, 'cluster.json')).mode & 0o777).toBe(0o600);
 
       // idempotent: a second up sees the healthy cluster and changes nothing
       const again = await cli('up');

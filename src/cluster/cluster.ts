@@ -2,7 +2,7 @@
 // started as plain processes with their data in one directory. Shared by the CLI, bench and tests.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadClusterConfig, type ClusterConfig, type MysqlConfig } from '../config.js';
+import { loadClusterConfig, redisUrl, type ClusterConfig, type MysqlConfig } from '../config.js';
 import { runMigrations } from '../db/migrate.js';
 import { REPO_ROOT } from '../paths.js';
 import { instanceSpec } from './instance.js';
@@ -19,6 +19,12 @@ export type { ProcessIdentity } from './processes.js';
 export type { ClusterInfo, ClusterServers, RunningCluster, ServerHandle, StartClusterOptions } from './types.js';
 export { ManagedServer } from './server.js';
 
+/** The data dir holds passwords (cluster.json, the servers' configs): only its owner may look in. */
+export function makePrivateDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(dir, 0o700);
+}
+
 /** Relative data dirs are taken from the repository root, wherever the command is run from. */
 export function resolveDir(dir: string): string {
   return path.resolve(REPO_ROOT, dir);
@@ -31,8 +37,8 @@ export function clusterInfo(cfg: ClusterConfig): ClusterInfo {
     nginx: `http://127.0.0.1:${p.nginx}`,
     instances: p.instances.map((port) => `http://127.0.0.1:${port}`),
     mysql: { host: '127.0.0.1', port: p.mysql, ...cfg.mysql },
-    redis: `redis://127.0.0.1:${p.redis}`,
-    redlock: p.redlock.map((port) => `redis://127.0.0.1:${port}`),
+    redis: redisUrl(p.redis, cfg.redisPassword),
+    redlock: p.redlock.map((port) => redisUrl(port, cfg.redisPassword)),
     zookeeper: `127.0.0.1:${p.zookeeper}`,
   };
 }
@@ -70,13 +76,14 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
   const detached = opts.detached ?? false;
   const dir = resolveDir(config.dir);
   const p = config.ports;
+  makePrivateDir(dir);
   fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
   const bin = ensureBinaries(log);
   const make = (spec: ServerSpec) => new ManagedServer(spec, { detached, log, onSpawn: opts.onSpawn });
 
   const mysql = make(mariadbSpec(config, dir, bin));
-  const redis = make(redisSpec('redis', p.redis, dir, bin));
-  const redlock = p.redlock.map((port, i) => make(redisSpec(`redlock-${i}`, port, dir, bin)));
+  const redis = make(redisSpec('redis', p.redis, dir, bin, config.redisPassword));
+  const redlock = p.redlock.map((port, i) => make(redisSpec(`redlock-${i}`, port, dir, bin, config.redisPassword)));
   const zookeeper = make(zookeeperSpec(p.zookeeper, dir, bin));
   const instances = p.instances.map((port) => make(instanceSpec(config, port, dir, opts.instanceEnv)));
   const nginx = make(nginxSpec(p.nginx, p.instances, dir, bin));

@@ -24,9 +24,19 @@ function tcpExchange(port: number, payload: string, done: (reply: string) => boo
   });
 }
 
-export async function redisPing(port: number, timeoutMs = 1_000): Promise<boolean> {
-  const reply = await tcpExchange(port, 'PING\r\n', (r) => r.includes('\r\n'), timeoutMs);
-  return reply.startsWith('+PONG');
+/** PING, after AUTH when the server has a password (RESP arrays, so any password is sent as is). */
+export async function redisPing(port: number, password?: string, timeoutMs = 1_000): Promise<boolean> {
+  const command = (...parts: string[]) => `*${parts.length}\r\n${parts.map((p) => `$${Buffer.byteLength(p)}\r\n${p}\r\n`).join('')}`;
+  const payload = (password ? command('AUTH', password) : '') + command('PING');
+  const replies = password ? 2 : 1;
+  const reply = await tcpExchange(port, payload, (r) => r.split('\r\n').length > replies, timeoutMs);
+  return reply.split('\r\n')[replies - 1] === '+PONG';
+}
+
+/** The password in a redis:// URL, if any. */
+export function redisPasswordOf(url: string): string | undefined {
+  const password = new URL(url).password;
+  return password ? decodeURIComponent(password) : undefined;
 }
 
 /** ZooKeeper's four-letter word `ruok` (whitelisted in zoo.cfg); a serving server answers `imok`. */

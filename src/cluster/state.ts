@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { isSameProcess, terminateGroup } from './processes.js';
-import { healthOk, mysqlPing, redisPing, zkRuok } from './probes.js';
+import { healthOk, mysqlPing, redisPasswordOf, redisPing, zkRuok } from './probes.js';
 import { clusterInfoSchema, type ClusterInfo } from './types.js';
 
 const recordedServer = z.object({
@@ -45,9 +45,10 @@ export function readState(dir: string): ClusterState | undefined {
 }
 
 export function writeState(dir: string, state: ClusterState): void {
-  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = `${statePath(dir)}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n');
+  // It holds the MySQL password (and Redis's, when set): readable by its owner only.
+  fs.writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
   fs.renameSync(tmp, statePath(dir)); // never leave a half-written record
 }
 
@@ -67,7 +68,7 @@ export function isAlive(s: RecordedServer): boolean {
 /** Asks the server the same question its start waited on. */
 export function probe(s: RecordedServer, info: ClusterInfo): Promise<boolean> {
   if (s.name === 'mysql') return mysqlPing({ port: s.port, user: info.mysql.user, password: info.mysql.password, database: info.mysql.database });
-  if (s.name === 'redis' || s.name.startsWith('redlock-')) return redisPing(s.port);
+  if (s.name === 'redis' || s.name.startsWith('redlock-')) return redisPing(s.port, redisPasswordOf(info.redis));
   if (s.name === 'zookeeper') return zkRuok(s.port);
   return healthOk(s.port);
 }
