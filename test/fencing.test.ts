@@ -24,7 +24,7 @@ let redis: Redis;
 const stores: Record<'mysql' | 'redis', StockStore> = {} as Record<'mysql' | 'redis', StockStore>;
 
 /** The shared cluster's fences before this file, put back after: its test tokens must not outrank later real ones. */
-let savedRow: Record<string, string>;
+let savedRow: Record<string, string> | undefined;
 let savedKeys: Record<string, string | null>;
 const FENCE_KEYS = FENCE_SOURCES.map(redisStockFenceKey);
 
@@ -34,7 +34,7 @@ beforeAll(async () => {
   await redis.connect();
   stores.mysql = new MysqlStock(ds);
   stores.redis = new RedisStock(redis);
-  [savedRow] = (await ds.query('SELECT fence_redis, fence_zookeeper, fence_lock_table FROM db_stock')) as Record<string, string>[];
+  savedRow = ((await ds.query('SELECT fence_redis, fence_zookeeper, fence_lock_table FROM db_stock')) as Record<string, string>[])[0];
   savedKeys = Object.fromEntries(await Promise.all(FENCE_KEYS.map(async (k) => [k, await redis.get(k)] as const)));
 });
 

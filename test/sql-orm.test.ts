@@ -74,7 +74,7 @@ describe('the SQL each deduction sends', () => {
     })).toEqual(stock.sql.optimistic);
     // Fenced, with a token one above the row's lock-table fence; the fence is put back after, so the
     // lock table's next grant (whose id may be that very number) is not refused by this test's claim.
-    const [{ fence }] = (await ds.query('SELECT fence_lock_table AS fence FROM db_stock')) as { fence: string }[];
+    const { fence } = ((await ds.query('SELECT fence_lock_table AS fence FROM db_stock')) as { fence: string }[])[0]!;
     const token = BigInt(fence) + 1n;
     expect(await sentBy(() => readThenWrite(stock, 0, { fence: { source: 'lock-table', token } }))).toEqual(stock.sql.readThenWriteFenced['lock-table']);
     await ds.query('UPDATE db_stock SET fence_lock_table = ?', [fence]);
