@@ -1,12 +1,18 @@
 // The Express app: routes and error mapping only. Strategies come from the catalog.
 import express, { type Express } from 'express';
 import { newOwnerToken } from './locks/owner.js';
+import { requireJsonBody } from './http/client-errors.js';
 import { errorHandler } from './http/errors.js';
 import { faultHooks } from './http/fault-hooks.js';
+import { AnswerCounts, PROMETHEUS_CONTENT_TYPE } from './http/metrics.js';
+import { postRoute, readRoute, sellingGetRoute } from './http/methods.js';
 import { parseCheckParams, parseRequestId, parseResetBody } from './http/params.js';
-import { INITIAL_COUNT, PRODUCT_CODE, STOCK_CODE } from './stock/product.js';
+import { PRODUCT_CODE, STOCK_CODE } from './stock/product.js';
 import type { Catalog } from './strategies/catalog.js';
 import type { SharedDeps } from './strategies/strategy.js';
+
+/** POST /stock/reset's body is `{"count": N}`: a few bytes. */
+const RESET_BODY_LIMIT = '1kb';
 
 export function createApp(deps: SharedDeps, catalog: Catalog): Express {
   const { config, stock, logger } = deps;
@@ -14,27 +20,33 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(express.json({ limit: '1kb' }));
+  const counts = new AnswerCounts();
 
-  app.get('/check/lock', async (req, res) => {
+  // The course's GET, kept for the lab (a real shop would take a POST: see the README). HEAD is refused.
+  sellingGetRoute(app, '/check/lock', async (req, res) => {
     const { strategy, request, pause } = parseCheckParams(req.query, catalog, config.defaultStrategy, config.limits, config.faultInjection);
+    res.locals.strategy = strategy.name; // the error handler counts refusals per strategy
     const requestId = parseRequestId(req.headers['x-request-id']);
     const hooks = faultHooks(pause);
     const result = await strategy.deduct({ ...request, owner: newOwnerToken(instance), ...(requestId && { requestId }), ...(hooks && { hooks }) });
     if (result.outcome === 'sold_out') {
+      counts.add({ route: '/check/lock', strategy: strategy.name, status: 409, error: 'sold_out' });
       res.status(409).json({ ok: false, error: 'sold_out', strategy: strategy.name, instance });
       return;
     }
+    counts.add({ route: '/check/lock', strategy: strategy.name, status: 200 });
     res.json({ ok: true, strategy: strategy.name, instance, ...(result.warning && { warning: result.warning }) });
   });
 
-  app.get('/stock', async (_req, res) => {
+  readRoute(app, '/stock', async (_req, res) => {
     const [mysql, redis] = await Promise.all([stock.mysql.read(), stock.redis.read()]);
     res.json({ ok: true, product: PRODUCT_CODE, warehouse: STOCK_CODE, mysql, redis, instance });
   });
 
-  app.post('/stock/reset', async (req, res) => {
-    const count = parseResetBody(req.body ?? { count: INITIAL_COUNT });
+  // JSON only, checked before the body is read: a web page can send a form or text/plain to
+  // localhost without a preflight, and must not reset the stock with it.
+  postRoute(app, '/stock/reset', (req, _res, next) => next(requireJsonBody(req.headers['content-type'])), express.json({ limit: RESET_BODY_LIMIT }), async (req, res) => {
+    const count = parseResetBody(req.body);
     // Read both stores first so a store that is down fails the reset before anything changes.
     await Promise.all([stock.mysql.read(), stock.redis.read()]);
     await Promise.all([stock.mysql.reset(count), stock.redis.reset(count)]);
@@ -43,14 +55,14 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
   });
 
   // Request id → how many times its deduction committed, both stores together (X-Request-Id).
-  app.get('/sales', async (_req, res) => {
+  readRoute(app, '/sales', async (_req, res) => {
     const [mysql, redis] = await Promise.all([stock.mysql.sales(), stock.redis.sales()]);
     const sales: Record<string, number> = { ...mysql };
     for (const [id, n] of Object.entries(redis)) sales[id] = (sales[id] ?? 0) + n;
     res.json({ ok: true, sales, instance });
   });
 
-  app.get('/strategies', (_req, res) => {
+  readRoute(app, '/strategies', (_req, res) => {
     res.json({
       ok: true,
       default: config.defaultStrategy,
@@ -68,11 +80,11 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
   });
 
   // The bench's ceiling: the same path through nginx and Express with no work behind it.
-  app.get('/noop', (_req, res) => {
+  readRoute(app, '/noop', (_req, res) => {
     res.json({ ok: true, instance });
   });
 
-  app.get('/health', async (_req, res) => {
+  readRoute(app, '/health', async (_req, res) => {
     const [mysql, redis, families] = await Promise.all([
       stock.mysql.read().then(() => true, () => false),
       deps.redis.ping().then(() => true, () => false),
@@ -82,9 +94,14 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
     res.status(mysql ? 200 : 503).json({ ok: Object.values(checks).every(Boolean), instance, checks });
   });
 
+  // Prometheus text: this instance's answers by route, strategy, status and error (scrape each instance).
+  readRoute(app, '/metrics', (_req, res) => {
+    res.type(PROMETHEUS_CONTENT_TYPE).send(counts.text());
+  });
+
   app.use((req, res) => {
     res.status(404).json({ ok: false, error: 'not_found', message: `no route ${req.method} ${req.path}` });
   });
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, counts));
   return app;
 }

@@ -168,7 +168,23 @@ describe('nginx/compose.conf', () => {
       .map((l) => l.replace(/#.*/, '').trim())
       .filter((l) => l && !ADDRESSED.test(l));
 
+  /** The Host names a config answers to: the entries its `map $host $stocklab_known_host` sets to 1. */
+  const knownHosts = (file: string) => {
+    const text = fs.readFileSync(path.join(ROOT, 'nginx', file), 'utf8');
+    const block = /map\s+\$host\s+\$stocklab_known_host\s*\{([^}]*)\}/.exec(text)?.[1] ?? '';
+    return [...block.matchAll(/^\s*(\S+)\s+1;/gm)].map((m) => m[1]);
+  };
+  const COMPOSE_SERVICE = 'nginx';
+
   it('mirrors the settings of nginx/nginx.conf', () => {
-    expect(directives('compose.conf')).toEqual(directives('nginx.conf'));
+    // compose's nginx also answers to its service name as Host; everything else is the same.
+    const composeOnly = new RegExp(`^${COMPOSE_SERVICE}\\s+1;$`);
+    expect(directives('compose.conf').filter((l) => !composeOnly.test(l))).toEqual(directives('nginx.conf'));
+  });
+
+  it('answers only to localhost and 127.0.0.1, and in compose also to its service name', () => {
+    expect(knownHosts('nginx.conf')).toEqual(['localhost', '127.0.0.1']);
+    expect(knownHosts('compose.conf')).toEqual(['localhost', '127.0.0.1', COMPOSE_SERVICE]);
+    expect(fs.readFileSync(COMPOSE, 'utf8')).toMatch(new RegExp(`^  ${COMPOSE_SERVICE}:$`, 'm'));
   });
 });

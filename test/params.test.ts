@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadServiceConfig } from '../src/config.js';
-import { BadRequestError, parseCheckParams, parseRequestId, parseResetBody } from '../src/http/params.js';
+import { BadRequestError, CHECK_PARAMS, parseCheckParams, parseRequestId, parseResetBody, RETRY_MS_MIN } from '../src/http/params.js';
 import { FencedError } from '../src/fencing.js';
 import { describeError } from '../src/http/errors.js';
 import { DependencyDownError, isConnectionError } from '../src/dependency.js';
@@ -72,8 +72,23 @@ describe('GET /check/lock parameters', () => {
     ['ttlMs', '600001'],
     ['waitMs', '60001'],
     ['retryMs', '0'],
+    ['retryMs', '4'],
+    ['retryMs', '1'],
   ])('rejects %s=%s naming it', (param, value) => {
     expect(rejection(() => parseCheckParams({ [param]: value }, catalog, 'alpha', limits)).param).toBe(param);
+  });
+
+  it('names an unknown parameter, a typo included, and lists the known ones', () => {
+    const typo = rejection(() => parseCheckParams({ strategy: 'alpha', workms: '100' }, catalog, 'alpha', limits));
+    expect(typo.param).toBe('workms');
+    expect(typo.message).toContain('workMs');
+    expect(typo.valid).toEqual(CHECK_PARAMS);
+    expect(rejection(() => parseCheckParams({ cachebust: '1' }, catalog, 'alpha', limits)).param).toBe('cachebust');
+  });
+
+  it('takes a retryMs from its floor', () => {
+    expect(RETRY_MS_MIN).toBe(5);
+    expect(parseCheckParams({ retryMs: String(RETRY_MS_MIN) }, catalog, 'alpha', limits).request.lock.retryMs).toBe(RETRY_MS_MIN);
   });
 
   it('rejects a parameter given twice and a store the strategy cannot use', () => {
@@ -108,9 +123,13 @@ describe('GET /check/lock parameters', () => {
 describe('POST /stock/reset body', () => {
   it('takes a whole count and names `count` otherwise', () => {
     expect(parseResetBody({ count: 42 })).toBe(42);
-    for (const body of [{ count: '42' }, { count: -1 }, { count: 1.5 }, {}, 'x', { count: 1e12 }]) {
+    for (const body of [{ count: '42' }, { count: -1 }, { count: 1.5 }, { other: 1 }, 'x', { count: 1e12 }]) {
       expect(rejection(() => parseResetBody(body)).param).toBe('count');
     }
+  });
+
+  it('names `body` when there is none (or `{}`, what an empty JSON body parses to): no silent default count', () => {
+    for (const body of [undefined, {}]) expect(rejection(() => parseResetBody(body)).param).toBe('body');
   });
 });
 

@@ -1,45 +1,81 @@
 // The one mapping from failures to HTTP answers: 4xx for what the client sent, a fast 503 naming
-// what was unavailable, 500 only for genuine bugs.
+// what was unavailable, 500 only for genuine bugs. Bodies never carry a driver's or a library's
+// own message (they may name hosts, users or SQL): the log has those.
 import type { ErrorRequestHandler } from 'express';
 import { DependencyDownError, isConnectionError } from '../dependency.js';
 import { FencedError } from '../fencing.js';
 import { LockLostError, LockTimeoutError } from '../locks/errors.js';
 import type { Logger } from '../logger.js';
 import { RetriesExhaustedError } from '../strategies/retry.js';
+import { ALLOWED_ANSWERS } from './answers.js';
+import { bodyParserError, ClientError, MethodNotAllowedError } from './client-errors.js';
+import type { AnswerCounts } from './metrics.js';
 import { BadRequestError } from './params.js';
 
 interface ErrorAnswer {
   status: number;
   body: { ok: false; error: string; message: string; param?: string; valid?: readonly string[] };
+  headers?: Record<string, string>;
 }
+
+/** The fixed text of every 500: what went wrong is in the instance's log, not in the answer. */
+export const INTERNAL_MESSAGE = 'internal error; the instance log has the details';
 
 export function describeError(err: unknown): ErrorAnswer {
-  const message = err instanceof Error ? err.message : String(err);
   if (err instanceof BadRequestError) {
-    return { status: 400, body: { ok: false, error: 'bad_request', param: err.param, message, ...(err.valid && { valid: err.valid }) } };
+    return { status: 400, body: { ok: false, error: 'bad_request', param: err.param, message: err.message, ...(err.valid && { valid: err.valid }) } };
   }
-  if (isBodyParseError(err)) return { status: 400, body: { ok: false, error: 'bad_request', param: 'body', message: 'body is not valid JSON' } };
-  if (err instanceof LockTimeoutError) return unavailable('lock_timeout', message);
-  if (err instanceof LockLostError) return unavailable('lock_lost', message);
-  if (err instanceof FencedError) return unavailable('fenced', message);
-  if (err instanceof RetriesExhaustedError) return unavailable('retries_exhausted', message);
-  if (err instanceof DependencyDownError) return unavailable(`${err.dependency}_unavailable`, message);
-  if (isConnectionError(err)) return unavailable('dependency_unavailable', message);
-  return { status: 500, body: { ok: false, error: 'internal', message } };
+  const client = err instanceof ClientError ? err : bodyParserError(err);
+  if (client) {
+    return {
+      status: client.status,
+      body: { ok: false, error: client.code, param: client.param, message: client.message, ...(client.valid && { valid: client.valid }) },
+      ...(client instanceof MethodNotAllowedError && { headers: { Allow: client.allow.join(', ') } }),
+    };
+  }
+  if (err instanceof LockTimeoutError) return unavailable('lock_timeout');
+  if (err instanceof LockLostError) return unavailable('lock_lost');
+  if (err instanceof FencedError) return unavailable('fenced');
+  if (err instanceof RetriesExhaustedError) return unavailable('retries_exhausted');
+  if (err instanceof DependencyDownError) return unavailable(`${err.dependency}_unavailable`);
+  if (isConnectionError(err)) return unavailable('dependency_unavailable');
+  return { status: 500, body: { ok: false, error: 'internal', message: INTERNAL_MESSAGE } };
 }
 
-function unavailable(error: string, message: string): ErrorAnswer {
-  return { status: 503, body: { ok: false, error, message } };
+/** A 503's message is the documented meaning of its code (src/http/answers.ts), never the error's own text. */
+const MEANINGS = new Map(ALLOWED_ANSWERS.filter((a) => a.status === 503).map((a) => [a.error, a.meaning]));
+
+function unavailable(error: string): ErrorAnswer {
+  return { status: 503, body: { ok: false, error, message: MEANINGS.get(error) ?? 'a server this request needs could not be used' } };
 }
 
-function isBodyParseError(err: unknown): boolean {
-  return err instanceof SyntaxError && (err as SyntaxError & { type?: string }).type === 'entity.parse.failed';
-}
-
-export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, _next) => {
-    const { status, body } = describeError(err);
-    if (status >= 500) logger.warn({ err, path: req.path, status }, body.error);
+/**
+ * Answers an error, and counts it. A 500 is a bug and is logged with its error; a 503 is an
+ * expected refusal (a lock wait ran out, a server is down) and is only counted, as are 4xx: under
+ * contention there are thousands a second. LOG_LEVEL=debug logs them too.
+ */
+export function errorHandler(logger: Logger, counts: AnswerCounts): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    const { status, body, headers } = describeError(err);
+    counts.add({ ...answerRoute(req.route), ...answerStrategy(res.locals.strategy), status, error: body.error });
+    const requestId = req.headers['x-request-id'];
+    const where = { method: req.method, path: req.path, status, ...(typeof requestId === 'string' && { requestId }) };
+    if (status >= 500 && status !== 503) logger.error({ err, ...where }, body.error);
+    else if (logger.isLevelEnabled('debug')) logger.debug({ err, ...where }, body.error);
+    if (res.headersSent) {
+      next(err); // too late for an answer: Express ends the connection
+      return;
+    }
+    if (headers) res.set(headers);
     res.status(status).json(body);
   };
+}
+
+function answerRoute(route: unknown): { route?: string } {
+  const path = (route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? { route: path } : {};
+}
+
+function answerStrategy(strategy: unknown): { strategy?: string } {
+  return typeof strategy === 'string' ? { strategy } : {};
 }

@@ -56,7 +56,26 @@ function flag(query: Query, name: string): boolean {
   throw new BadRequestError(name, `${name} must be 0 or 1`);
 }
 
+/** Every parameter GET /check/lock reads; any other is refused, so a typo cannot run another experiment. */
+export const CHECK_PARAMS = ['strategy', 'store', 'workMs', 'ttlMs', 'waitMs', 'retryMs', 'fenced', 'pause'] as const;
+
+/**
+ * The shortest pause between lock attempts: below it, one request with a long waitMs could make
+ * tens of thousands of backend calls. A constant, not a setting: it bounds what a client may ask.
+ */
+export const RETRY_MS_MIN = 5;
+
+function rejectUnknownParams(query: Query): void {
+  const known: readonly string[] = CHECK_PARAMS;
+  for (const name of Object.keys(query)) {
+    if (known.includes(name)) continue;
+    const meant = known.find((k) => k.toLowerCase() === name.toLowerCase());
+    throw new BadRequestError(name, `unknown parameter "${name}"${meant ? ` (did you mean ${meant}?)` : ''}`, CHECK_PARAMS);
+  }
+}
+
 export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy: string, limits: RequestLimits, faultInjection = false): CheckParams {
+  rejectUnknownParams(query);
   const name = oneString(query, 'strategy') ?? defaultStrategy;
   const strategy = catalog.get(name);
   if (!strategy) throw new BadRequestError('strategy', `unknown strategy "${name}"`, catalog.names);
@@ -89,7 +108,7 @@ export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy
       lock: {
         ttlMs: intParam(query, 'ttlMs', 1, limits.ttlMsMax, limits.ttlMsDefault),
         waitMs: intParam(query, 'waitMs', 0, limits.waitMsMax, limits.waitMsDefault),
-        retryMs: intParam(query, 'retryMs', 1, limits.retryMsMax, limits.retryMsDefault),
+        retryMs: intParam(query, 'retryMs', RETRY_MS_MIN, limits.retryMsMax, limits.retryMsDefault),
       },
     },
   };
@@ -98,8 +117,11 @@ export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy
 const MAX_RESET_COUNT = 10_000_000;
 const resetBody = z.object({ count: z.number().int().min(0).max(MAX_RESET_COUNT) });
 
+/** The count a reset asks for. No body (or `{}`, which an empty JSON body parses to) is a 400 naming `body`: no silent default. */
 export function parseResetBody(body: unknown): number {
-  const parsed = resetBody.safeParse(body ?? {});
+  const isEmpty = body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+  if (isEmpty) throw new BadRequestError('body', 'POST /stock/reset needs a JSON body {"count": N}; it was empty');
+  const parsed = resetBody.safeParse(body);
   if (!parsed.success) {
     throw new BadRequestError('count', `body must be JSON {"count": N} with N a whole number from 0 to ${MAX_RESET_COUNT}`);
   }

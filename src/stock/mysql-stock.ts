@@ -35,7 +35,8 @@ const statements = {
   selectForUpdate: (m: EntityManager) => statements.selectVersioned(m).setLock('pessimistic_write'),
   /** The write of read-then-write: overwrites the count. */
   write: (m: EntityManager, count: number) => updateRow(m, { count }),
-  reset: (m: EntityManager, count: number) => updateRow(m, { count, version: 0 }),
+  /** Sets the count; the version moves on like any change (never back to 0, which would let a stale optimistic read pass: ABA). */
+  reset: (m: EntityManager, count: number) => updateRow(m, { count }),
   /** One statement that checks and decrements: the database serializes it on the row. */
   decrement: (m: EntityManager) => updateRow(m, { count: () => 'count - 1' }).andWhere('count >= 1'),
   /** The optimistic write: only if nobody changed the row since `version` was read. */
