@@ -25,7 +25,8 @@ export function oversoldText(c: SoldCheck): string {
 export function raceText(r: RaceFigures): string {
   const cut = r.truncated ? `, cut at ${r.seconds.toFixed(0)} s` : '';
   const odd = r.unexpected > 0 ? `, ${r.unexpected} undocumented` : '';
-  return `${r.ok} / ${r.soldOut} / ${r.refused} / ${r.left}${odd}${cut}`;
+  const unknown = r.unknownOutcome ? `, ${r.unknownOutcome} outcome unknown` : '';
+  return `${r.ok} / ${r.soldOut} / ${r.refused} / ${r.left}${unknown}${odd}${cut}`;
 }
 
 export function rankText(r: Pick<RunResult, 'rank' | 'tiesWith'>): string {

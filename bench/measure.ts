@@ -1,5 +1,5 @@
 // The bench's three measurements: a throughput window, the oversell race, and the GET /noop ceiling.
-import { isAllowedAnswer } from '../src/http/answers.js';
+import { UNKNOWN_OUTCOME, isAllowedAnswer, isRefusal } from '../src/http/answers.js';
 import { loadServiceConfig } from '../src/config.js';
 import type { StoreKind } from '../src/stock/store.js';
 import type { CatalogEntry } from './catalog.js';
@@ -86,7 +86,8 @@ export async function measureRace(
     ok: f.ok,
     soldOut: f.soldOut,
     byAnswer: f.byAnswer,
-    refused: f.byStatus[503] ?? 0,
+    refused: Object.entries(f.byAnswer).reduce((n, [key, c]) => n + (isRefusal(key) ? c : 0), 0),
+    unknownOutcome: f.byAnswer[UNKNOWN_OUTCOME] ?? 0,
     unexpected: unexpected + f.noAnswer,
     left: f.left,
     deducted: f.deducted,

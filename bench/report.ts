@@ -27,8 +27,10 @@ export interface RaceFigures extends SoldCheck {
   soldOut: number;
   /** Every answer by answerKey ("200", "409 sold_out", "503 lock_timeout", …). */
   byAnswer: Record<string, number>;
-  /** 503 answers (refusals: nothing sold). */
+  /** 503 refusals (nothing sold). */
   refused: number;
+  /** 503 outcome_unknown: the write was sent and not confirmed; counted apart from refusals (optional in older reports). */
+  unknownOutcome?: number;
   /** Answers outside the documented list (src/http/answers.ts), plus requests with no answer. */
   unexpected: number;
   left: number;

@@ -31,7 +31,7 @@ function raceText(o: BenchReport['options']): string {
 
 export const DEFINITIONS = [
   'goodput/s = 200 answers per second in the measured windows: median of the rounds (min–max). 503/s are refusals, counted apart; the stock never runs out during a window.',
-  'race: 200 / 409 / 503 / left = answers of the race (more requests than its race units) and the units left in the store. oversold = 200 answers − units that really left the store (read from MySQL or Redis directly): the worst of the race and of every window, never a median. With unanswered requests it is a lower bound (≥).',
+  'race: 200 / 409 / 503 / left = answers of the race (more requests than its race units): sold, sold out, refused (503s that sold nothing), and the units left in the store; a 503 outcome_unknown (the write was sent, not confirmed) is counted apart. oversold = 200 answers − units that really left the store (read from MySQL or Redis directly): the worst of the race and of every window, never a median. With unanswered requests it is a lower bound (≥).',
   'vs mutex = median goodput ÷ median goodput of mutex on one instance, the serialization limit of the same critical section.',
   'rank = 1 + the strategies on the same topology that were faster in every round. (tie) = its range overlaps another\'s: the repeats cannot tell them apart.',
 ];

@@ -18,7 +18,26 @@ const connectionCodes = new Set([
 const connectionMessages = [
   "Stream isn't writeable", 'Connection is closed', 'Command timed out', 'Pool is closed',
   'connect ETIMEDOUT', 'Connection lost', 'Reached the max retries per request limit',
+  "Can't add new command when connection is in closed state",
 ];
+
+/**
+ * Failures that prove the command never left this process or never reached a server: no
+ * connection could be made, or the client refused to send. Any other connection failure may have
+ * come after the server applied it (a timeout, a connection lost while waiting for the answer).
+ */
+const notSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+const notSentMessages = ["Stream isn't writeable", 'Connection is closed', 'Pool is closed', 'connect ETIMEDOUT', "Can't add new command when connection is in closed state"];
+
+/** A write was sent, and no answer came: it may have been applied. The client must not be told "no". */
+export class OutcomeUnknownError extends Error {
+  constructor(
+    readonly dependency: DependencyName,
+    cause: unknown,
+  ) {
+    super(`${dependency} did not confirm the write, which may have been applied: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
 
 /** True when an error (or anything it wraps) says the server could not be reached. */
 export function isConnectionError(err: unknown, depth = 0): boolean {
@@ -29,11 +48,35 @@ export function isConnectionError(err: unknown, depth = 0): boolean {
   return isConnectionError(driverError, depth + 1) || isConnectionError(err.cause, depth + 1);
 }
 
+function neverSent(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 4) return false;
+  const { code, driverError } = err as Error & { code?: unknown; driverError?: unknown };
+  if (typeof code === 'string' && notSentCodes.has(code)) return true;
+  if (notSentMessages.some((m) => err.message.includes(m))) return true;
+  return neverSent(driverError, depth + 1) || neverSent(err.cause, depth + 1);
+}
+
+/**
+ * Runs a call that writes the stock: when the server may have applied it but its answer is lost,
+ * OutcomeUnknownError (503 outcome_unknown) instead of "unavailable", which would tell the client
+ * "no" for a sale that may have happened.
+ */
+export async function callDependencyWrite<T>(dependency: DependencyName, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (!isConnectionError(err)) throw err;
+    throw neverSent(err) ? new DependencyDownError(dependency, err) : new OutcomeUnknownError(dependency, err);
+  }
+}
+
 /** Runs a call against a dependency, naming the dependency when it turns out to be down. */
 export async function callDependency<T>(dependency: DependencyName, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
+    // Already judged by an inner call (a write inside a wider call): keep its verdict.
+    if (err instanceof OutcomeUnknownError || err instanceof DependencyDownError) throw err;
     throw isConnectionError(err) ? new DependencyDownError(dependency, err) : err;
   }
 }

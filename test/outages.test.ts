@@ -4,10 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { createConnection } from 'mysql2/promise';
 import { resetStock } from '../bench/race.js';
 import { unitsLeft } from '../bench/stores.js';
+import { pollUntil } from '../src/time.js';
 import { withOwnCluster } from './support/cluster.js';
 import { getJson } from './lock-helpers.js';
 
-const own = withOwnCluster({ instances: 1 });
+// A short Redis command timeout, so the reply delayed below outlives it quickly.
+const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+const own = withOwnCluster({ instances: 1, instanceEnv: { REDIS_COMMAND_TIMEOUT_MS: String(REDIS_COMMAND_TIMEOUT_MS) } });
 
 describe('a fresh cluster', () => {
   it('starts with the course’s 5000 units in MySQL and in Redis', async () => {
@@ -90,5 +93,27 @@ describe('Redis stopped', () => {
     } finally {
       await servers.redis.start();
     }
+  });
+});
+
+describe('a Redis reply delayed past the command timeout (redis-server SIGSTOPped, then SIGCONT)', () => {
+  it('answers 503 outcome_unknown, not "unavailable": the unit did go, and the request id accounts for it', async () => {
+    const { info, servers } = own.current;
+    const base = info.instances[0]!;
+    await resetStock(base, 10);
+    const pid = servers.redis.pid!;
+    process.kill(pid, 'SIGSTOP');
+    let answer: { status: number; error?: unknown };
+    try {
+      // The script reaches the stopped server's socket and waits there, applied on SIGCONT.
+      const res = await fetch(`${base}/check/lock?strategy=redis-lua-decr`, { headers: { 'X-Request-Id': 'delayed-reply' } });
+      answer = { status: res.status, error: ((await res.json()) as { error?: unknown }).error };
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(answer).toEqual({ status: 503, error: 'outcome_unknown' });
+    expect(await pollUntil(async () => (await unitsLeft(info, 'redis')) === 9, 5_000)).toBe(true);
+    const sales = await getJson(`${base}/sales`);
+    expect(sales.body).toMatchObject({ sales: { 'delayed-reply': 1 } });
   });
 });

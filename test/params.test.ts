@@ -3,7 +3,7 @@ import { loadServiceConfig } from '../src/config.js';
 import { BadRequestError, CHECK_PARAMS, parseCheckParams, parseRequestId, parseResetBody, RETRY_MS_MIN } from '../src/http/params.js';
 import { FencedError } from '../src/fencing.js';
 import { describeError } from '../src/http/errors.js';
-import { DependencyDownError, isConnectionError } from '../src/dependency.js';
+import { DependencyDownError, OutcomeUnknownError, callDependency, callDependencyWrite, isConnectionError } from '../src/dependency.js';
 import { LockTimeoutError } from '../src/locks/errors.js';
 import { Catalog } from '../src/strategies/catalog.js';
 import type { SharedDeps, Strategy } from '../src/strategies/strategy.js';
@@ -148,5 +148,18 @@ describe('error answers', () => {
     expect(isConnectionError(Object.assign(new Error('query failed'), { driverError: refused }))).toBe(true);
     expect(isConnectionError(new Error('wrapped', { cause: refused }))).toBe(true);
     expect(isConnectionError(new Error("Duplicate entry '1' for key 'PRIMARY'"))).toBe(false);
+  });
+
+  it('tells a write that never left (unavailable) from one whose answer was lost (outcome_unknown)', async () => {
+    const fail = (err: Error) => callDependencyWrite('redis', () => Promise.reject(err));
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    await expect(fail(refused)).rejects.toBeInstanceOf(DependencyDownError);
+    await expect(fail(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).rejects.toBeInstanceOf(DependencyDownError);
+    await expect(fail(new Error('Command timed out'))).rejects.toBeInstanceOf(OutcomeUnknownError);
+    await expect(fail(Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST' }))).rejects.toBeInstanceOf(OutcomeUnknownError);
+    await expect(fail(new Error("Duplicate entry '1' for key 'PRIMARY'"))).rejects.not.toBeInstanceOf(OutcomeUnknownError);
+    // A verdict made inside a wider call is kept.
+    await expect(callDependency('redis', () => fail(new Error('Command timed out')))).rejects.toBeInstanceOf(OutcomeUnknownError);
+    expect(describeError(new OutcomeUnknownError('mysql', new Error('x')))).toMatchObject({ status: 503, body: { error: 'outcome_unknown' } });
   });
 });

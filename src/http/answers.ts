@@ -16,6 +16,12 @@ export const ALLOWED_ANSWERS: readonly AllowedAnswer[] = [
   { status: 409, error: 'sold_out', meaning: 'nothing left; nothing sold', refusal: false },
   { status: 503, error: 'lock_timeout', meaning: 'the lock was not acquired within waitMs; nothing sold', refusal: true },
   { status: 503, error: 'lock_lost', meaning: 'the lock was lost before the write; nothing sold', refusal: true },
+  {
+    status: 503,
+    error: 'outcome_unknown',
+    meaning: 'the write was sent but not confirmed: the unit may or may not be sold (GET /sales tells, by X-Request-Id)',
+    refusal: false,
+  },
   { status: 503, error: 'fenced', meaning: 'a later holder of the lock claimed the stock first (fenced=1); nothing sold', refusal: true },
   { status: 503, error: 'retries_exhausted', meaning: 'optimistic retries ran past waitMs; nothing sold', refusal: true },
   { status: 503, error: 'mysql_unavailable', meaning: 'MySQL could not be reached; nothing sold', refusal: true },
@@ -32,6 +38,9 @@ export function answerKey(status: number, error?: string): string {
 
 const allowedKeys = new Set(ALLOWED_ANSWERS.map((a) => answerKey(a.status, a.error)));
 const refusalKeys = new Set(ALLOWED_ANSWERS.filter((a) => a.refusal).map((a) => answerKey(a.status, a.error)));
+
+/** The answer that is neither a sale nor a refusal: the write may have landed (see outcome_unknown). */
+export const UNKNOWN_OUTCOME = answerKey(503, 'outcome_unknown');
 
 export const isAllowedAnswer = (key: string): boolean => allowedKeys.has(key);
 export const isRefusal = (key: string): boolean => refusalKeys.has(key);

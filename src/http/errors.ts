@@ -2,7 +2,7 @@
 // what was unavailable, 500 only for genuine bugs. Bodies never carry a driver's or a library's
 // own message (they may name hosts, users or SQL): the log has those.
 import type { ErrorRequestHandler } from 'express';
-import { DependencyDownError, isConnectionError } from '../dependency.js';
+import { DependencyDownError, OutcomeUnknownError, isConnectionError } from '../dependency.js';
 import { FencedError } from '../fencing.js';
 import { LockLostError, LockTimeoutError } from '../locks/errors.js';
 import type { Logger } from '../logger.js';
@@ -37,6 +37,7 @@ export function describeError(err: unknown): ErrorAnswer {
   if (err instanceof LockLostError) return unavailable('lock_lost');
   if (err instanceof FencedError) return unavailable('fenced');
   if (err instanceof RetriesExhaustedError) return unavailable('retries_exhausted');
+  if (err instanceof OutcomeUnknownError) return unavailable('outcome_unknown');
   if (err instanceof DependencyDownError) return unavailable(`${err.dependency}_unavailable`);
   if (isConnectionError(err)) return unavailable('dependency_unavailable');
   return { status: 500, body: { ok: false, error: 'internal', message: INTERNAL_MESSAGE } };

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager, SelectQueryBuilder, UpdateQueryBuilder } from 'typeorm';
-import { callDependency } from '../dependency.js';
+import { callDependency, callDependencyWrite } from '../dependency.js';
 import { SaleRow } from '../db/entities/sale.js';
 import { StockRow } from '../db/entities/stock.js';
 import { FENCE_SOURCES, type Fence, type FenceSource } from '../fencing.js';
@@ -114,7 +114,7 @@ export class MysqlStock implements StockStore {
   }
 
   write(count: number, sale?: SaleId): Promise<void> {
-    return this.mysql(async () => void (await this.withSale(sale, (m) => changed(statements.write(m, count)))));
+    return this.mysqlWrite(async () => void (await this.withSale(sale, (m) => changed(statements.write(m, count)))));
   }
 
   claim(fence: Fence): Promise<boolean> {
@@ -122,7 +122,7 @@ export class MysqlStock implements StockStore {
   }
 
   writeFenced(fence: Fence, count: number, sale?: SaleId): Promise<boolean> {
-    return this.mysql(() => this.withSale(sale, (m) => changed(statements.writeFenced(m, fence, count))));
+    return this.mysqlWrite(() => this.withSale(sale, (m) => changed(statements.writeFenced(m, fence, count))));
   }
 
   reset(count: number): Promise<void> {
@@ -146,12 +146,12 @@ export class MysqlStock implements StockStore {
 
   /** One statement that checks and decrements; true when it took a unit. */
   decrementIfAvailable(sale?: SaleId): Promise<boolean> {
-    return this.mysql(() => this.withSale(sale, (m) => changed(statements.decrement(m))));
+    return this.mysqlWrite(() => this.withSale(sale, (m) => changed(statements.decrement(m))));
   }
 
   /** Writes `count` only if nobody changed the row since `version` was read; true when it did. */
   compareAndSet(version: number, count: number, sale?: SaleId): Promise<boolean> {
-    return this.mysql(() => this.withSale(sale, (m) => changed(statements.compareAndSet(m, version, count))));
+    return this.mysqlWrite(() => this.withSale(sale, (m) => changed(statements.compareAndSet(m, version, count))));
   }
 
   /**
@@ -162,7 +162,8 @@ export class MysqlStock implements StockStore {
    */
   withRowLocked<T>(waitMs: number, work: (count: number) => Promise<{ count?: number; result: T }>, sale?: SaleId): Promise<T> {
     const waitSeconds = Math.max(1, Math.ceil(waitMs / 1000));
-    return this.mysql(() =>
+    // The COMMIT is the write: a connection lost after it was sent is an unknown outcome.
+    return this.mysqlWrite(() =>
       this.db.transaction(async (tx) => {
         // No QueryBuilder form exists for a session variable; it stays a plain statement.
         await tx.query(SET_LOCK_WAIT, [waitSeconds]);
@@ -192,6 +193,11 @@ export class MysqlStock implements StockStore {
 
   private mysql<T>(call: () => Promise<T>): Promise<T> {
     return callDependency('mysql', call);
+  }
+
+  /** A call that may change the count: an answer lost after sending is OutcomeUnknownError. */
+  private mysqlWrite<T>(call: () => Promise<T>): Promise<T> {
+    return callDependencyWrite('mysql', call);
   }
 }
 

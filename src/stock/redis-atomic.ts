@@ -1,6 +1,6 @@
 // Deductions that are atomic on the Redis stock key by themselves, without any lock.
 import type { Redis } from 'ioredis';
-import { callDependency } from '../dependency.js';
+import { callDependency, callDependencyWrite } from '../dependency.js';
 import { sleep } from '../time.js';
 import { runLua } from '../redis/lua.js';
 import { REDIS_SALES_KEY, REDIS_STOCK_KEY } from './product.js';
@@ -22,7 +22,8 @@ export function watchedDecrement(conn: Redis, workMs: number, sale?: SaleId): Pr
       executed = true;
       const tx = conn.multi().set(REDIS_STOCK_KEY, count - 1);
       if (sale) tx.hincrby(REDIS_SALES_KEY, sale, 1);
-      const replies = await tx.exec();
+      // EXEC is the write: an answer lost after it was sent is an unknown outcome.
+      const replies = await callDependencyWrite('redis', () => tx.exec());
       return replies === null ? 'conflict' : 'deducted';
     } finally {
       // EXEC ends the WATCH itself; any other way out must end it, or the next user inherits it.
@@ -35,6 +36,6 @@ export function watchedDecrement(conn: Redis, workMs: number, sale?: SaleId): Pr
 export async function luaDecrement(redis: Redis, workMs: number, sale?: SaleId): Promise<'deducted' | 'sold_out'> {
   // Nothing is read before the script, so the work happens before it, outside any critical section.
   if (workMs > 0) await sleep(workMs);
-  const taken = await callDependency('redis', () => runLua(redis, 'stock-decrement', [REDIS_STOCK_KEY, REDIS_SALES_KEY], [sale ?? '']));
+  const taken = await callDependencyWrite('redis', () => runLua(redis, 'stock-decrement', [REDIS_STOCK_KEY, REDIS_SALES_KEY], [sale ?? '']));
   return taken === 1 ? 'deducted' : 'sold_out';
 }

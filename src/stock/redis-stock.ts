@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { callDependency } from '../dependency.js';
+import { callDependency, callDependencyWrite } from '../dependency.js';
 import type { Fence } from '../fencing.js';
 import { runLua } from '../redis/lua.js';
 import { REDIS_SALES_KEY, REDIS_STOCK_KEY, redisStockFenceKey } from './product.js';
@@ -16,7 +16,7 @@ export class RedisStock implements StockStore {
   }
 
   write(count: number, sale?: SaleId): Promise<void> {
-    return this.redis(async () => {
+    return callDependencyWrite('redis', async () => {
       if (!sale) await this.client.set(this.key, count);
       else await this.client.multi().set(this.key, count).hincrby(REDIS_SALES_KEY, sale, 1).exec();
     });
@@ -28,7 +28,7 @@ export class RedisStock implements StockStore {
 
   writeFenced(fence: Fence, count: number, sale?: SaleId): Promise<boolean> {
     const keys = [this.key, redisStockFenceKey(fence.source), REDIS_SALES_KEY];
-    return this.redis(async () => (await runLua(this.client, 'stock-fenced-write', keys, [fence.token.toString(), count, sale ?? ''])) === 1);
+    return callDependencyWrite('redis', async () => (await runLua(this.client, 'stock-fenced-write', keys, [fence.token.toString(), count, sale ?? ''])) === 1);
   }
 
   reset(count: number): Promise<void> {
