@@ -4,6 +4,7 @@ import { newOwnerToken } from './locks/owner.js';
 import { requireJsonBody } from './http/client-errors.js';
 import { errorHandler } from './http/errors.js';
 import { faultHooks } from './http/fault-hooks.js';
+import type { InFlight } from './http/in-flight.js';
 import { AnswerCounts, PROMETHEUS_CONTENT_TYPE } from './http/metrics.js';
 import { postRoute, readRoute, sellingGetRoute } from './http/methods.js';
 import { parseCheckParams, parseRequestId, parseResetBody } from './http/params.js';
@@ -14,13 +15,18 @@ import type { SharedDeps } from './strategies/strategy.js';
 /** POST /stock/reset's body is `{"count": N}`: a few bytes. */
 const RESET_BODY_LIMIT = '1kb';
 
-export function createApp(deps: SharedDeps, catalog: Catalog): Express {
+export function createApp(deps: SharedDeps, catalog: Catalog, inFlight: InFlight): Express {
   const { config, stock, logger } = deps;
   const instance = config.instanceId;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   const counts = new AnswerCounts();
+  // Draining: every answer closes its connection, so nginx opens no more requests on it.
+  app.use((_req, res, next) => {
+    if (inFlight.isDraining) res.setHeader('Connection', 'close');
+    next();
+  });
 
   // The course's GET, kept for the lab (a real shop would take a POST: see the README). HEAD is refused.
   sellingGetRoute(app, '/check/lock', async (req, res) => {
@@ -28,7 +34,8 @@ export function createApp(deps: SharedDeps, catalog: Catalog): Express {
     res.locals.strategy = strategy.name; // the error handler counts refusals per strategy
     const requestId = parseRequestId(req.headers['x-request-id']);
     const hooks = faultHooks(pause);
-    const result = await strategy.deduct({ ...request, owner: newOwnerToken(instance), ...(requestId && { requestId }), ...(hooks && { hooks }) });
+    const signal = inFlight.admit(res);
+    const result = await strategy.deduct({ ...request, owner: newOwnerToken(instance), signal, ...(requestId && { requestId }), ...(hooks && { hooks }) });
     if (result.outcome === 'sold_out') {
       counts.add({ route: '/check/lock', strategy: strategy.name, status: 409, error: 'sold_out' });
       res.status(409).json({ ok: false, error: 'sold_out', strategy: strategy.name, instance });

@@ -47,6 +47,12 @@ const envSchema = z.object({
   ZK_CONNECT: z.string().default('127.0.0.1:12181'),
   ZK_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(6_000),
 
+  // Deductions in flight per instance before a fast 503 busy: far above the course's 100 clients.
+  MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2_000),
+  // On SIGTERM: how long running deductions get to finish before they are aborted (below the
+  // native cluster's 10 s grace before SIGKILL).
+  DRAIN_MS: z.coerce.number().int().min(0).default(5_000),
+
   // Bounds on per-request parameters (GET /check/lock)
   WORK_MS_MAX: z.coerce.number().int().min(0).default(10_000),
   TTL_MS_DEFAULT: z.coerce.number().int().min(1).default(30_000),
@@ -96,6 +102,8 @@ export interface ServiceConfig {
   startupTimeoutMs: number;
   /** Whether GET /check/lock accepts `pause` (the fault lab). */
   faultInjection: boolean;
+  maxInFlight: number;
+  drainMs: number;
   mysql: MysqlConfig;
   redis: { url: string; commandTimeoutMs: number };
   redlock: { urls: string[] };
@@ -148,6 +156,8 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     logLevel: e.LOG_LEVEL,
     startupTimeoutMs: e.STARTUP_TIMEOUT_MS,
     faultInjection: e.FAULT_INJECTION === '1',
+    maxInFlight: e.MAX_IN_FLIGHT,
+    drainMs: e.DRAIN_MS,
     mysql: {
       host: e.MYSQL_HOST,
       port: e.MYSQL_PORT,

@@ -18,7 +18,7 @@ const connectionCodes = new Set([
 const connectionMessages = [
   "Stream isn't writeable", 'Connection is closed', 'Command timed out', 'Pool is closed',
   'connect ETIMEDOUT', 'Connection lost', 'Reached the max retries per request limit',
-  "Can't add new command when connection is in closed state",
+  "Can't add new command when connection is in closed state", "Can't write in closed state",
 ];
 
 /**
@@ -27,7 +27,10 @@ const connectionMessages = [
  * come after the server applied it (a timeout, a connection lost while waiting for the answer).
  */
 const notSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
-const notSentMessages = ["Stream isn't writeable", 'Connection is closed', 'Pool is closed', 'connect ETIMEDOUT', "Can't add new command when connection is in closed state"];
+const notSentMessages = [
+  "Stream isn't writeable", 'Connection is closed', 'Pool is closed', 'connect ETIMEDOUT',
+  "Can't add new command when connection is in closed state", "Can't write in closed state",
+];
 
 /** A write was sent, and no answer came: it may have been applied. The client must not be told "no". */
 export class OutcomeUnknownError extends Error {
@@ -42,8 +45,10 @@ export class OutcomeUnknownError extends Error {
 /** True when an error (or anything it wraps) says the server could not be reached. */
 export function isConnectionError(err: unknown, depth = 0): boolean {
   if (!(err instanceof Error) || depth > 4) return false;
-  const { code, driverError } = err as Error & { code?: unknown; driverError?: unknown };
+  const { code, driverError, fatal } = err as Error & { code?: unknown; driverError?: unknown; fatal?: unknown };
   if (typeof code === 'string' && connectionCodes.has(code)) return true;
+  // mysql2 marks every error that ends the connection fatal, some of them without a code.
+  if (fatal === true) return true;
   if (connectionMessages.some((m) => err.message.includes(m))) return true;
   return isConnectionError(driverError, depth + 1) || isConnectionError(err.cause, depth + 1);
 }

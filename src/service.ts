@@ -2,6 +2,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { InFlight } from './http/in-flight.js';
 import type { ServiceConfig } from './config.js';
 import { createDataSource } from './db/data-source.js';
 import { createLogger, type Logger } from './logger.js';
@@ -12,6 +13,9 @@ import { INITIAL_COUNT } from './stock/product.js';
 import { RedisStock } from './stock/redis-stock.js';
 import { Catalog } from './strategies/catalog.js';
 import type { SharedDeps } from './strategies/strategy.js';
+
+/** How long aborted deductions get to release their locks and answer before the clients close. */
+const ABORT_GRACE_MS = 1_000;
 
 export interface RunningService {
   url: string;
@@ -46,7 +50,8 @@ export async function openService(config: ServiceConfig): Promise<RunningService
   // The MySQL row is seeded by its migration; the Redis copy starts where the course does too.
   if (redisReady) await deps.stock.redis.seed(INITIAL_COUNT);
   const catalog = await Catalog.open(deps);
-  const app = createApp(deps, catalog);
+  const inFlight = new InFlight(config.maxInFlight);
+  const app = createApp(deps, catalog, inFlight);
 
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
@@ -59,10 +64,15 @@ export async function openService(config: ServiceConfig): Promise<RunningService
   return {
     url: `http://${config.host}:${port}`,
     async close() {
+      // Drain first, with the listener still open: a deduction that arrives now gets a clean 503
+      // shutting_down (nothing sold) rather than a refused connection, which nginx (never resending a
+      // deduction) would turn into a 502, an outcome unknown to the client.
+      const drained = await inFlight.drain(config.drainMs, ABORT_GRACE_MS);
+      logger.info(drained, 'drained');
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 2_000).unref();
+        setTimeout(() => server.closeAllConnections(), ABORT_GRACE_MS).unref();
       });
       await catalog.close();
       redis.disconnect();

@@ -1,8 +1,20 @@
 // Waiting, the one way: timer-based pauses and deadline-bounded polls (never a busy wait).
 
-/** A timer-based pause. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** A timer-based pause; with `signal`, cut short by its abort (rejecting with the signal's reason). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (!signal) return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** Milliseconds left before `deadline` (a Date.now() value), never negative. */

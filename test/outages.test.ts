@@ -100,7 +100,9 @@ describe('a Redis reply delayed past the command timeout (redis-server SIGSTOPpe
   it('answers 503 outcome_unknown, not "unavailable": the unit did go, and the request id accounts for it', async () => {
     const { info, servers } = own.current;
     const base = info.instances[0]!;
-    await resetStock(base, 10);
+    await resetStock(base, 11);
+    // The instance's Redis connection may still be coming back from the restart above: wait until it sells.
+    expect(await pollUntil(async () => (await getJson(`${base}/check/lock?strategy=redis-lua-decr`)).status === 200, 10_000, 100)).toBe(true);
     const pid = servers.redis.pid!;
     process.kill(pid, 'SIGSTOP');
     let answer: { status: number; error?: unknown };

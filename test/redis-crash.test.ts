@@ -7,7 +7,7 @@ import { checkUrl, resetStock } from '../bench/race.js';
 import { unitsLeft } from '../bench/stores.js';
 import { pollUntil, sleep } from '../src/time.js';
 import { withOwnCluster } from './support/cluster.js';
-import { expectDocumented } from './support/race-checks.js';
+import { expectDocumented, tally } from './support/race-checks.js';
 import { check, checkMany, stockLockKey, untilKeyExists } from './redis-helpers.js';
 
 const own = withOwnCluster({ instances: 3 });
@@ -86,6 +86,57 @@ describe('a deduction whose instance dies after its write, before its answer', (
       redis.disconnect();
       const killed = servers.instances.find((s) => s.port === holderPort);
       if (killed && killed.pid === undefined) await killed.start();
+    }
+  });
+});
+
+describe('an instance stopped (SIGTERM) under load', () => {
+  it('drains: what it sold left the store exactly once, the rest answered 503 (shutting_down) or never connected, and no lock is left', async () => {
+    const { info, servers } = own.current;
+    for (const s of servers.instances) if (s.pid === undefined) await s.start();
+    const victim = servers.instances[0]!;
+    const base = info.instances[0]!;
+    await resetStock(base, 100);
+    const redis = new Redis(info.redis);
+    // 20 clients on one instance, 300 ms of work each under one lock: about 20 queue up, more than
+    // the 5 s drain lets finish, so the drain both waits for some and aborts the others.
+    const answers: { status: number; error?: string }[] = [];
+    let neverConnected = 0;
+    let stopping = false;
+    const client = async () => {
+      while (!stopping) {
+        try {
+          const res = await fetch(checkUrl(base, 'redis-owned', 'mysql', { workMs: 300, ttlMs: 10_000, waitMs: 20_000 }));
+          answers.push({ status: res.status, error: ((await res.json()) as { error?: string }).error });
+        } catch {
+          neverConnected++; // refused: the listener had closed, nothing reached the instance
+          return;
+        }
+      }
+    };
+    const load = Array.from({ length: 20 }, client);
+    try {
+      await sleep(1_000);
+      const t0 = Date.now();
+      await victim.stop();
+      const stopMs = Date.now() - t0;
+      stopping = true;
+      await Promise.all(load);
+      const sold = answers.filter((a) => a.status === 200).length;
+      const byError = tally(answers);
+      console.log(`[drain] stopped in ${stopMs} ms; answers ${JSON.stringify(byError)}; ${neverConnected} never connected`);
+      expectDocumented(answers);
+      // Safety, exactly: every unit reported sold left the store, and nothing else did.
+      expect(100 - (await unitsLeft(info, 'mysql'))).toBe(sold);
+      expect(answers.filter((a) => a.status === 503 && a.error !== 'shutting_down')).toEqual([]);
+      expect(byError['503 shutting_down'] ?? 0).toBeGreaterThan(0); // the drain did abort some
+      expect(await redis.exists(stockLockKey('string'))).toBe(0);
+      // Within the supervisor's 10 s grace: drain budget 5 s + 1 s for the aborted to answer.
+      expect(stopMs).toBeLessThan(9_000);
+    } finally {
+      stopping = true;
+      redis.disconnect();
+      if (victim.pid === undefined) await victim.start();
     }
   });
 });

@@ -19,6 +19,8 @@ export interface LockOptions {
  */
 export interface AcquireOptions extends LockOptions {
   owner: string;
+  /** The request gave up (its client left, the service is shutting down): stop waiting. */
+  signal?: AbortSignal;
 }
 
 export interface Lease {

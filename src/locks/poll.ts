@@ -6,12 +6,13 @@ import { remaining, sleep } from '../time.js';
  * The course's retry loop for locks that can only ask "is it free now?": try, sleep retryMs, try
  * again, until waitMs is spent; then LockTimeoutError.
  */
-export async function pollUntilAcquired(resource: string, opts: LockOptions, tryOnce: () => Promise<boolean>): Promise<void> {
+export async function pollUntilAcquired(resource: string, opts: LockOptions & { signal?: AbortSignal }, tryOnce: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + opts.waitMs;
   for (;;) {
+    opts.signal?.throwIfAborted();
     if (await tryOnce()) return;
     const left = remaining(deadline);
     if (left <= 0) throw new LockTimeoutError(resource, opts.waitMs);
-    await sleep(Math.min(opts.retryMs, left));
+    await sleep(Math.min(opts.retryMs, left), opts.signal);
   }
 }

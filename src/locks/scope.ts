@@ -39,7 +39,7 @@ export function heldOf(resource: string, owner: string, lost: AbortSignal, fenci
  * work did has happened and must not be reported as failed; `releaseError` says what went wrong.
  */
 export async function withLock<T>(lock: Lock, resource: string, opts: AcquireOptions, work: (held: Held) => Promise<T>): Promise<Scoped<T>> {
-  const lease: Lease = await lock.acquire(resource, opts);
+  const lease: Lease = await acquireUnlessAborted(lock, resource, opts);
   let value: T;
   try {
     value = await work(heldOf(resource, opts.owner, lease.lost, lease.fencingToken));
@@ -53,4 +53,33 @@ export async function withLock<T>(lock: Lock, resource: string, opts: AcquireOpt
   } catch (err) {
     return { value, releaseError: err instanceof Error ? err : new Error(String(err)) };
   }
+}
+
+/**
+ * The acquire, given up when `opts.signal` aborts: the caller gets the abort's reason at once, and
+ * a grant that arrives after that is given straight back. Locks that poll also stop early (the
+ * signal reaches their wait); the others finish their wait on their own, bounded by waitMs.
+ */
+function acquireUnlessAborted(lock: Lock, resource: string, opts: AcquireOptions): Promise<Lease> {
+  const { signal } = opts;
+  if (!signal) return lock.acquire(resource, opts);
+  signal.throwIfAborted();
+  const pending = lock.acquire(resource, opts);
+  return new Promise<Lease>((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason);
+      pending.then((late) => late.release().catch(() => undefined), () => undefined);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (lease) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(lease);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }

@@ -16,6 +16,8 @@ export interface WriteGuard {
   fence?: Fence;
   /** A request id to record with the write. */
   sale?: SaleId;
+  /** The request gave up: stop the work and skip the write (checked until the write is sent). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -27,8 +29,9 @@ export async function readThenWrite(store: StockStore, workMs: number, guard: Wr
   if (fence && !(await store.claim(fence))) throw new FencedError(fence, 'claim');
   const count = await store.read();
   if (count <= 0) return 'sold_out';
-  if (workMs > 0) await sleep(workMs);
+  if (workMs > 0) await sleep(workMs, guard.signal);
   guard.beforeWrite?.();
+  guard.signal?.throwIfAborted();
   if (!fence) {
     await store.write(count - 1, sale);
   } else if (!(await store.writeFenced(fence, count - 1, sale))) {

@@ -13,7 +13,7 @@ export const baselineFamily: FamilyFactory = async (deps) => ({
       expected: { oneInstance: 'oversells', threeInstances: 'oversells', note: 'concurrent readers write the same value: lost updates' },
       stores: ['mysql', 'redis'],
       sql: deps.stock.mysql.sql.readThenWrite,
-      deduct: async (req) => ({ outcome: await readThenWrite(deps.stock[req.store], req.workMs, { sale: req.requestId }) }),
+      deduct: async (req) => ({ outcome: await readThenWrite(deps.stock[req.store], req.workMs, { sale: req.requestId, signal: req.signal }) }),
     },
     {
       name: 'mutex',

@@ -15,13 +15,14 @@ import type { DeductRequest, DeductResult, SharedDeps, Strategy } from './strate
  */
 export function guarded(lock: Lock, deps: SharedDeps, scope = withLock): Pick<Strategy, 'guard' | 'deduct' | 'sqlFenced'> {
   const deduct = async (req: DeductRequest): Promise<DeductResult> => {
-    const opts = { ...req.lock, owner: req.owner };
+    const opts = { ...req.lock, owner: req.owner, ...(req.signal && { signal: req.signal }) };
     const { value: outcome, releaseError } = await scope(lock, STOCK_LOCK_RESOURCE, opts, async (held) => {
       req.hooks?.afterAcquire?.();
       const fence = req.fenced ? await fenceOf(lock, held) : undefined;
       return readThenWrite(deps.stock[req.store], req.workMs, {
         fence,
         sale: req.requestId,
+        signal: req.signal,
         beforeWrite: () => {
           held.assertHeld();
           req.hooks?.beforeWrite?.();

@@ -37,6 +37,8 @@ export interface DeductRequest {
   requestId?: string;
   /** The fault lab's pause points (FAULT_INJECTION=1 only); lock strategies call them. */
   hooks?: FaultHooks;
+  /** Aborted when the request is given up (its client left, the service is draining): nothing more may be written. */
+  signal?: AbortSignal;
 }
 
 /** Where a lock strategy lets the fault lab stop the process (see http/fault-hooks.ts). */

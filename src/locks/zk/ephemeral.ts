@@ -25,13 +25,13 @@ export class ZkEphemeralLock implements Lock {
       const lost = this.session.holdSignal;
       try {
         await this.session.create(path, owner, 'ephemeral', deadline);
-        lease = leaseOf(resource, lost, () => this.release(resource, path, owner), () => this.token(resource, path, owner));
+        lease = leaseOf(resource, lost, () => this.release(resource, path, owner, lost), () => this.token(resource, path, owner));
         return true;
       } catch (err) {
-        // No answer: the node may exist anyway, as ours. Remove it (owner-checked) once reconnected.
-        if (err instanceof DependencyDownError || err instanceof ZkDeadlineError) {
-          this.session.afterReconnect(() => this.removeIfOwned(path, owner));
-        }
+        // The connection dropped with the create unanswered: the node may exist anyway, as ours.
+        // Remove it (owner-checked) once reconnected. (A create that outlives its deadline on a live
+        // connection is removed by the session when its answer arrives.)
+        if (err instanceof DependencyDownError) this.session.afterReconnect(() => this.removeIfOwned(path, owner));
         if (err instanceof ZkDeadlineError) throw new LockTimeoutError(resource, opts.waitMs);
         if (zkCode(err) === Exception.NODE_EXISTS) return false;
         throw err;
@@ -40,12 +40,16 @@ export class ZkEphemeralLock implements Lock {
     return lease as Lease;
   }
 
-  private async release(resource: string, path: string, owner: string): Promise<void> {
+  private async release(resource: string, path: string, owner: string, lost: AbortSignal): Promise<void> {
     try {
       if (!(await this.removeIfOwned(path, owner))) throw new LockNotHeldError(resource);
     } catch (err) {
       // Disconnected: if the session survives, the node would outlive the request and block everyone.
-      if (err instanceof DependencyDownError) this.session.afterReconnect(() => this.removeIfOwned(path, owner));
+      if (err instanceof DependencyDownError) {
+        this.session.afterReconnect(() => this.removeIfOwned(path, owner));
+        // The hold was already known lost (the session dropped during the work): say so, as the leased locks do.
+        if (lost.aborted) throw new LockNotHeldError(resource);
+      }
       throw err;
     }
   }

@@ -77,8 +77,12 @@ export abstract class QueueLock implements Lock {
         try {
           if (!(await this.session.remove(path, Date.now() + 5_000))) throw new LockNotHeldError(resource);
         } catch (err) {
-          // Disconnected: queue the delete, so a session that survives does not keep the node forever.
-          if (err instanceof DependencyDownError) void this.session.removeQuietly(path);
+          if (err instanceof DependencyDownError) {
+            // Disconnected: queue the delete, so a session that survives does not keep the node forever.
+            void this.session.removeQuietly(path);
+            // The hold was already known lost (the session dropped during the work): say so, as the leased locks do.
+            if (lost.aborted) throw new LockNotHeldError(resource);
+          }
           throw err;
         }
       },
