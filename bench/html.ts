@@ -2,6 +2,7 @@
 // Self-contained: inline SVG and CSS, no script, no font or stylesheet fetched from anywhere.
 import { CEILING_COLUMNS, ceilingCells, int, RUN_COLUMNS, runCells, tieGroups } from './format.js';
 import { asExpected, ceilingOf, TOPOLOGIES, TOPOLOGY_LABEL, verdictOf, type BenchReport, type RunResult, type Topology } from './report.js';
+import { reportCss } from './report-style.js';
 import { DEFINITIONS, methodText } from './table.js';
 import { escapeXml as esc, renderBarChart, type BarRow, type Series } from './svg.js';
 
@@ -49,24 +50,10 @@ function shade(report: BenchReport, r: RunResult): boolean {
   return report.catalog.findIndex((s) => s.name === r.strategy) % 2 === 1;
 }
 
-const CSS = `
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; margin: 24px; max-width: 1200px; }
-h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 8px; }
-.meta { color: #555; }
-table { border-collapse: collapse; font-size: 12.5px; }
-th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: right; white-space: nowrap; }
-th { background: #f3f3f3; }
+const CSS = `${reportCss(1200)}
 table.runs td:nth-child(-n+4), table.runs th:nth-child(-n+4), table td:first-child, table th:first-child { text-align: left; }
 tr.shaded { background: #f7f7f7; }
-td.bad { background: #fde0e0; color: #b00020; font-weight: 700; }
-td.warn { background: #fff4d6; } td.good { color: #1b7f3b; }
-svg.chart text { font: 12px system-ui, sans-serif; fill: #333; }
-svg.chart .title { font-size: 15px; font-weight: 600; }
-svg.chart .label { text-anchor: end; } svg.chart .tick { text-anchor: middle; fill: #777; font-size: 11px; }
-svg.chart .unit { fill: #777; font-size: 11px; } svg.chart .na { fill: #999; font-style: italic; font-size: 11px; }
-svg.chart .grid { stroke: #e6e6e6; } svg.chart .ref { stroke-width: 1.5; stroke-dasharray: 5 4; }
-svg.chart .reflabel { font-size: 11px; } svg.chart .value { font-size: 11px; }
-svg.chart .alarm { fill: #b00020; font-weight: 700; }
+svg.chart .ref { stroke-width: 1.5; stroke-dasharray: 5 4; } svg.chart .reflabel { font-size: 11px; }
 ul.notes { color: #555; }
 `;
 

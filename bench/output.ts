@@ -12,11 +12,16 @@ export interface WrittenFiles {
 }
 
 export function writeReport(report: BenchReport, dir: string): WrittenFiles {
+  return writeReportFiles(dir, report.stamp, { data: report, md: renderMarkdown(report), html: renderHtml(report) });
+}
+
+/** Writes one report as <dir>/<stamp>.{json,md,html} (the bench's and the fault lab's). */
+export function writeReportFiles(dir: string, stamp: string, report: { data: unknown; md: string; html: string }): WrittenFiles {
   fs.mkdirSync(dir, { recursive: true });
-  const base = path.resolve(dir, report.stamp);
+  const base = path.resolve(dir, stamp);
   const files: WrittenFiles = { json: `${base}.json`, md: `${base}.md`, html: `${base}.html` };
-  fs.writeFileSync(files.json, JSON.stringify(report, null, 2) + '\n');
-  fs.writeFileSync(files.md, renderMarkdown(report));
-  fs.writeFileSync(files.html, renderHtml(report));
+  fs.writeFileSync(files.json, JSON.stringify(report.data, null, 2) + '\n');
+  fs.writeFileSync(files.md, report.md);
+  fs.writeFileSync(files.html, report.html);
   return files;
 }

@@ -2,6 +2,10 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Pure tests: no server, no cluster. A new test file is an integration test unless listed here.
+// The fault lab's test boots a private cluster of its own (it freezes and kills its servers): it
+// runs last, alone, without the shared cluster.
+const FAULTS = 'test/faults.test.ts';
+
 const UNIT = ['test/params.test.ts', 'test/config.test.ts', 'test/bench-report.test.ts', 'test/compose.test.ts', 'test/fingerprint.test.ts'];
 
 // Vitest 4 runs projects with different worker counts one group after the other, so the unit and
@@ -25,7 +29,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/*.test.ts'],
-          exclude: UNIT,
+          exclude: [...UNIT, FAULTS],
           sequence: { groupOrder: 1 },
           // Integration tests share one cluster and its single stock row, so files run one at a
           // time, in one worker that keeps its imports (src/, bench/, the load process) from file
@@ -36,6 +40,10 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },
+      },
+      {
+        extends: true,
+        test: { name: 'faults', include: [FAULTS], sequence: { groupOrder: 2 }, fileParallelism: false, testTimeout: 120_000, hookTimeout: 180_000 },
       },
     ],
   },

@@ -1,0 +1,54 @@
+// The lab's cluster between cases: every server running and no instance left stopped, whatever the
+// previous case did (or failed to undo).
+import type { RunningCluster, ServerHandle } from '../src/cluster/cluster.js';
+import { isStopped, resume } from './process-state.js';
+
+/** An app instance as the scenarios address it: its URL, its server handle, a label for the report. */
+export interface Instance {
+  index: number;
+  base: string;
+  via: string;
+  server: ServerHandle;
+}
+
+export function instance(cluster: RunningCluster, index: number): Instance {
+  const server = cluster.servers.instances[index];
+  const base = cluster.info.instances[index];
+  if (!server || !base) throw new Error(`the lab cluster has no instance ${index}`);
+  return { index, base, via: `app-${index}`, server };
+}
+
+export function instances(cluster: RunningCluster): Instance[] {
+  return cluster.servers.instances.map((_s, i) => instance(cluster, i));
+}
+
+/** The pid of a running instance; throws when it is not running (a scenario needs it to signal it). */
+export function pidOf(i: Instance): number {
+  const pid = i.server.pid;
+  if (pid === undefined) throw new Error(`${i.via} is not running`);
+  return pid;
+}
+
+/** Resumes every stopped instance, then starts whatever is down (data servers first). */
+export async function ensureReady(cluster: RunningCluster): Promise<void> {
+  resumeAll(cluster);
+  const s = cluster.servers;
+  for (const server of [s.mysql, s.redis, ...s.redlock, s.zookeeper, ...s.instances, s.nginx]) {
+    if (server.pid === undefined) await server.start();
+  }
+}
+
+/** SIGCONT for every server that is stopped (instances, and a data server lost-reply froze), so no case leaves one frozen behind it. */
+export function resumeAll(cluster: RunningCluster): void {
+  const s = cluster.servers;
+  for (const server of [s.mysql, s.redis, ...s.redlock, s.zookeeper, ...s.instances, s.nginx]) {
+    if (server.pid !== undefined && isStopped(server.pid)) resume(server.pid);
+  }
+}
+
+/** The URL of an instance that runs (for resets and GET /sales while another is down). */
+export function liveBase(cluster: RunningCluster): string {
+  const i = instances(cluster).find((x) => x.server.pid !== undefined && !isStopped(x.server.pid));
+  if (!i) throw new Error('no app instance is running');
+  return i.base;
+}

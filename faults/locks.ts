@@ -1,0 +1,49 @@
+// What the lab knows about each lock strategy: how a dead or frozen holder's claim ends, and
+// whether it issues fencing tokens (the service's contract: fenced=1 elsewhere answers 400).
+
+/** The lab's ZooKeeper session (ZK_SESSION_TIMEOUT_MS), short so the session scenarios stay short (min 1000 in the service). */
+export const ZK_SESSION_MS = 2_000;
+
+/** The lab instances' Redis command timeout (REDIS_COMMAND_TIMEOUT_MS, min 100 in the service): how long a reply may be late before it counts as lost. */
+export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+
+/** Locks on the one main Redis server (not RedLock): the lost-reply clean-up's subjects. */
+export const SINGLE_REDIS_LOCKS: readonly string[] = ['redis-setnx', 'redis-setnx-ex', 'redis-owned', 'redis-reentrant', 'redis-watchdog', 'redis-pubsub'];
+
+/** How a holder's claim ends when the holder stops answering. */
+export type Claim =
+  /** never: no expiry (redis-setnx) */
+  | 'forever'
+  /** after ttlMs, a lease the store or server expires */
+  | 'ttl'
+  /** with the holder's ZooKeeper session */
+  | 'session';
+
+export const CLAIM: Readonly<Record<string, Claim>> = {
+  'redis-setnx': 'forever',
+  'redis-setnx-ex': 'ttl',
+  'redis-owned': 'ttl',
+  'redis-reentrant': 'ttl',
+  'redis-watchdog': 'ttl',
+  'redis-pubsub': 'ttl',
+  redlock: 'ttl',
+  'zk-ephemeral': 'session',
+  'zk-sequential': 'session',
+  'zk-watch': 'session',
+  'zk-reentrant': 'session',
+  'mysql-lock-table': 'ttl',
+};
+
+/** Every lock strategy of the lab, in the catalog's order. */
+export const LOCK_STRATEGIES: readonly string[] = Object.keys(CLAIM);
+
+export const ZK_STRATEGIES: readonly string[] = LOCK_STRATEGIES.filter((s) => CLAIM[s] === 'session');
+
+/** Locks with a fencing token: the Redis single-server locks (an INCR), ZooKeeper (czxid), the lock table. RedLock has none. */
+export const FENCEABLE: ReadonlySet<string> = new Set(LOCK_STRATEGIES.filter((s) => s !== 'redlock'));
+
+export function claimOf(strategy: string): Claim {
+  const c = CLAIM[strategy];
+  if (!c) throw new Error(`no claim kind recorded for ${strategy}`);
+  return c;
+}

@@ -1,0 +1,48 @@
+// `npm run faults` flags, parsed and checked here so the runner gets plain values.
+import { parseArgs } from 'node:util';
+import { DEFAULT_SIZES, type FaultSizes } from './scenario.js';
+import { SCENARIOS } from './scenarios/index.js';
+
+export interface FaultOptions {
+  /** Scenario names to run, in the lab's order; all when not given. */
+  scenarios: string[];
+  /** Only these strategies (within each scenario's own list); all when undefined. */
+  strategies?: string[];
+  out: string;
+  sizes: FaultSizes;
+}
+
+export const USAGE = `usage: npm run faults -- [options]
+  --scenario NAME[,NAME]   only these scenarios (${SCENARIOS.map((s) => s.name).join(', ')})
+  --strategy NAME[,NAME]   only these strategies, within each scenario's list
+  --sell N                 units sold while a holder is frozen (default ${DEFAULT_SIZES.sell})
+  --out DIR                where <stamp>.{md,json,html} go (default faults/results)`;
+
+const list = (values: string[] | undefined): string[] | undefined =>
+  values === undefined ? undefined : values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+
+export function parseFaultArgs(argv: string[]): FaultOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      scenario: { type: 'string', multiple: true },
+      strategy: { type: 'string', multiple: true },
+      sell: { type: 'string' },
+      out: { type: 'string', default: 'faults/results' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const names = list(values.scenario);
+  const unknown = (names ?? []).filter((n) => !SCENARIOS.some((s) => s.name === n));
+  if (unknown.length > 0) throw new Error(`unknown scenario: ${unknown.join(', ')}`);
+  const sell = values.sell === undefined ? DEFAULT_SIZES.sell : Number(values.sell);
+  // the stock must outlast the sales, the probes and the holder's own unit
+  if (!Number.isInteger(sell) || sell < 1 || sell > DEFAULT_SIZES.initial / 2) throw new Error(`--sell must be a whole number from 1 to ${DEFAULT_SIZES.initial / 2}`);
+  return {
+    scenarios: SCENARIOS.map((s) => s.name).filter((n) => names === undefined || names.includes(n)),
+    ...(values.strategy !== undefined && { strategies: list(values.strategy) }),
+    out: values.out,
+    sizes: { ...DEFAULT_SIZES, sell },
+  };
+}

@@ -1,0 +1,9 @@
+// Writes one run as <out>/<stamp>.{json,md,html}, as the bench writes its own.
+import { writeReportFiles, type WrittenFiles } from '../../bench/output.js';
+import { renderHtml } from './html.js';
+import { renderMarkdown } from './markdown.js';
+import type { FaultReport } from './report.js';
+
+export function writeFaultReport(report: FaultReport, dir: string): WrittenFiles {
+  return writeReportFiles(dir, report.stamp, { data: report, md: renderMarkdown(report), html: renderHtml(report) });
+}

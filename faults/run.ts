@@ -1,0 +1,75 @@
+// `npm run faults`: boots a private cluster (temp dir, free loopback ports, fault hooks on), runs
+// each scenario × strategy, prints the table, writes <out>/<stamp>.{md,json,html} and stops the
+// cluster. Progress goes to stderr, the table to stdout. Exit 0 only when every row is as expected.
+import path from 'node:path';
+import { catalogMismatches, fetchDeclared } from './catalog-check.js';
+import { startLabCluster } from './lab-cluster.js';
+import { runScenarios } from './matrix.js';
+import { parseFaultArgs, USAGE, type FaultOptions } from './options.js';
+import { renderTable } from './report/markdown.js';
+import { allAsExpected, machineInfo, stampOf, type FaultReport } from './report/report.js';
+import { writeFaultReport } from './report/write.js';
+import { scenarioNamed } from './scenarios/index.js';
+import type { Scenario } from './scenario.js';
+
+async function main(): Promise<number> {
+  let opts: FaultOptions;
+  try {
+    opts = parseFaultArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const say = (line: string) => console.error(line);
+  const started = new Date();
+  say(`faults: starting a private cluster …`);
+  const lab = await startLabCluster(say);
+  let ok = false;
+  const stamp = stampOf(started);
+  try {
+    const scenarios = opts.scenarios.map(scenarioNamed).filter((s): s is Scenario => s !== undefined);
+    const wanted = opts.strategies;
+    const ctx = {
+      cluster: lab.cluster,
+      sizes: opts.sizes,
+      wants: (strategy: string) => wanted === undefined || wanted.includes(strategy),
+      log: say,
+      workDir: lab.dir,
+    };
+    const declared = await fetchDeclared(lab.cluster.info.instances[0] ?? lab.cluster.info.nginx);
+    const { runs, rows } = await runScenarios(ctx, scenarios);
+    const report: FaultReport = {
+      stamp,
+      date: started.toISOString(),
+      seconds: (Date.now() - started.getTime()) / 1000,
+      machine: machineInfo(),
+      options: { scenarios: opts.scenarios, ...(wanted && { strategies: wanted }), sizes: opts.sizes },
+      scenarios: runs,
+      rows,
+      catalogDeclarations: [...declared.values()].filter((d) => d.expected.faults !== undefined).length,
+      catalogMismatches: catalogMismatches(rows, declared),
+    };
+    const files = writeFaultReport(report, opts.out);
+    console.log(renderTable(report));
+    console.log(`results: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
+    ok = allAsExpected(report);
+    const notAsExpected = rows.filter((r) => !r.asExpected).length;
+    console.log(
+      ok
+        ? `\nfaults: every case as expected (${(report.seconds / 60).toFixed(1)} min)`
+        : `\nfaults: ${notAsExpected} case(s) NOT as expected, ${report.catalogMismatches.length} catalog mismatch(es) (see the report)`,
+    );
+  } finally {
+    // a case not as expected (or a crash) keeps the servers' logs beside the report
+    await lab.stop(ok ? undefined : path.resolve(opts.out, `${stamp}-logs`));
+  }
+  return ok ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`faults failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,15 @@
+// Every scenario, in the order the lab runs them. A new scenario is one module exporting a
+// Scenario, added to this list.
+import type { Scenario } from '../scenario.js';
+import { dependencyStop } from './dependency-stop.js';
+import { holderCrash } from './holder-crash.js';
+import { holderPause } from './holder-pause.js';
+import { lostReply } from './lost-reply.js';
+import { nginxRetry } from './nginx-retry.js';
+import { zkSessionExpiry } from './zk-session-expiry.js';
+
+export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply];
+
+export function scenarioNamed(name: string): Scenario | undefined {
+  return SCENARIOS.find((s) => s.name === name);
+}
