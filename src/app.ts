@@ -12,6 +12,9 @@ import { PRODUCT_CODE, STOCK_CODE } from './stock/product.js';
 import type { Catalog } from './strategies/catalog.js';
 import type { SharedDeps } from './strategies/strategy.js';
 
+/** GET /health's wait for MySQL, a free pooled connection included. */
+const HEALTH_WAIT_MS = 500;
+
 /** POST /stock/reset's body is `{"count": N}`: a few bytes. */
 const RESET_BODY_LIMIT = '1kb';
 
@@ -93,7 +96,8 @@ export function createApp(deps: SharedDeps, catalog: Catalog, inFlight: InFlight
 
   readRoute(app, '/health', async (_req, res) => {
     const [mysql, redis, families] = await Promise.all([
-      stock.mysql.read().then(() => true, () => false),
+      // Bounded: a pool full of slow deductions must not hold /health up.
+      stock.mysql.reachable(HEALTH_WAIT_MS),
       deps.redis.ping().then(() => true, () => false),
       catalog.health(),
     ]);

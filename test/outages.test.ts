@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createConnection } from 'mysql2/promise';
 import { resetStock } from '../bench/race.js';
 import { unitsLeft } from '../bench/stores.js';
-import { pollUntil } from '../src/time.js';
+import { pollUntil, sleep } from '../src/time.js';
 import { withOwnCluster } from './support/cluster.js';
 import { getJson } from './lock-helpers.js';
 
@@ -100,8 +100,9 @@ describe('a Redis reply delayed past the command timeout (redis-server SIGSTOPpe
   it('answers 503 outcome_unknown, not "unavailable": the unit did go, and the request id accounts for it', async () => {
     const { info, servers } = own.current;
     const base = info.instances[0]!;
-    await resetStock(base, 11);
-    // The instance's Redis connection may still be coming back from the restart above: wait until it sells.
+    // The instance's Redis connection may still be coming back from the restart above: wait until a
+    // reset goes through, then until a deduction sells.
+    expect(await pollUntil(() => resetStock(base, 11).then(() => true, () => false), 10_000, 100)).toBe(true);
     expect(await pollUntil(async () => (await getJson(`${base}/check/lock?strategy=redis-lua-decr`)).status === 200, 10_000, 100)).toBe(true);
     const pid = servers.redis.pid!;
     process.kill(pid, 'SIGSTOP');
@@ -117,5 +118,39 @@ describe('a Redis reply delayed past the command timeout (redis-server SIGSTOPpe
     expect(await pollUntil(async () => (await unitsLeft(info, 'redis')) === 9, 5_000)).toBe(true);
     const sales = await getJson(`${base}/sales`);
     expect(sales.body).toMatchObject({ sales: { 'delayed-reply': 1 } });
+  });
+});
+
+describe('a pool-exhaustion attack (every pooled connection waiting on a row lock)', () => {
+  it('leaves /health answering within 1 s, and a deduction that finds no free connection gets a bounded 503 busy', async () => {
+    const { info } = own.current;
+    const base = info.instances[0]!;
+    await resetStock(base, 100);
+    const holder = await createConnection(info.mysql);
+    const POOL = 20; // MYSQL_POOL_SIZE's default
+    let attack: Promise<unknown> = Promise.resolve();
+    try {
+      await holder.query('BEGIN');
+      await holder.query("SELECT `count` FROM db_stock WHERE product_code = '1001' AND stock_code = '001' FOR UPDATE");
+      // Each waits on the row lock (up to waitMs, in whole seconds) while holding a pooled connection.
+      attack = Promise.all(Array.from({ length: POOL + 2 }, () => getJson(`${base}/check/lock?strategy=sql-for-update&waitMs=8000`)));
+      await sleep(1_000); // they have taken the pool: sequencing by time here is only about load, not about safety
+      const health = await getJson(`${base}/health`);
+      console.log(`[pool] /health under attack: ${health.status} in ${health.ms} ms`);
+      expect(health.ms).toBeLessThan(1_000);
+      const starved = await getJson(`${base}/check/lock?strategy=sql-update`);
+      console.log(`[pool] a deduction behind the full pool: ${starved.status} ${String((starved.body as { error?: unknown }).error)} in ${starved.ms} ms`);
+      expect(starved.status).toBe(503);
+      expect(starved.body).toMatchObject({ error: 'busy' });
+      expect(starved.ms).toBeLessThan(7_000);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+      await attack;
+    }
+    // Nothing half-applied: the attackers sold at most what left the store.
+    const left = await unitsLeft(info, 'mysql');
+    expect((await getJson(`${base}/check/lock?strategy=sql-update`)).status).toBe(200);
+    expect(await unitsLeft(info, 'mysql')).toBe(left - 1);
   });
 });

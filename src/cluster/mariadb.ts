@@ -103,6 +103,9 @@ export function mariadbSpec(cfg: ClusterConfig, dir: string, bin: Binaries): Ser
         '--skip-name-resolve',
         '--max-connections=500', // 3+ instances × pool of 20, plus bench and test connections
         '--character-set-server=utf8mb4',
+        // A backstop, not the bound: no statement runs longer than the longest wait a request may
+        // ask for (WAIT_MS_MAX 60 s) plus room, whatever holds it up.
+        '--max-statement-time=65',
       ],
     }),
     healthy: () => mysqlPing({ port, ...cfg.mysql }),

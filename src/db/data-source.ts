@@ -3,6 +3,9 @@ import type { MysqlConfig } from '../config.js';
 import { migrations } from '../../migrations/index.js';
 import { entities } from './entities/index.js';
 
+/** Waiters for a pooled connection per instance: far above the course's 100 clients. */
+const POOL_QUEUE_LIMIT = 1_000;
+
 /**
  * One TypeORM data source over mysql2; works against MySQL 8 and MariaDB 10.11 alike. The entities
  * map the tables; the migrations create them and stay the schema's only source (no synchronize).
@@ -17,6 +20,9 @@ export function createDataSource(cfg: MysqlConfig): DataSource {
     database: cfg.database,
     poolSize: cfg.poolSize,
     connectTimeout: cfg.connectTimeoutMs,
+    // mysql2's queue of requests waiting for a connection, bounded (each waits at most its own
+    // deadline too, see connections.ts): beyond it, a fast 503 busy.
+    extra: { queueLimit: POOL_QUEUE_LIMIT },
     entities,
     migrations,
     synchronize: false,

@@ -3,6 +3,7 @@
 // own message (they may name hosts, users or SQL): the log has those.
 import type { ErrorRequestHandler } from 'express';
 import { DependencyDownError, OutcomeUnknownError, isConnectionError } from '../dependency.js';
+import { PoolBusyError } from '../db/connections.js';
 import { BusyError, ClientGoneError, ShuttingDownError } from './in-flight.js';
 import { FencedError } from '../fencing.js';
 import { LockLostError, LockTimeoutError } from '../locks/errors.js';
@@ -39,7 +40,7 @@ export function describeError(err: unknown): ErrorAnswer {
   if (err instanceof FencedError) return unavailable('fenced');
   if (err instanceof RetriesExhaustedError) return unavailable('retries_exhausted');
   if (err instanceof OutcomeUnknownError) return unavailable('outcome_unknown');
-  if (err instanceof BusyError) return unavailable('busy');
+  if (err instanceof BusyError || err instanceof PoolBusyError) return unavailable('busy');
   if (err instanceof ShuttingDownError) return unavailable('shutting_down');
   if (err instanceof ClientGoneError) return unavailable('client_gone');
   if (err instanceof DependencyDownError) return unavailable(`${err.dependency}_unavailable`);

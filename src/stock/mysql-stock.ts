@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager, SelectQueryBuilder, UpdateQueryBuilder } from 'typeorm';
+import { onConnection } from '../db/connections.js';
 import { callDependency, callDependencyWrite } from '../dependency.js';
 import { SaleRow } from '../db/entities/sale.js';
 import { StockRow } from '../db/entities/stock.js';
@@ -70,6 +71,9 @@ async function changed(qb: UpdateQueryBuilder<StockRow>): Promise<boolean> {
 const START = 'START TRANSACTION';
 const SET_LOCK_WAIT = 'SET SESSION innodb_lock_wait_timeout = ?';
 const COMMIT = 'COMMIT';
+const RESTORE_LOCK_WAIT = 'SET SESSION innodb_lock_wait_timeout = DEFAULT';
+/** How long a deduction waits for a free pooled connection by default. */
+const DEFAULT_ACQUIRE_MS = 5_000;
 
 /** True when MySQL gave up waiting for a row lock (innodb_lock_wait_timeout), also when TypeORM wraps the error. */
 export function isLockWaitTimeout(err: unknown): boolean {
@@ -93,7 +97,11 @@ export class MysqlStock implements StockStore {
     readonly optimistic: readonly string[];
   };
 
-  constructor(private readonly db: DataSource) {
+  /** `acquireMs`: the longest wait for a pooled connection (see db/connections.ts). */
+  constructor(
+    private readonly db: DataSource,
+    private readonly acquireMs = DEFAULT_ACQUIRE_MS,
+  ) {
     const m = db.manager;
     this.sql = {
       readThenWrite: [statements.selectCount(m).getSql(), statements.write(m, 0).getSql()],
@@ -104,30 +112,35 @@ export class MysqlStock implements StockStore {
         }),
       ) as Record<FenceSource, string[]>,
       decrement: [statements.decrement(m).getSql()],
-      forUpdate: [START, SET_LOCK_WAIT, statements.selectForUpdate(m).getSql(), statements.write(m, 0).getSql(), COMMIT],
+      forUpdate: [SET_LOCK_WAIT, START, statements.selectForUpdate(m).getSql(), statements.write(m, 0).getSql(), COMMIT, RESTORE_LOCK_WAIT],
       optimistic: [statements.selectVersioned(m).getSql(), statements.compareAndSet(m, 0, 0).getSql()],
     };
   }
 
   read(): Promise<number> {
-    return this.mysql(async () => (await readRow(statements.selectCount(this.db.manager)))?.count ?? 0);
+    return this.mysql(async (m) => (await readRow(statements.selectCount(m)))?.count ?? 0);
+  }
+
+  /** Whether MySQL answers within `waitMs`, a free connection included (GET /health). */
+  async reachable(waitMs: number): Promise<boolean> {
+    return this.mysql((m) => m.query('SELECT 1'), waitMs).then(() => true, () => false);
   }
 
   write(count: number, sale?: SaleId): Promise<void> {
-    return this.mysqlWrite(async () => void (await this.withSale(sale, (m) => changed(statements.write(m, count)))));
+    return this.mysqlWrite(async (m) => void (await withSale(m, sale, (tx) => changed(statements.write(tx, count)))));
   }
 
   claim(fence: Fence): Promise<boolean> {
-    return this.mysql(() => changed(statements.claim(this.db.manager, fence)));
+    return this.mysql((m) => changed(statements.claim(m, fence)));
   }
 
   writeFenced(fence: Fence, count: number, sale?: SaleId): Promise<boolean> {
-    return this.mysqlWrite(() => this.withSale(sale, (m) => changed(statements.writeFenced(m, fence, count))));
+    return this.mysqlWrite((m) => withSale(m, sale, (tx) => changed(statements.writeFenced(tx, fence, count))));
   }
 
   reset(count: number): Promise<void> {
-    return this.mysql(() =>
-      this.db.transaction(async (tx) => {
+    return this.mysql((m) =>
+      m.transaction(async (tx) => {
         await statements.reset(tx, count).execute();
         await statements.clearSales(tx).execute();
       }),
@@ -135,23 +148,23 @@ export class MysqlStock implements StockStore {
   }
 
   async sales(): Promise<Record<string, number>> {
-    const rows = await this.mysql(() => statements.salesByRequest(this.db.manager).getRawMany<{ requestId: string; n: unknown }>());
+    const rows = await this.mysql((m) => statements.salesByRequest(m).getRawMany<{ requestId: string; n: unknown }>());
     return Object.fromEntries(rows.map((r) => [r.requestId, Number(r.n)]));
   }
 
   /** The count and its version, for the optimistic strategy. */
   readVersioned(): Promise<CountRow | undefined> {
-    return this.mysql(() => readRow(statements.selectVersioned(this.db.manager)));
+    return this.mysql((m) => readRow(statements.selectVersioned(m)));
   }
 
   /** One statement that checks and decrements; true when it took a unit. */
   decrementIfAvailable(sale?: SaleId): Promise<boolean> {
-    return this.mysqlWrite(() => this.withSale(sale, (m) => changed(statements.decrement(m))));
+    return this.mysqlWrite((m) => withSale(m, sale, (tx) => changed(statements.decrement(tx))));
   }
 
   /** Writes `count` only if nobody changed the row since `version` was read; true when it did. */
   compareAndSet(version: number, count: number, sale?: SaleId): Promise<boolean> {
-    return this.mysqlWrite(() => this.withSale(sale, (m) => changed(statements.compareAndSet(m, version, count))));
+    return this.mysqlWrite((m) => withSale(m, sale, (tx) => changed(statements.compareAndSet(tx, version, count))));
   }
 
   /**
@@ -163,42 +176,48 @@ export class MysqlStock implements StockStore {
   withRowLocked<T>(waitMs: number, work: (count: number) => Promise<{ count?: number; result: T }>, sale?: SaleId): Promise<T> {
     const waitSeconds = Math.max(1, Math.ceil(waitMs / 1000));
     // The COMMIT is the write: a connection lost after it was sent is an unknown outcome.
-    return this.mysqlWrite(() =>
-      this.db.transaction(async (tx) => {
-        // No QueryBuilder form exists for a session variable; it stays a plain statement.
-        await tx.query(SET_LOCK_WAIT, [waitSeconds]);
-        const row = await readRow(statements.selectForUpdate(tx));
-        const { count, result } = await work(row?.count ?? 0);
-        if (count !== undefined) {
-          await statements.write(tx, count).execute();
-          if (sale) await statements.recordSale(tx, sale).execute();
-        }
-        return result;
-      }),
-    );
-  }
-
-  /**
-   * Runs a change of the row; with a sale to record, in one transaction with its record, which is
-   * written only when the change matched. Without one, the single statement autocommits as before.
-   */
-  private withSale(sale: SaleId, change: (m: EntityManager) => Promise<boolean>): Promise<boolean> {
-    if (!sale) return change(this.db.manager);
-    return this.db.transaction(async (tx) => {
-      const done = await change(tx);
-      if (done) await statements.recordSale(tx, sale).execute();
-      return done;
+    return this.mysqlWrite(async (m) => {
+      // No QueryBuilder form exists for a session variable; it stays a plain statement, and is put
+      // back after, so the pooled connection does not carry this request's bound to the next user.
+      await m.query(SET_LOCK_WAIT, [waitSeconds]);
+      try {
+        return await m.transaction(async (tx) => {
+          const row = await readRow(statements.selectForUpdate(tx));
+          const { count, result } = await work(row?.count ?? 0);
+          if (count !== undefined) {
+            await statements.write(tx, count).execute();
+            if (sale) await statements.recordSale(tx, sale).execute();
+          }
+          return result;
+        });
+      } finally {
+        await m.query(RESTORE_LOCK_WAIT);
+      }
     });
   }
 
-  private mysql<T>(call: () => Promise<T>): Promise<T> {
-    return callDependency('mysql', call);
+  /** Statements on one pooled connection, waited for at most `waitMs` (PoolBusyError past it). */
+  private mysql<T>(work: (m: EntityManager) => Promise<T>, waitMs = this.acquireMs): Promise<T> {
+    return callDependency('mysql', () => onConnection(this.db, waitMs, work));
   }
 
-  /** A call that may change the count: an answer lost after sending is OutcomeUnknownError. */
-  private mysqlWrite<T>(call: () => Promise<T>): Promise<T> {
-    return callDependencyWrite('mysql', call);
+  /** The same for a change of the count: an answer lost after sending is OutcomeUnknownError. */
+  private mysqlWrite<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return callDependencyWrite('mysql', () => onConnection(this.db, this.acquireMs, work));
   }
+}
+
+/**
+ * Runs a change of the row; with a sale to record, in one transaction with its record, which is
+ * written only when the change matched. Without one, the single statement autocommits as before.
+ */
+function withSale(m: EntityManager, sale: SaleId, change: (tx: EntityManager) => Promise<boolean>): Promise<boolean> {
+  if (!sale) return change(m);
+  return m.transaction(async (tx) => {
+    const done = await change(tx);
+    if (done) await statements.recordSale(tx, sale).execute();
+    return done;
+  });
 }
 
 /** The selected columns of the row as numbers (BIGINT arrives as a string), or undefined without a row. */

@@ -1,5 +1,6 @@
 import type { DataSource, DeleteQueryBuilder, EntityManager, UpdateQueryBuilder } from 'typeorm';
 import { LockRow } from '../../db/entities/lock-row.js';
+import { onConnection } from '../../db/connections.js';
 import { callDependency } from '../../dependency.js';
 import { LockLostError, LockNotHeldError } from '../errors.js';
 import { HoldCounter, type HoldKey } from '../holds.js';
@@ -10,6 +11,9 @@ import { pollUntilAcquired } from '../poll.js';
 interface Grant {
   id: bigint;
 }
+
+/** The longest wait for a pooled connection, as for the stock's statements. */
+const ACQUIRE_MS = 5_000;
 
 const notAcquired = new Set(['ER_DUP_ENTRY', 'ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
 
@@ -107,13 +111,13 @@ export class MysqlTableLock implements Lock {
 
   /** Deletes every lock row (POST /stock/reset). */
   async clear(): Promise<void> {
-    await this.write(statements.clear(this.db.manager));
+    await this.write((m) => statements.clear(m));
   }
 
   private async reenter(key: HoldKey, opts: AcquireOptions, grant: Grant): Promise<Lease> {
     const { resource, owner } = key;
     const granted = Date.now();
-    const extended = await this.write(statements.reenter(this.db.manager, resource, owner, opts.ttlMs));
+    const extended = await this.write((m) => statements.reenter(m, resource, owner, opts.ttlMs));
     if (!extended) throw new LockLostError(resource, 'the lease expired before the nested acquire');
     return this.lease(key, granted + opts.ttlMs, grant);
   }
@@ -124,11 +128,10 @@ export class MysqlTableLock implements Lock {
    */
   private async unlock(key: HoldKey, grant: Grant): Promise<boolean> {
     this.holds.leave(key, grant);
-    const m = this.db.manager;
-    if (await this.write(statements.countDown(m, key.resource, key.owner))) {
+    if (await this.write((m) => statements.countDown(m, key.resource, key.owner))) {
       return true;
     }
-    return this.write(statements.deleteOwn(m, key.resource, key.owner));
+    return this.write((m) => statements.deleteOwn(m, key.resource, key.owner));
   }
 
   /**
@@ -154,7 +157,7 @@ export class MysqlTableLock implements Lock {
   /** The grant (its row's id) when the INSERT took the name; undefined when it is taken. */
   private async tryInsert(resource: string, owner: string, ttlMs: number): Promise<Grant | undefined> {
     try {
-      const inserted = await callDependency('mysql', () => statements.insert(this.db.manager, resource, owner, ttlMs).execute());
+      const inserted = await this.run((m) => statements.insert(m, resource, owner, ttlMs).execute());
       return { id: BigInt((inserted.raw as { insertId: number | string }).insertId) };
     } catch (err) {
       // Taken. InnoDB may also pick a contended INSERT as a deadlock victim while the holder deletes
@@ -165,18 +168,23 @@ export class MysqlTableLock implements Lock {
   }
 
   private peek(resource: string): Promise<'free' | 'held' | 'expired'> {
-    return callDependency('mysql', async () => {
-      const row = await statements.peek(this.db.manager, resource).getRawOne<{ expired: unknown }>();
+    return this.run(async (m) => {
+      const row = await statements.peek(m, resource).getRawOne<{ expired: unknown }>();
       return !row ? 'free' : Number(row.expired) ? 'expired' : 'held';
     });
   }
 
   private async reclaimExpired(resource: string): Promise<boolean> {
-    return this.write(statements.reclaimExpired(this.db.manager, resource));
+    return this.write((m) => statements.reclaimExpired(m, resource));
   }
 
   /** Runs a write; true when it changed a row. */
-  private write(qb: UpdateQueryBuilder<LockRow> | DeleteQueryBuilder<LockRow>): Promise<boolean> {
-    return callDependency('mysql', async () => ((await qb.execute()).affected ?? 0) > 0);
+  private write(qb: (m: EntityManager) => UpdateQueryBuilder<LockRow> | DeleteQueryBuilder<LockRow>): Promise<boolean> {
+    return this.run(async (m) => ((await qb(m).execute()).affected ?? 0) > 0);
+  }
+
+  /** Statements on one pooled connection, its wait bounded (db/connections.ts). */
+  private run<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return callDependency('mysql', () => onConnection(this.db, ACQUIRE_MS, work));
   }
 }
