@@ -140,3 +140,44 @@ describe('an instance stopped (SIGTERM) under load', () => {
     }
   });
 });
+
+describe('an instance stopped (SIGTERM) under load through nginx', () => {
+  it('is taken out of rotation first: no 502 (outcome unknown) for anyone, exact, no lock left, and it comes back', async () => {
+    const { info, servers } = own.current;
+    for (const s of servers.instances) if (s.pid === undefined) await s.start();
+    const victim = servers.instances[0]!;
+    await resetStock(info.nginx, 300);
+    const redis = new Redis(info.redis);
+    const answers: { status: number; error?: string }[] = [];
+    let stopping = false;
+    const client = async () => {
+      while (!stopping) {
+        const res = await fetch(checkUrl(info.nginx, 'redis-owned', 'mysql', { workMs: 50, ttlMs: 10_000, waitMs: 20_000 }));
+        answers.push({ status: res.status, error: ((await res.json().catch(() => ({}))) as { error?: string }).error });
+      }
+    };
+    const load = Array.from({ length: 12 }, client);
+    try {
+      await sleep(1_000);
+      await victim.stop();
+      await sleep(500); // the other two keep selling
+      stopping = true;
+      await Promise.all(load);
+      const sold = answers.filter((a) => a.status === 200).length;
+      console.log(`[drain via nginx] answers ${JSON.stringify(tally(answers))}`);
+      expect(answers.filter((a) => a.status === 502 || a.status === 504)).toEqual([]);
+      expectDocumented(answers);
+      expect(300 - (await unitsLeft(info, 'mysql'))).toBe(sold);
+      expect(await redis.exists(stockLockKey('string'))).toBe(0);
+      // Back in rotation once healthy: nginx reaches it again.
+      await victim.start();
+      const seen = new Set<string>();
+      for (let i = 0; i < 6; i++) seen.add(((await (await fetch(`${info.nginx}/health`)).json()) as { instance: string }).instance);
+      expect(seen).toContain(`app-${victim.port}`);
+    } finally {
+      stopping = true;
+      redis.disconnect();
+      if (victim.pid === undefined) await victim.start();
+    }
+  });
+});

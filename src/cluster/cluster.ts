@@ -7,7 +7,7 @@ import { runMigrations } from '../db/migrate.js';
 import { REPO_ROOT } from '../paths.js';
 import { instanceSpec } from './instance.js';
 import { mariadbSpec } from './mariadb.js';
-import { nginxSpec } from './nginx.js';
+import { NginxRotation, nginxSpec } from './nginx.js';
 import { ensureBinaries } from './packages.js';
 import { freePorts, isPortFree } from './ports.js';
 import { redisSpec } from './redis.js';
@@ -85,10 +85,13 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
   const redis = make(redisSpec('redis', p.redis, dir, bin, config.redisPassword));
   const redlock = p.redlock.map((port, i) => make(redisSpec(`redlock-${i}`, port, dir, bin, config.redisPassword)));
   const zookeeper = make(zookeeperSpec(p.zookeeper, dir, bin));
-  const instances = p.instances.map((port) => make(instanceSpec(config, port, dir, opts.instanceEnv)));
-  const nginx = make(nginxSpec(p.nginx, p.instances, dir, bin));
+  const rotation = new NginxRotation(p.nginx, p.instances, dir);
+  const nginx = make(nginxSpec(p.nginx, p.instances, dir, bin, rotation));
+  rotation.server = nginx;
+  const apps = p.instances.map((port) => make(instanceSpec(config, port, dir, opts.instanceEnv)));
+  const instances = apps.map((app) => inRotation(app, rotation));
   const servers = { mysql, redis, redlock, zookeeper, nginx, instances };
-  const all = [mysql, redis, ...redlock, zookeeper, ...instances, nginx];
+  const all = [mysql, redis, ...redlock, zookeeper, ...apps, nginx];
   const stopOrder = inStopOrder(all);
 
   // Fail before starting anything if a port is taken (often: a cluster left running elsewhere).
@@ -116,6 +119,33 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
   }
   log(`cluster ready in ${Date.now() - t0} ms`);
   return { info: clusterInfo(config), servers, stop: () => stopAll(stopOrder) };
+}
+
+/**
+ * An app instance as the cluster hands it out: a graceful stop takes it out of nginx's rotation
+ * first (its drain then meets no new requests), a start puts it back once healthy; a kill is a crash.
+ */
+function inRotation(app: ManagedServer, rotation: NginxRotation): ServerHandle {
+  return {
+    get name() {
+      return app.name;
+    },
+    get port() {
+      return app.port;
+    },
+    get pid() {
+      return app.pid;
+    },
+    async stop() {
+      await rotation.set(app.port, false);
+      await app.stop();
+    },
+    kill: () => app.kill(),
+    async start() {
+      await app.start();
+      await rotation.set(app.port, true);
+    },
+  };
 }
 
 /** Like Promise.all, but waits for every promise before rejecting, so cleanup sees a settled world. */
