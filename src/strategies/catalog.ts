@@ -1,5 +1,6 @@
 // The only place that knows which strategies exist. The route asks the catalog, never a family.
 import { baselineFamily } from './baseline.js';
+import { libraryFamily } from './library.js';
 import { mysqlLockFamily } from './mysql-lock.js';
 import { redisFamily } from './redis.js';
 import { redlockFamily } from './redlock.js';
@@ -7,8 +8,8 @@ import { sqlFamily } from './sql.js';
 import { zookeeperFamily } from './zookeeper.js';
 import type { FamilyFactory, SharedDeps, Strategy, StrategyFamily } from './strategy.js';
 
-/** In the order the course introduces them; the bench and /strategies keep this order. */
-const familyFactories: FamilyFactory[] = [baselineFamily, sqlFamily, redisFamily, redlockFamily, zookeeperFamily, mysqlLockFamily];
+/** In the order the course introduces them, then the libraries; the bench and /strategies keep this order. */
+const familyFactories: FamilyFactory[] = [baselineFamily, sqlFamily, redisFamily, redlockFamily, zookeeperFamily, mysqlLockFamily, libraryFamily];
 
 export class Catalog {
   private readonly byName: Map<string, Strategy>;

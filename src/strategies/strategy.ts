@@ -9,7 +9,7 @@ import type { RedisStock } from '../stock/redis-stock.js';
 import type { StoreKind } from '../stock/store.js';
 
 export type Outcome = 'exact' | 'oversells';
-export type FamilyName = 'baseline' | 'sql' | 'redis' | 'redlock' | 'zookeeper' | 'mysql-lock';
+export type FamilyName = 'baseline' | 'sql' | 'redis' | 'redlock' | 'zookeeper' | 'mysql-lock' | 'library';
 
 /** What a distributed lock strategy does under each fault of `npm run faults` (faults/), as measured there. */
 export interface FaultOutcomes {

@@ -18,11 +18,11 @@ export const fenceCounterKey = (resource: string): string => `fence:${resource}`
 export const releaseChannel = (resource: string): string => `lock-released:${resource}`;
 
 /** Deletes every lock key on `redis` (leftovers of crashed or expired holders), for a fresh run. */
-export async function deleteLockKeys(redis: Redis): Promise<void> {
+export async function deleteLockKeys(redis: Redis, pattern = `${LOCK_KEY_PREFIX}*`): Promise<void> {
   await redisCall(async () => {
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${LOCK_KEY_PREFIX}*`, 'COUNT', 500);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
       if (keys.length > 0) await redis.del(...keys);
       cursor = next;
     } while (cursor !== '0');

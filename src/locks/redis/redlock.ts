@@ -148,7 +148,7 @@ export class RedlockLock implements Lock {
 }
 
 /** Tells "servers unreachable" from "the lock was not ours to take or give back". */
-async function explainFailure(err: unknown, whenLocked: () => Error): Promise<Error> {
+export async function explainFailure(err: unknown, whenLocked: () => Error): Promise<Error> {
   if (!(err instanceof ExecutionError)) return err instanceof Error ? err : new Error(String(err));
   const last = await err.attempts.at(-1);
   if (!last) return whenLocked();

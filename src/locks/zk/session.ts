@@ -1,5 +1,6 @@
 // One ZooKeeper session per instance, shared by every ZooKeeper lock recipe. It owns the client,
 // turns callbacks into bounded promises and tells holders when what they created may be gone.
+import { setMaxListeners } from 'node:events';
 import { CreateMode, Exception, State, createClient, type Client, type Event, type Stat } from 'node-zookeeper-client';
 import { DependencyDownError } from '../../dependency.js';
 import type { Logger } from '../../logger.js';
@@ -37,7 +38,7 @@ export class ZkSession {
    * (the session may expire before it comes back) or the session expired. A fresh one starts on
    * reconnect; leases keep the one they were granted under.
    */
-  private generation = new AbortController();
+  private generation = newGeneration();
   private closed = false;
   /** When the current client last stopped being connected (or was created); undefined while connected. */
   private downSince: number | undefined;
@@ -238,7 +239,7 @@ export class ZkSession {
         this.opts.logger.error({ err }, 'zookeeper: cannot create the lock root');
         return;
       }
-      this.generation = new AbortController();
+      this.generation = newGeneration();
       this.downSince = undefined;
       this.opts.logger.info({ sessionId: client.getSessionId().toString('hex') }, 'zookeeper connected');
     });
@@ -264,4 +265,14 @@ export class ZkSession {
  */
 export function czxidOf(stat: Stat): bigint {
   return stat.czxid.readBigUInt64BE(0);
+}
+
+/**
+ * A session generation's controller. Every waiter and holder of the instance listens on its signal
+ * (a hundred at once under a bench), so the default warning at 11 listeners is lifted.
+ */
+function newGeneration(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

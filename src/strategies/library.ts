@@ -1,0 +1,53 @@
+// The libraries a Node user would pick instead of writing a lock: the same read-then-write under
+// each, with the request's ttl, wait and retry, so no row is a straw man (README: the strategies).
+import { LIBRARY_KEY_PATTERN, LibMutexLock, LibRedlockMutexLock } from '../locks/library/redis-semaphore.js';
+import { LibRedlockUsingLock } from '../locks/library/redlock-using.js';
+import type { Lock } from '../locks/lock.js';
+import { deleteLockKeys, redlockKey } from '../locks/redis/keys.js';
+import { Redlock } from '../locks/redis/redlock-package.js';
+import { connectRedis, waitReady } from '../redis/connect.js';
+import { guarded } from './guarded.js';
+import type { FamilyFactory, SharedDeps, Strategy } from './strategy.js';
+
+function libraryStrategy(deps: SharedDeps, name: string, description: string, note: string, lock: Lock): Strategy {
+  return {
+    name,
+    family: 'library',
+    description,
+    // Measured by the tests (test/library.test.ts): each renews its lease while held, and the lease
+    // check before the write refuses what outlived it.
+    expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note },
+    stores: ['mysql', 'redis'],
+    sql: deps.stock.mysql.sql.readThenWrite,
+    ...guarded(lock, deps),
+  };
+}
+
+export const libraryFamily: FamilyFactory = async (deps) => {
+  const { config } = deps;
+  // Connections of their own, so the libraries' traffic never queues behind stocklab's locks.
+  const masters = config.redlock.urls.map((url, i) =>
+    connectRedis(url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: `${config.instanceId}:lib-redlock-${i}` }),
+  );
+  await Promise.all(masters.map((c) => waitReady(c, 2_000)));
+  const redlock = new Redlock(masters, { driftFactor: 0.01 });
+  redlock.on('error', () => undefined);
+  return {
+    strategies: [
+      libraryStrategy(deps, 'lib-redis-semaphore', "redis-semaphore's Mutex on the main Redis: SET NX PX, polled every retryMs, refreshed at 0.8 × ttl.",
+        'the most used Node lock library; no fencing token', new LibMutexLock(deps.redis)),
+      libraryStrategy(deps, 'lib-redlock-mutex', `redis-semaphore's RedlockMutex over the ${masters.length} RedLock masters, polled every retryMs.`,
+        'RedLock as redis-semaphore implements it', new LibRedlockMutexLock(masters)),
+      libraryStrategy(deps, 'lib-redlock', "The redlock package's own using(): its retry loop (retryMs plus jitter) and its automatic extension.",
+        "compare with redlock, the same package under stocklab's retry loop: its own retries keep a failed attempt's partial votes, and under heavy contention almost every request times out; needs ttlMs ≥ 200",
+        new LibRedlockUsingLock(redlock)),
+    ],
+    clearLocks: async () => {
+      await Promise.allSettled([deps.redis, ...masters].map((c) => deleteLockKeys(c, LIBRARY_KEY_PATTERN)));
+      await Promise.allSettled(masters.map((c) => deleteLockKeys(c, redlockKey('lib:*'))));
+    },
+    async close() {
+      for (const c of masters) c.disconnect();
+    },
+  };
+};
