@@ -1,18 +1,7 @@
 // Whether an instance has stopped itself (the service's pause=... hooks SIGSTOP the process), read
 // from /proc, and the signals that end the pause. Only pids of servers this lab started come here.
-import fs from 'node:fs';
+import { processState } from '../src/cluster/processes.js';
 import { pollUntil } from '../src/time.js';
-
-/** The one-letter state of /proc/<pid>/stat ('R', 'S', 'T' = stopped, 'Z', …); undefined if gone. */
-function processState(pid: number): string | undefined {
-  try {
-    const raw = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // comm may hold spaces and parentheses: the state is the first field after the last ')'
-    return raw.slice(raw.lastIndexOf(')') + 2).split(' ')[0];
-  } catch {
-    return undefined;
-  }
-}
 
 export const isStopped = (pid: number): boolean => processState(pid) === 'T';
 

@@ -1,12 +1,32 @@
 // A dependency that goes away must produce a fast, named 503 — never a hung request, never a
 // half-applied change — and the instance must recover by itself when it returns.
 import { describe, expect, it } from 'vitest';
-import { createConnection } from 'mysql2/promise';
+import { createConnection, type ConnectionOptions } from 'mysql2/promise';
 import { resetStock } from '../bench/race.js';
 import { unitsLeft } from '../bench/stores.js';
-import { pollUntil, sleep } from '../src/time.js';
+import { pollUntil } from '../src/time.js';
 import { withOwnCluster } from './support/cluster.js';
 import { getJson } from './lock-helpers.js';
+
+/** The stock row locked from outside the service (SELECT … FOR UPDATE in an open transaction). */
+async function holdRowLock(login: ConnectionOptions): Promise<{ lockWaits(): Promise<number>; release(): Promise<void> }> {
+  const conn = await createConnection(login);
+  await conn.query('BEGIN');
+  await conn.query("SELECT `count` FROM db_stock WHERE product_code = '1001' AND stock_code = '001' FOR UPDATE");
+  return {
+    /** Other connections of the lab's user running a FOR UPDATE right now: waiting on this lock (the user sees its own threads without PROCESS). */
+    async lockWaits() {
+      const [rows] = await conn.query(
+        "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE '%FOR UPDATE%'",
+      );
+      return Number((rows as { n: unknown }[])[0]?.n ?? 0);
+    },
+    async release() {
+      await conn.query('ROLLBACK');
+      await conn.end();
+    },
+  };
+}
 
 // A short Redis command timeout, so the reply delayed below outlives it quickly.
 const REDIS_COMMAND_TIMEOUT_MS = 1_000;
@@ -25,17 +45,14 @@ describe('a row lock held elsewhere', () => {
     const { info } = own.current;
     const base = info.instances[0]!;
     await resetStock(base, 10);
-    const holder = await createConnection(info.mysql);
+    const holder = await holdRowLock(info.mysql);
     try {
-      await holder.query('BEGIN');
-      await holder.query("SELECT `count` FROM db_stock WHERE product_code = '1001' AND stock_code = '001' FOR UPDATE");
       const r = await getJson(`${base}/check/lock?strategy=sql-for-update&waitMs=1000`);
       expect(r.status).toBe(503);
       expect(r.body).toMatchObject({ ok: false, error: 'lock_timeout' });
       expect(r.ms).toBeLessThan(5_000);
     } finally {
-      await holder.query('ROLLBACK');
-      await holder.end();
+      await holder.release();
     }
     expect(await unitsLeft(info, 'mysql')).toBe(10);
     expect((await getJson(`${base}/check/lock?strategy=sql-for-update`)).status).toBe(200);
@@ -126,15 +143,14 @@ describe('a pool-exhaustion attack (every pooled connection waiting on a row loc
     const { info } = own.current;
     const base = info.instances[0]!;
     await resetStock(base, 100);
-    const holder = await createConnection(info.mysql);
+    const holder = await holdRowLock(info.mysql);
     const POOL = 20; // MYSQL_POOL_SIZE's default
     let attack: Promise<unknown> = Promise.resolve();
     try {
-      await holder.query('BEGIN');
-      await holder.query("SELECT `count` FROM db_stock WHERE product_code = '1001' AND stock_code = '001' FOR UPDATE");
       // Each waits on the row lock (up to waitMs, in whole seconds) while holding a pooled connection.
       attack = Promise.all(Array.from({ length: POOL + 2 }, () => getJson(`${base}/check/lock?strategy=sql-for-update&waitMs=8000`)));
-      await sleep(1_000); // they have taken the pool: sequencing by time here is only about load, not about safety
+      // The pool is full once every pooled connection waits on the row lock.
+      expect(await pollUntil(async () => (await holder.lockWaits()) >= POOL, 5_000)).toBe(true);
       const health = await getJson(`${base}/health`);
       console.log(`[pool] /health under attack: ${health.status} in ${health.ms} ms`);
       expect(health.ms).toBeLessThan(1_000);
@@ -144,8 +160,7 @@ describe('a pool-exhaustion attack (every pooled connection waiting on a row loc
       expect(starved.body).toMatchObject({ error: 'busy' });
       expect(starved.ms).toBeLessThan(7_000);
     } finally {
-      await holder.query('ROLLBACK');
-      await holder.end();
+      await holder.release();
       await attack;
     }
     // Nothing half-applied: the attackers sold at most what left the store.

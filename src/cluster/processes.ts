@@ -114,6 +114,11 @@ interface Stat {
   startTime: string;
 }
 
+/** The one-letter state of /proc/<pid>/stat ('R', 'S', 'T' = stopped, 'Z', …); undefined if gone. */
+export function processState(pid: number): string | undefined {
+  return readStat(pid)?.state;
+}
+
 function readStat(pid: number): Stat | undefined {
   try {
     const raw = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -69,9 +69,13 @@ export function leaseOf(resource: string, lost: AbortSignal, release: () => Prom
  */
 export function expiringAt(expiresAt: number, why: string): { lost: AbortSignal; cancel: () => void } {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(why), Math.max(0, expiresAt - Date.now()));
+  // Already past (a grant slower than its lease): lost from the start, not a tick later.
+  if (expiresAt <= Date.now()) {
+    controller.abort(why);
+    return { lost: controller.signal, cancel: () => undefined };
+  }
+  const timer = setTimeout(() => controller.abort(why), expiresAt - Date.now());
   timer.unref();
-  if (expiresAt <= Date.now()) controller.abort(why);
   return { lost: controller.signal, cancel: () => clearTimeout(timer) };
 }
 

@@ -14,7 +14,8 @@ const WHERE_ROW = 'productCode = :productCode AND stockCode = :stockCode';
 interface CountRow { count: number; version: number }
 
 /** Each token source's fence: its property on StockRow and its column (for the raw conditions). */
-const FENCE_COLUMNS: Record<FenceSource, { property: 'fenceRedis' | 'fenceZookeeper' | 'fenceLockTable'; column: string }> = {
+type FenceProperty = 'fenceRedis' | 'fenceZookeeper' | 'fenceLockTable';
+const FENCE_COLUMNS: Record<FenceSource, { property: FenceProperty; column: string }> = {
   redis: { property: 'fenceRedis', column: 'fence_redis' },
   zookeeper: { property: 'fenceZookeeper', column: 'fence_zookeeper' },
   'lock-table': { property: 'fenceLockTable', column: 'fence_lock_table' },
@@ -56,7 +57,7 @@ const statements = {
   clearSales: (m: EntityManager) => m.createQueryBuilder().delete().from(SaleRow),
 };
 
-type RowChange = Partial<Record<'fenceRedis' | 'fenceZookeeper' | 'fenceLockTable', string>> & { count?: number | (() => string); version?: number };
+type RowChange = Partial<Record<FenceProperty, string>> & { count?: number | (() => string) };
 
 function updateRow(m: EntityManager, set: RowChange): UpdateQueryBuilder<StockRow> {
   return m.createQueryBuilder().update(StockRow).set(set).where(WHERE_ROW, ROW);
