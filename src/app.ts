@@ -1,12 +1,13 @@
 // The Express app: routes and error mapping only. Strategies come from the catalog.
 import express, { type Express } from 'express';
+import type { Demos } from './demos/demo.js';
 import { newOwnerToken } from './locks/owner.js';
 import { requireJsonBody } from './http/client-errors.js';
 import { errorHandler } from './http/errors.js';
 import { faultHooks } from './http/fault-hooks.js';
 import type { InFlight } from './http/in-flight.js';
 import { AnswerCounts, PROMETHEUS_CONTENT_TYPE } from './http/metrics.js';
-import { postRoute, readRoute, sellingGetRoute } from './http/methods.js';
+import { postRoute, readRoute, changingGetRoute } from './http/methods.js';
 import { parseCheckParams, parseRequestId, parseResetBody } from './http/params.js';
 import { PRODUCT_CODE, STOCK_CODE } from './stock/product.js';
 import type { Catalog } from './strategies/catalog.js';
@@ -18,7 +19,7 @@ const HEALTH_WAIT_MS = 500;
 /** POST /stock/reset's body is `{"count": N}`: a few bytes. */
 const RESET_BODY_LIMIT = '1kb';
 
-export function createApp(deps: SharedDeps, catalog: Catalog, inFlight: InFlight): Express {
+export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFlight: InFlight): Express {
   const { config, stock, logger } = deps;
   const instance = config.instanceId;
   const app = express();
@@ -32,7 +33,7 @@ export function createApp(deps: SharedDeps, catalog: Catalog, inFlight: InFlight
   });
 
   // The course's GET, kept for the lab (a real shop would take a POST: see the README). HEAD is refused.
-  sellingGetRoute(app, '/check/lock', async (req, res) => {
+  changingGetRoute(app, '/check/lock', async (req, res) => {
     const { strategy, request, pause } = parseCheckParams(req.query, catalog, config.defaultStrategy, config.limits, config.faultInjection);
     res.locals.strategy = strategy.name; // the error handler counts refusals per strategy
     const requestId = parseRequestId(req.headers['x-request-id']);
@@ -60,8 +61,15 @@ export function createApp(deps: SharedDeps, catalog: Catalog, inFlight: InFlight
     // Read both stores first so a store that is down fails the reset before anything changes.
     await Promise.all([stock.mysql.read(), stock.redis.read()]);
     await Promise.all([stock.mysql.reset(count), stock.redis.reset(count)]);
-    const locksNotCleared = await catalog.clearLocks();
-    res.json({ ok: true, mysql: count, redis: count, instance, ...(locksNotCleared.length > 0 && { locksNotCleared }) });
+    const [locksNotCleared, demosNotCleared] = await Promise.all([catalog.clearLocks(), demos.reset()]);
+    res.json({
+      ok: true,
+      mysql: count,
+      redis: count,
+      instance,
+      ...(locksNotCleared.length > 0 && { locksNotCleared }),
+      ...(demosNotCleared.length > 0 && { demosNotCleared }),
+    });
   });
 
   // Request id → how many times its deduction committed, both stores together (X-Request-Id).
@@ -109,6 +117,9 @@ export function createApp(deps: SharedDeps, catalog: Catalog, inFlight: InFlight
   readRoute(app, '/metrics', (_req, res) => {
     res.type(PROMETHEUS_CONTENT_TYPE).send(counts.text());
   });
+
+  // The course's other primitives: GET /test/... (src/demos).
+  demos.routes(app);
 
   app.use((req, res) => {
     res.status(404).json({ ok: false, error: 'not_found', message: `no route ${req.method} ${req.path}` });

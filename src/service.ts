@@ -2,6 +2,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { Demos } from './demos/demo.js';
+import { demoFactories } from './demos/groups.js';
 import { InFlight } from './http/in-flight.js';
 import type { ServiceConfig } from './config.js';
 import { createDataSource } from './db/data-source.js';
@@ -50,8 +52,12 @@ export async function openService(config: ServiceConfig): Promise<RunningService
   // The MySQL row is seeded by its migration; the Redis copy starts where the course does too.
   if (redisReady) await deps.stock.redis.seed(INITIAL_COUNT);
   const catalog = await Catalog.open(deps);
+  const demos = await Demos.open(deps, demoFactories).catch(async (err: unknown) => {
+    await catalog.close();
+    throw err;
+  });
   const inFlight = new InFlight(config.maxInFlight);
-  const app = createApp(deps, catalog, inFlight);
+  const app = createApp(deps, catalog, demos, inFlight);
 
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
@@ -74,7 +80,7 @@ export async function openService(config: ServiceConfig): Promise<RunningService
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), ABORT_GRACE_MS).unref();
       });
-      await catalog.close();
+      await Promise.all([catalog.close(), demos.close()]);
       redis.disconnect();
       await db.destroy();
     },

@@ -13,8 +13,11 @@ export function readRoute(app: Express, path: string, handler: RequestHandler): 
   app.route(path).get(handler).all(refuse(path, ['GET', 'HEAD']));
 }
 
-/** A GET that changes state (the deduction): HEAD is a 405 too, so a link checker or a probe sells nothing. */
-export function sellingGetRoute(app: Express, path: string, handler: RequestHandler): void {
+/**
+ * A GET that changes state (the deduction, the course's /test/* clicks): HEAD is a 405 too, so a
+ * link checker or a probe changes nothing.
+ */
+export function changingGetRoute(app: Express, path: string, handler: RequestHandler): void {
   const notThis = refuse(path, ['GET']);
   app.route(path).head(notThis).get(handler).all(notThis);
 }

@@ -16,9 +16,9 @@ export class BadRequestError extends Error {
   }
 }
 
-type Query = Record<string, unknown>;
+export type Query = Record<string, unknown>;
 
-function intParam(query: Query, name: string, min: number, max: number, fallback: number): number {
+export function intParam(query: Query, name: string, min: number, max: number, fallback: number): number {
   const raw = query[name];
   if (raw === undefined) return fallback;
   const parsed = z
@@ -31,7 +31,7 @@ function intParam(query: Query, name: string, min: number, max: number, fallback
   return parsed.data;
 }
 
-function oneString(query: Query, name: string): string | undefined {
+export function oneString(query: Query, name: string): string | undefined {
   const raw = query[name];
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || raw === '') throw new BadRequestError(name, `${name} must be given once, as text`);
@@ -49,7 +49,7 @@ export interface CheckParams {
   pause?: PausePoint;
 }
 
-function flag(query: Query, name: string): boolean {
+export function flag(query: Query, name: string): boolean {
   const raw = oneString(query, name);
   if (raw === undefined || raw === '0') return false;
   if (raw === '1') return true;
@@ -65,17 +65,17 @@ export const CHECK_PARAMS = ['strategy', 'store', 'workMs', 'ttlMs', 'waitMs', '
  */
 export const RETRY_MS_MIN = 5;
 
-function rejectUnknownParams(query: Query): void {
-  const known: readonly string[] = CHECK_PARAMS;
+/** Refuses any parameter not in `known`, naming it (and what it may have meant). */
+export function rejectUnknownParams(query: Query, known: readonly string[]): void {
   for (const name of Object.keys(query)) {
     if (known.includes(name)) continue;
     const meant = known.find((k) => k.toLowerCase() === name.toLowerCase());
-    throw new BadRequestError(name, `unknown parameter "${name}"${meant ? ` (did you mean ${meant}?)` : ''}`, CHECK_PARAMS);
+    throw new BadRequestError(name, `unknown parameter "${name}"${meant ? ` (did you mean ${meant}?)` : ''}`, known);
   }
 }
 
 export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy: string, limits: RequestLimits, faultInjection = false): CheckParams {
-  rejectUnknownParams(query);
+  rejectUnknownParams(query, CHECK_PARAMS);
   const name = oneString(query, 'strategy') ?? defaultStrategy;
   const strategy = catalog.get(name);
   if (!strategy) throw new BadRequestError('strategy', `unknown strategy "${name}"`, catalog.names);
