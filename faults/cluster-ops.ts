@@ -29,19 +29,26 @@ export function pidOf(i: Instance): number {
   return pid;
 }
 
-/** Resumes every stopped instance, then starts whatever is down (data servers first). */
+/** Every server of the cluster, data servers first. */
+function allServers(cluster: RunningCluster): ServerHandle[] {
+  const s = cluster.servers;
+  return [s.mysql, s.redis, ...(s.redisReplica ? [s.redisReplica] : []), ...s.sentinels, ...s.redlock, ...s.zookeeperEnsemble, ...s.instances, s.nginx];
+}
+
+const down = (servers: ServerHandle[]) => servers.filter((server) => server.pid === undefined);
+
+/** Resumes every stopped instance, then starts whatever is down: data servers first, an ensemble's nodes together. */
 export async function ensureReady(cluster: RunningCluster): Promise<void> {
   resumeAll(cluster);
   const s = cluster.servers;
-  for (const server of [s.mysql, s.redis, ...s.redlock, s.zookeeper, ...s.instances, s.nginx]) {
-    if (server.pid === undefined) await server.start();
-  }
+  for (const server of down([s.mysql, s.redis, ...(s.redisReplica ? [s.redisReplica] : []), ...s.sentinels, ...s.redlock])) await server.start();
+  await Promise.all(down(s.zookeeperEnsemble).map((z) => z.start()));
+  for (const server of down([...s.instances, s.nginx])) await server.start();
 }
 
 /** SIGCONT for every server that is stopped (instances, and a data server lost-reply froze), so no case leaves one frozen behind it. */
 export function resumeAll(cluster: RunningCluster): void {
-  const s = cluster.servers;
-  for (const server of [s.mysql, s.redis, ...s.redlock, s.zookeeper, ...s.instances, s.nginx]) {
+  for (const server of allServers(cluster)) {
     if (server.pid !== undefined && isStopped(server.pid)) resume(server.pid);
   }
 }

@@ -24,9 +24,9 @@ export interface LabCluster {
   stop(keepLogsIn?: string): Promise<void>;
 }
 
-export async function startLabCluster(log: (line: string) => void): Promise<LabCluster> {
+export async function startLabCluster(log: (line: string) => void, topology: 'single' | 'replicated' = 'single'): Promise<LabCluster> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-faults-'));
-  const config = await freeClusterConfig(dir, 3);
+  const config = await freeClusterConfig(dir, 3, topology);
   let cluster: RunningCluster;
   try {
     cluster = await startCluster({ config, instanceEnv: { ...LAB_INSTANCE_ENV }, log });

@@ -1,13 +1,14 @@
 // `npm run faults`: boots a private cluster (temp dir, free loopback ports, fault hooks on), runs
 // each scenario × strategy, prints the table, writes <out>/<stamp>.{md,json,html} and stops the
-// cluster. Progress goes to stderr, the table to stdout. Exit 0 only when every row is as expected.
+// cluster. Scenarios that need the replicated topology run after the others, on a cluster of their own. Progress goes to stderr, the table to stdout. Exit 0 only when every row is as expected.
 import path from 'node:path';
-import { catalogMismatches, fetchDeclared } from './catalog-check.js';
+import { catalogMismatches, fetchDeclared, type Declared } from './catalog-check.js';
 import { startLabCluster } from './lab-cluster.js';
 import { runScenarios } from './matrix.js';
 import { parseFaultArgs, USAGE, type FaultOptions } from './options.js';
 import { renderTable } from './report/markdown.js';
-import { allAsExpected, machineInfo, stampOf, type FaultReport } from './report/report.js';
+import { allAsExpected, machineInfo, stampOf, type FaultReport, type ScenarioRun } from './report/report.js';
+import type { FaultRow } from './row.js';
 import { writeFaultReport } from './report/write.js';
 import { scenarioNamed } from './scenarios/index.js';
 import type { Scenario } from './scenario.js';
@@ -22,47 +23,58 @@ async function main(): Promise<number> {
   }
   const say = (line: string) => console.error(line);
   const started = new Date();
-  say(`faults: starting a private cluster …`);
-  const lab = await startLabCluster(say);
-  let ok = false;
   const stamp = stampOf(started);
-  try {
-    const scenarios = opts.scenarios.map(scenarioNamed).filter((s): s is Scenario => s !== undefined);
-    const wanted = opts.strategies;
-    const ctx = {
-      cluster: lab.cluster,
-      sizes: opts.sizes,
-      wants: (strategy: string) => wanted === undefined || wanted.includes(strategy),
-      log: say,
-      workDir: lab.dir,
-    };
-    const declared = await fetchDeclared(lab.cluster.info.instances[0] ?? lab.cluster.info.nginx);
-    const { runs, rows } = await runScenarios(ctx, scenarios);
-    const report: FaultReport = {
-      stamp,
-      date: started.toISOString(),
-      seconds: (Date.now() - started.getTime()) / 1000,
-      machine: machineInfo(),
-      options: { scenarios: opts.scenarios, ...(wanted && { strategies: wanted }), sizes: opts.sizes },
-      scenarios: runs,
-      rows,
-      catalogDeclarations: [...declared.values()].filter((d) => d.expected.faults !== undefined).length,
-      catalogMismatches: catalogMismatches(rows, declared),
-    };
-    const files = writeFaultReport(report, opts.out);
-    console.log(renderTable(report));
-    console.log(`results: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
-    ok = allAsExpected(report);
-    const notAsExpected = rows.filter((r) => !r.asExpected).length;
-    console.log(
-      ok
-        ? `\nfaults: every case as expected (${(report.seconds / 60).toFixed(1)} min)`
-        : `\nfaults: ${notAsExpected} case(s) NOT as expected, ${report.catalogMismatches.length} catalog mismatch(es) (see the report)`,
-    );
-  } finally {
-    // a case not as expected (or a crash) keeps the servers' logs beside the report
-    await lab.stop(ok ? undefined : path.resolve(opts.out, `${stamp}-logs`));
+  const wanted = opts.strategies;
+  const chosen = opts.scenarios.map(scenarioNamed).filter((s): s is Scenario => s !== undefined);
+  const runs: ScenarioRun[] = [];
+  const rows: FaultRow[] = [];
+  let declared: Map<string, Declared> | undefined;
+  // The scenarios that need the replicated topology get a cluster of that topology, after the others.
+  for (const topology of ['single', 'replicated'] as const) {
+    const scenarios = chosen.filter((s) => (s.topology ?? 'single') === topology);
+    if (scenarios.length === 0) continue;
+    say(`faults: starting a private cluster (${topology} topology) …`);
+    const lab = await startLabCluster(say, topology);
+    let ok = false;
+    try {
+      const ctx = {
+        cluster: lab.cluster,
+        sizes: opts.sizes,
+        wants: (strategy: string) => wanted === undefined || wanted.includes(strategy),
+        log: say,
+        workDir: lab.dir,
+      };
+      declared ??= await fetchDeclared(lab.cluster.info.instances[0] ?? lab.cluster.info.nginx);
+      const done = await runScenarios(ctx, scenarios);
+      runs.push(...done.runs);
+      rows.push(...done.rows);
+      ok = done.rows.every((r) => r.asExpected) && done.runs.every((r) => r.error === undefined);
+    } finally {
+      // a case not as expected (or a crash) keeps the servers' logs beside the report
+      await lab.stop(ok ? undefined : path.resolve(opts.out, `${stamp}-${topology}-logs`));
+    }
   }
+  const report: FaultReport = {
+    stamp,
+    date: started.toISOString(),
+    seconds: (Date.now() - started.getTime()) / 1000,
+    machine: machineInfo(),
+    options: { scenarios: opts.scenarios, ...(wanted && { strategies: wanted }), sizes: opts.sizes },
+    scenarios: runs,
+    rows,
+    catalogDeclarations: [...(declared?.values() ?? [])].filter((d) => d.expected.faults !== undefined).length,
+    catalogMismatches: catalogMismatches(rows, declared ?? new Map()),
+  };
+  const files = writeFaultReport(report, opts.out);
+  console.log(renderTable(report));
+  console.log(`results: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
+  const ok = allAsExpected(report);
+  const notAsExpected = rows.filter((r) => !r.asExpected).length;
+  console.log(
+    ok
+      ? `\nfaults: every case as expected (${(report.seconds / 60).toFixed(1)} min)`
+      : `\nfaults: ${notAsExpected} case(s) NOT as expected, ${report.catalogMismatches.length} catalog mismatch(es) (see the report)`,
+  );
   return ok ? 0 : 1;
 }
 

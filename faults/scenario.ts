@@ -27,6 +27,8 @@ export interface FaultContext {
 
 export interface Scenario {
   name: string;
+  /** 'replicated': it needs the replicated topology (Sentinel, the ZooKeeper ensemble), a cluster of its own. */
+  topology?: 'replicated';
   /** One paragraph: the fault, how it is built, what is expected. The report prints it. */
   description: string;
   run(ctx: FaultContext): Promise<FaultRow[]>;

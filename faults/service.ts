@@ -2,6 +2,7 @@
 // record and leftover locks) and read GET /sales, the committed deductions by request id.
 import { z } from 'zod';
 import { httpGet } from '../src/cluster/probes.js';
+import { pollUntil } from '../src/time.js';
 
 export async function resetStock(base: string, count: number): Promise<void> {
   const res = await fetch(`${base}/stock/reset`, {
@@ -34,4 +35,13 @@ export async function readSales(base: string): Promise<Sales | undefined> {
   const parsed = salesSchema.safeParse(parseJson(reply.body));
   if (reply.status !== 200 || !parsed.success) throw new Error(`GET ${base}/sales: ${reply.status} ${reply.body.slice(0, 200)}`);
   return parsed.data.sales;
+}
+
+/** Waits until `base`'s GET /health reports every check up (its connections followed a failover, say). */
+export async function waitHealthy(base: string, timeoutMs: number): Promise<void> {
+  const ok = await pollUntil(async () => {
+    const reply = await httpGet(`${base}/health`, 1_000);
+    return reply?.status === 200 && (parseJson(reply.body) as { ok?: unknown } | undefined)?.ok === true;
+  }, timeoutMs, 50);
+  if (!ok) throw new Error(`${base}/health: not every check up after ${timeoutMs} ms`);
 }

@@ -8,6 +8,11 @@ const portList = z
   .string()
   .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean).map(Number))
   .pipe(z.array(z.number().int().min(1).max(65535)).min(1));
+const hostPortList = z
+  .string()
+  .transform((s) => s.split(',').map((h) => h.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/, 'host:port')).min(1))
+  .transform((list) => list.map((h) => ({ host: h.slice(0, h.lastIndexOf(':')), port: Number(h.slice(h.lastIndexOf(':') + 1)) })));
 const urlList = z
   .string()
   .transform((s) => s.split(',').map((u) => u.trim()).filter(Boolean))
@@ -42,6 +47,10 @@ const envSchema = z.object({
   // Optional: the native cluster's Redis servers then require it (requirepass), and the URLs it
   // writes for the instances, the bench and the tests carry it. Unset: no password, as in the course.
   REDIS_PASSWORD: z.string().optional(),
+  // Set: the main Redis is found through these Sentinels (host:port,...) under REDIS_SENTINEL_MASTER,
+  // and followed through a failover; REDIS_URL then gives only the password. Unset: REDIS_URL is used.
+  REDIS_SENTINELS: hostPortList.optional(),
+  REDIS_SENTINEL_MASTER: z.string().min(1).default('stocklab'),
 
   // ZooKeeper
   ZK_CONNECT: z.string().default('127.0.0.1:12181'),
@@ -69,6 +78,20 @@ const envSchema = z.object({
   REDIS_PORT: port.default(16379),
   REDLOCK_PORTS: portList.default([16380, 16381, 16382, 16383, 16384]),
   ZK_PORT: port.default(12181),
+  // TOPOLOGY=replicated (or `npm run cluster -- up --topology replicated`) adds a Redis replica with
+  // three Sentinels, and makes ZooKeeper a three-node ensemble (ZK_PORT is its first node).
+  TOPOLOGY: z.enum(['single', 'replicated']).default('single'),
+  REDIS_REPLICA_PORT: port.default(16385),
+  SENTINEL_PORTS: portList.pipe(z.array(z.number()).length(3)).default([16386, 16387, 16388]),
+  ZK_ENSEMBLE_PORTS: portList.pipe(z.array(z.number()).length(2)).default([12182, 12183]),
+  // Each ensemble node's quorum and election ports, node by node.
+  ZK_PEER_PORTS: portList.pipe(z.array(z.number()).length(3)).default([12888, 12889, 12890]),
+  ZK_ELECTION_PORTS: portList.pipe(z.array(z.number()).length(3)).default([13888, 13889, 13890]),
+  // The RedLock masters: fsync = every write appended and fsync'd (appendfsync always), so a master
+  // restarts with its locks; and a restart held back this long after a stop or a crash (Kleppmann's
+  // "delayed restart": longer than the longest lease, and a restarted master grants nobody twice).
+  REDLOCK_PERSISTENCE: z.enum(['none', 'fsync']).default('none'),
+  REDLOCK_RESTART_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -93,6 +116,17 @@ export interface RequestLimits {
   retryMsMax: number;
 }
 
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** The main Redis found through Sentinel: its master's name and the Sentinels to ask. */
+export interface SentinelConfig {
+  masterName: string;
+  sentinels: HostPort[];
+}
+
 export interface ServiceConfig {
   host: string;
   port: number;
@@ -105,7 +139,7 @@ export interface ServiceConfig {
   maxInFlight: number;
   drainMs: number;
   mysql: MysqlConfig;
-  redis: { url: string; commandTimeoutMs: number };
+  redis: { url: string; commandTimeoutMs: number; sentinel?: SentinelConfig };
   redlock: { urls: string[] };
   zookeeper: { connect: string; sessionTimeoutMs: number };
   limits: RequestLimits;
@@ -120,9 +154,37 @@ export interface ClusterPorts {
   zookeeper: number;
 }
 
+/** One ZooKeeper ensemble node's ports. */
+export interface ZkNodePorts {
+  client: number;
+  peer: number;
+  election: number;
+}
+
+/** What the replicated topology adds (TOPOLOGY=replicated). */
+export interface ReplicatedPorts {
+  redisReplica: number;
+  sentinels: number[];
+  /** The ensemble, node by node; the first node's client port is ClusterPorts.zookeeper. */
+  zookeeper: ZkNodePorts[];
+}
+
+export type RedlockPersistence = 'none' | 'fsync';
+
+export interface RedlockMastersConfig {
+  persistence: RedlockPersistence;
+  restartDelayMs: number;
+}
+
+/** The name Sentinel knows the main Redis by, in the native cluster and in compose. */
+export const SENTINEL_MASTER_NAME = 'stocklab';
+
 export interface ClusterConfig {
   dir: string;
   ports: ClusterPorts;
+  /** Present for TOPOLOGY=replicated. */
+  replicated?: ReplicatedPorts;
+  redlockMasters: RedlockMastersConfig;
   mysql: Pick<MysqlConfig, 'user' | 'password' | 'database'>;
   /** requirepass of every Redis server of the cluster; undefined: none. */
   redisPassword?: string;
@@ -167,7 +229,11 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       poolSize: e.MYSQL_POOL_SIZE,
       connectTimeoutMs: e.MYSQL_CONNECT_TIMEOUT_MS,
     },
-    redis: { url: e.REDIS_URL, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
+    redis: {
+      url: e.REDIS_URL,
+      commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
+      ...(e.REDIS_SENTINELS && { sentinel: { masterName: e.REDIS_SENTINEL_MASTER, sentinels: e.REDIS_SENTINELS } }),
+    },
     redlock: { urls: e.REDLOCK_URLS },
     zookeeper: { connect: e.ZK_CONNECT, sessionTimeoutMs: e.ZK_SESSION_TIMEOUT_MS },
     limits: {
@@ -194,9 +260,23 @@ export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): Cluster
       redlock: e.REDLOCK_PORTS,
       zookeeper: e.ZK_PORT,
     },
+    ...(e.TOPOLOGY === 'replicated' && {
+      replicated: {
+        redisReplica: e.REDIS_REPLICA_PORT,
+        sentinels: e.SENTINEL_PORTS,
+        zookeeper: [e.ZK_PORT, ...e.ZK_ENSEMBLE_PORTS].map((client, i) => ({ client, peer: e.ZK_PEER_PORTS[i] ?? 0, election: e.ZK_ELECTION_PORTS[i] ?? 0 })),
+      },
+    }),
+    redlockMasters: { persistence: e.REDLOCK_PERSISTENCE, restartDelayMs: e.REDLOCK_RESTART_DELAY_MS },
     mysql: { user: e.MYSQL_USER, password: e.MYSQL_PASSWORD, database: e.MYSQL_DATABASE },
     ...(e.REDIS_PASSWORD && { redisPassword: e.REDIS_PASSWORD }),
   };
+}
+
+/** ZooKeeper's connect string for a cluster: its one server, or every node of the ensemble. */
+export function zkConnectOf(cluster: Pick<ClusterConfig, 'ports' | 'replicated'>): string {
+  const ports = cluster.replicated ? cluster.replicated.zookeeper.map((n) => n.client) : [cluster.ports.zookeeper];
+  return ports.map((p) => `127.0.0.1:${p}`).join(',');
 }
 
 /** The environment an instance needs to reach a cluster's servers: the inverse of loadServiceConfig. */
@@ -212,6 +292,10 @@ export function serviceEnvFor(cluster: ClusterConfig, instancePort: number): Rec
     MYSQL_DATABASE: cluster.mysql.database,
     REDIS_URL: redisUrl(p.redis, cluster.redisPassword),
     REDLOCK_URLS: p.redlock.map((r) => redisUrl(r, cluster.redisPassword)).join(','),
-    ZK_CONNECT: `127.0.0.1:${p.zookeeper}`,
+    ZK_CONNECT: zkConnectOf(cluster),
+    ...(cluster.replicated && {
+      REDIS_SENTINELS: cluster.replicated.sentinels.map((port) => `127.0.0.1:${port}`).join(','),
+      REDIS_SENTINEL_MASTER: SENTINEL_MASTER_NAME,
+    }),
   };
 }

@@ -9,7 +9,7 @@ import type { ServiceConfig } from './config.js';
 import { createDataSource } from './db/data-source.js';
 import { createLogger, type Logger } from './logger.js';
 import { sleep } from './time.js';
-import { connectRedis, waitReady } from './redis/connect.js';
+import { connectMainRedis, waitReady } from './redis/connect.js';
 import { MysqlStock } from './stock/mysql-stock.js';
 import { INITIAL_COUNT } from './stock/product.js';
 import { RedisStock } from './stock/redis-stock.js';
@@ -43,7 +43,7 @@ export async function openService(config: ServiceConfig): Promise<RunningService
   const db = createDataSource(config.mysql);
   // MySQL holds the stock: without it the instance has nothing to serve, so it waits for it.
   await initializeWithRetry(db, config.startupTimeoutMs, logger);
-  const redis = connectRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: config.instanceId });
+  const redis = connectMainRedis(config, config.instanceId);
   // Redis is optional at start: the Redis strategies answer 503 until it is reachable.
   const redisReady = await waitReady(redis, Math.min(config.startupTimeoutMs, 5_000));
   if (!redisReady) logger.warn('redis not reachable yet; continuing');

@@ -13,7 +13,7 @@ import { NGINX_TEMPLATE, renderNginxConf } from '../src/cluster/nginx.js';
 import { ensureBinaries } from '../src/cluster/packages.js';
 import { isPortFree } from '../src/cluster/ports.js';
 import { waitGroupGone } from '../src/cluster/processes.js';
-import { zkRuok } from '../src/cluster/probes.js';
+import { zkServing } from '../src/cluster/probes.js';
 import { readState } from '../src/cluster/state.js';
 import { REPO_ROOT } from '../src/paths.js';
 import { withOwnCluster } from './support/cluster.js';
@@ -81,7 +81,7 @@ describe('a private cluster', () => {
     }
     expect(info.redlock).toHaveLength(5);
 
-    expect(await zkRuok(Number(info.zookeeper.split(':')[1]))).toBe(true);
+    expect(await zkServing(Number(info.zookeeper.split(':')[1]))).toBe(true);
 
     // round robin: 6 requests through nginx reach each of the 3 instances
     const seen = new Set<string>();

@@ -37,13 +37,13 @@ const RECOVER_BOUND_MS = 15_000;
  * answered (after PACE_MS), until `until` resolves: whatever the strategy's speed, requests are in
  * flight at the moment the server stops.
  */
-async function keepSending(c: Case, targets: readonly Instance[], clients: number, until: Promise<unknown>): Promise<Sent[]> {
+export async function keepSending(c: Case, targets: readonly Instance[], clients: number, until: Promise<unknown>, params: CheckParams = IN_FLIGHT): Promise<Sent[]> {
   let done = false;
   void until.finally(() => (done = true));
   const loop = async (k: number): Promise<Sent[]> => {
     const out: Sent[] = [];
     while (!done) {
-      out.push(await c.send(targets[k % targets.length]!, 'inflight', IN_FLIGHT));
+      out.push(await c.send(targets[k % targets.length]!, 'inflight', params));
       if (!done) await sleep(PACE_MS);
     }
     return out;

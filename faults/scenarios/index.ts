@@ -6,9 +6,12 @@ import { holderCrash } from './holder-crash.js';
 import { holderPause } from './holder-pause.js';
 import { lostReply } from './lost-reply.js';
 import { nginxRetry } from './nginx-retry.js';
+import { redisFailover } from './redis-failover.js';
+import { redlockRestart } from './redlock-restart.js';
+import { zkLeaderLoss } from './zk-leader-loss.js';
 import { zkSessionExpiry } from './zk-session-expiry.js';
 
-export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply];
+export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply, redisFailover, redlockRestart, zkLeaderLoss];
 
 export function scenarioNamed(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);

@@ -11,12 +11,15 @@ const commands: Record<string, () => Promise<number>> = {
   down: async () => ((await clusterDown(say)) ? 0 : 1),
   status: async () => ((await clusterStatus(say)) ? 0 : 3),
 };
-const cmd = process.argv[2] ?? '';
+const [cmd = '', ...flags] = process.argv.slice(2);
 const run = commands[cmd];
-if (!run) {
-  console.error('usage: npm run cluster -- up|down|status');
+// `--topology replicated` is TOPOLOGY=replicated (src/config.ts parses and checks it).
+const topology = flags[0] === '--topology' && flags.length === 2 ? flags[1] : undefined;
+if (!run || (flags.length > 0 && topology === undefined)) {
+  console.error('usage: npm run cluster -- up|down|status [--topology single|replicated]');
   process.exit(2);
 }
+if (topology !== undefined) process.env.TOPOLOGY = topology;
 run().then(
   (code) => process.exit(code),
   (err: unknown) => {

@@ -2,7 +2,8 @@
 // started as plain processes with their data in one directory. Shared by the CLI, bench and tests.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadClusterConfig, redisUrl, type ClusterConfig, type MysqlConfig } from '../config.js';
+import { loadClusterConfig, redisUrl, zkConnectOf, type ClusterConfig, type MysqlConfig, type RedlockMastersConfig } from '../config.js';
+import { sleep } from '../time.js';
 import { runMigrations } from '../db/migrate.js';
 import { REPO_ROOT } from '../paths.js';
 import { instanceSpec } from './instance.js';
@@ -10,7 +11,7 @@ import { mariadbSpec } from './mariadb.js';
 import { NginxRotation, nginxSpec } from './nginx.js';
 import { ensureBinaries } from './packages.js';
 import { freePorts, isPortFree } from './ports.js';
-import { redisSpec } from './redis.js';
+import { redisSpec, sentinelSpec } from './redis.js';
 import { ManagedServer, type ServerSpec } from './server.js';
 import type { ClusterInfo, RunningCluster, ServerHandle, StartClusterOptions } from './types.js';
 import { zookeeperSpec } from './zookeeper.js';
@@ -39,7 +40,8 @@ export function clusterInfo(cfg: ClusterConfig): ClusterInfo {
     mysql: { host: '127.0.0.1', port: p.mysql, ...cfg.mysql },
     redis: redisUrl(p.redis, cfg.redisPassword),
     redlock: p.redlock.map((port) => redisUrl(port, cfg.redisPassword)),
-    zookeeper: `127.0.0.1:${p.zookeeper}`,
+    zookeeper: zkConnectOf(cfg),
+    ...(cfg.replicated && { sentinels: cfg.replicated.sentinels.map((port) => `127.0.0.1:${port}`) }),
   };
 }
 
@@ -53,7 +55,13 @@ export function migrationConfig(cfg: ClusterConfig): MysqlConfig {
  */
 export function inStopOrder<T extends { name: string }>(servers: readonly T[]): T[] {
   const rank = (n: string) =>
-    n === 'nginx' ? 0 : n.startsWith('app-') ? 1 : n === 'zookeeper' ? 2 : n.startsWith('redlock-') ? 3 : n === 'redis' ? 4 : 5;
+    n === 'nginx' ? 0
+    : n.startsWith('app-') ? 1
+    : n.startsWith('zookeeper') ? 2
+    : n.startsWith('redlock-') ? 3
+    : n.startsWith('sentinel-') ? 4 // before the Redis they watch: no failover on the way down
+    : n.startsWith('redis') ? 5
+    : 6;
   return [...servers].sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
 }
 
@@ -81,17 +89,27 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
   const bin = ensureBinaries(log);
   const make = (spec: ServerSpec) => new ManagedServer(spec, { detached, log, onSpawn: opts.onSpawn });
 
+  const rep = config.replicated;
+  const pw = config.redisPassword;
   const mysql = make(mariadbSpec(config, dir, bin));
-  const redis = make(redisSpec('redis', p.redis, dir, bin, config.redisPassword));
-  const redlock = p.redlock.map((port, i) => make(redisSpec(`redlock-${i}`, port, dir, bin, config.redisPassword)));
-  const zookeeper = make(zookeeperSpec(p.zookeeper, dir, bin));
+  const redis = make(redisSpec('redis', p.redis, dir, bin, pw));
+  const redisReplica = rep && make(redisSpec('redis-replica', rep.redisReplica, dir, bin, pw, { replicaOf: p.redis }));
+  const sentinels = (rep?.sentinels ?? []).map((port, i) => make(sentinelSpec(`sentinel-${i}`, port, p.redis, dir, bin, pw)));
+  const redlockMasters: RedlockMastersConfig = { ...config.redlockMasters };
+  const persistence = () => redlockMasters.persistence;
+  const redlockServers = p.redlock.map((port, i) => make(redisSpec(`redlock-${i}`, port, dir, bin, pw, { persistence })));
+  const redlock = redlockServers.map((server) => withRestartDelay(server, () => redlockMasters.restartDelayMs));
+  const zkNodes = rep
+    ? rep.zookeeper.map((n, index) => make(zookeeperSpec(index === 0 ? 'zookeeper' : `zookeeper-${index}`, n.client, dir, bin, { nodes: rep.zookeeper, index })))
+    : [make(zookeeperSpec('zookeeper', p.zookeeper, dir, bin))];
+  const zookeeper = zkNodes[0] as ManagedServer;
   const rotation = new NginxRotation(p.nginx, p.instances, dir);
   const nginx = make(nginxSpec(p.nginx, p.instances, dir, bin, rotation));
   rotation.server = nginx;
   const apps = p.instances.map((port) => make(instanceSpec(config, port, dir, opts.instanceEnv)));
   const instances = apps.map((app) => inRotation(app, rotation));
-  const servers = { mysql, redis, redlock, zookeeper, nginx, instances };
-  const all = [mysql, redis, ...redlock, zookeeper, ...apps, nginx];
+  const servers = { mysql, redis, ...(redisReplica && { redisReplica }), sentinels, redlock, zookeeper, zookeeperEnsemble: zkNodes, nginx, instances };
+  const all = [mysql, redis, ...(redisReplica ? [redisReplica] : []), ...sentinels, ...redlockServers, ...zkNodes, ...apps, nginx];
   const stopOrder = inStopOrder(all);
 
   // Fail before starting anything if a port is taken (often: a cluster left running elsewhere).
@@ -108,8 +126,15 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
         await runMigrations(migrationConfig(config));
         log(`migrations applied (${Date.now() - t} ms)`);
       })(),
-      ...[redis, ...redlock].map((s) => s.start()),
-      zookeeper.start(),
+      // The replica and the Sentinels need their master up first.
+      (async () => {
+        await redis.start();
+        await redisReplica?.start();
+        await settleAll(sentinels.map((s) => s.start()));
+      })(),
+      ...redlockServers.map((s) => s.start()),
+      // An ensemble's nodes wait for each other's quorum: they start together.
+      ...zkNodes.map((s) => s.start()),
     ]);
     await settleAll(instances.map((s) => s.start()));
     await nginx.start();
@@ -118,7 +143,39 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
     throw err;
   }
   log(`cluster ready in ${Date.now() - t0} ms`);
-  return { info: clusterInfo(config), servers, stop: () => stopAll(stopOrder) };
+  return { info: clusterInfo(config), servers, redlockMasters, stop: () => stopAll(stopOrder) };
+}
+
+/**
+ * A RedLock master whose start, after a stop or a crash, waits until `delayMs()` has passed since
+ * it went down (Kleppmann's delayed restart): by then every lease it granted has ended.
+ */
+function withRestartDelay(server: ManagedServer, delayMs: () => number): ServerHandle {
+  let downAt: number | undefined;
+  return {
+    get name() {
+      return server.name;
+    },
+    get port() {
+      return server.port;
+    },
+    get pid() {
+      return server.pid;
+    },
+    async stop() {
+      await server.stop();
+      downAt = Date.now();
+    },
+    async kill() {
+      await server.kill();
+      downAt = Date.now();
+    },
+    async start() {
+      if (downAt !== undefined) await sleep(downAt + delayMs() - Date.now());
+      await server.start();
+      downAt = undefined;
+    },
+  };
 }
 
 /**
@@ -156,19 +213,31 @@ async function settleAll(promises: Promise<unknown>[]): Promise<void> {
 }
 
 /** A cluster config on free loopback ports with its data in dir, for tests. */
-export async function freeClusterConfig(dir: string, instances = 3): Promise<ClusterConfig> {
-  const ports = await freePorts(9 + instances);
+export async function freeClusterConfig(dir: string, instances = 3, topology: 'single' | 'replicated' = 'single'): Promise<ClusterConfig> {
+  const replicated = topology === 'replicated';
+  // replicated: a replica, three Sentinels, and two more ZooKeeper nodes with every node's quorum ports
+  const ports = await freePorts(9 + instances + (replicated ? 4 + 2 + 6 : 0));
   const take = () => ports.shift() as number;
+  const defaults = loadClusterConfig({}); // the defaults, not whatever this shell exports
+  const base = {
+    nginx: take(),
+    mysql: take(),
+    redis: take(),
+    zookeeper: take(),
+    redlock: [take(), take(), take(), take(), take()],
+    instances: Array.from({ length: instances }, take),
+  };
   return {
     dir,
-    ports: {
-      nginx: take(),
-      mysql: take(),
-      redis: take(),
-      zookeeper: take(),
-      redlock: [take(), take(), take(), take(), take()],
-      instances: Array.from({ length: instances }, take),
-    },
-    mysql: loadClusterConfig({}).mysql, // the defaults, not whatever this shell exports
+    ports: base,
+    ...(replicated && {
+      replicated: {
+        redisReplica: take(),
+        sentinels: [take(), take(), take()],
+        zookeeper: [base.zookeeper, take(), take()].map((client) => ({ client, peer: take(), election: take() })),
+      },
+    }),
+    redlockMasters: defaults.redlockMasters,
+    mysql: defaults.mysql,
   };
 }

@@ -16,6 +16,7 @@ export function printUrls(info: ClusterInfo, say: Say): void {
   say(`  redis      ${info.redis}`);
   say(`  redlock    ${info.redlock.join('  ')}`);
   say(`  zookeeper  ${info.zookeeper}`);
+  if (info.sentinels) say(`  sentinels  ${info.sentinels.join('  ')} (master name stocklab)`);
   say(`  data       ${info.dir}  (logs in ${info.dir}/logs)`);
 }
 

@@ -39,10 +39,20 @@ export function redisPasswordOf(url: string): string | undefined {
   return password ? decodeURIComponent(password) : undefined;
 }
 
-/** ZooKeeper's four-letter word `ruok` (whitelisted in zoo.cfg); a serving server answers `imok`. */
-export async function zkRuok(port: number, timeoutMs = 1_000): Promise<boolean> {
-  const reply = await tcpExchange(port, 'ruok', (r) => r.length >= 4, timeoutMs);
-  return reply === 'imok';
+export type ZkMode = 'standalone' | 'leader' | 'follower' | 'observer';
+
+/**
+ * A ZooKeeper server's role, from the four-letter word `srvr` (whitelisted in zoo.cfg); undefined
+ * while it serves no requests (an ensemble node without a quorum answers, but names no mode).
+ */
+export async function zkMode(port: number, timeoutMs = 1_000): Promise<ZkMode | undefined> {
+  const reply = await tcpExchange(port, 'srvr', () => false, timeoutMs);
+  const mode = /^Mode: (\w+)/m.exec(reply)?.[1];
+  return mode === 'standalone' || mode === 'leader' || mode === 'follower' || mode === 'observer' ? mode : undefined;
+}
+
+export async function zkServing(port: number, timeoutMs = 1_000): Promise<boolean> {
+  return (await zkMode(port, timeoutMs)) !== undefined;
 }
 
 export interface HttpReply {

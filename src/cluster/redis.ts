@@ -1,11 +1,23 @@
-// A Redis server kept entirely in memory: the main one, and each independent RedLock master.
+// Redis servers: the main one (and, replicated, its replica and three Sentinels), and each
+// independent RedLock master. In memory unless a RedLock master is asked to fsync every write.
 import fs from 'node:fs';
 import path from 'node:path';
+import { SENTINEL_MASTER_NAME, type RedlockPersistence } from '../config.js';
 import type { Binaries } from './packages.js';
 import { redisPing } from './probes.js';
 import type { ServerSpec } from './server.js';
 
-export function redisSpec(name: string, port: number, dir: string, bin: Binaries, password?: string): ServerSpec {
+export interface RedisRole {
+  /** A replica of the master on this port (masterauth: the cluster's password). */
+  replicaOf?: number;
+  /** Read at every launch, so a lab can switch it between restarts; in memory when absent. */
+  persistence?: () => RedlockPersistence;
+}
+
+/** A config value in double quotes, escaped, as redis.conf reads it. */
+const quoted = (value: string) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+
+export function redisSpec(name: string, port: number, dir: string, bin: Binaries, password?: string, role: RedisRole = {}): ServerSpec {
   const workDir = path.join(dir, 'redis', name);
   // The password goes in a file only its owner can read, not on the command line (where ps shows it).
   const confFile = path.join(workDir, 'redis.conf');
@@ -17,8 +29,13 @@ export function redisSpec(name: string, port: number, dir: string, bin: Binaries
     stopGraceMs: 5_000,
     prepare: () => {
       fs.mkdirSync(workDir, { recursive: true });
-      const conf = password ? `requirepass "${password.replace(/["\\]/g, (c) => `\\${c}`)}"\n` : '';
-      fs.writeFileSync(confFile, `# written by stocklab (src/cluster/redis.ts) at every start\n${conf}`, { mode: 0o600 });
+      const lines = [
+        '# written by stocklab (src/cluster/redis.ts) at every start',
+        ...(password ? [`requirepass ${quoted(password)}`, `masterauth ${quoted(password)}`] : []),
+        ...(role.replicaOf !== undefined ? [`replicaof 127.0.0.1 ${role.replicaOf}`] : []),
+        '',
+      ];
+      fs.writeFileSync(confFile, lines.join('\n'), { mode: 0o600 });
     },
     launch: () => ({
       command: bin.redisServer,
@@ -26,14 +43,53 @@ export function redisSpec(name: string, port: number, dir: string, bin: Binaries
         confFile,
         '--port', String(port),
         '--bind', '127.0.0.1',
-        // No persistence: a restarted server starts empty, which is what the crash scenarios mean.
         '--save', '',
-        '--appendonly', 'no',
+        // In memory by default: a restarted server starts empty, which is what the crash scenarios
+        // mean. fsync: every write is in the append-only file before it is answered.
+        ...(role.persistence?.() === 'fsync' ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
         '--daemonize', 'no',
         '--dir', workDir,
         '--logfile', '', // stdout, which goes to logs/<name>.log
       ],
     }),
+    healthy: () => redisPing(port, password),
+  };
+}
+
+/** How quickly the lab's Sentinels act: a master silent for 1 s is down, so a failover fits a test. */
+export const SENTINEL_DOWN_AFTER_MS = 1_000;
+const SENTINEL_FAILOVER_TIMEOUT_MS = 4_000;
+
+/** One of the three Sentinels watching the main Redis (quorum 2). Sentinel rewrites its own config file. */
+export function sentinelSpec(name: string, port: number, masterPort: number, dir: string, bin: Binaries, password?: string): ServerSpec {
+  const workDir = path.join(dir, 'redis', name);
+  const confFile = path.join(workDir, 'sentinel.conf');
+  const m = SENTINEL_MASTER_NAME;
+  return {
+    name,
+    port,
+    logFile: path.join(dir, 'logs', `${name}.log`),
+    startTimeoutMs: 10_000,
+    stopGraceMs: 5_000,
+    prepare: () => {
+      fs.mkdirSync(workDir, { recursive: true });
+      const lines = [
+        '# written by stocklab (src/cluster/redis.ts) at every start; Sentinel adds what it learns',
+        `port ${port}`,
+        'bind 127.0.0.1',
+        'daemonize no',
+        'logfile ""',
+        `dir ${quoted(workDir)}`,
+        `sentinel monitor ${m} 127.0.0.1 ${masterPort} 2`,
+        `sentinel down-after-milliseconds ${m} ${SENTINEL_DOWN_AFTER_MS}`,
+        `sentinel failover-timeout ${m} ${SENTINEL_FAILOVER_TIMEOUT_MS}`,
+        `sentinel parallel-syncs ${m} 1`,
+        ...(password ? [`requirepass ${quoted(password)}`, `sentinel auth-pass ${m} ${quoted(password)}`, `sentinel sentinel-pass ${quoted(password)}`] : []),
+        '',
+      ];
+      fs.writeFileSync(confFile, lines.join('\n'), { mode: 0o600 });
+    },
+    launch: () => ({ command: bin.redisServer, args: [confFile, '--sentinel'] }),
     healthy: () => redisPing(port, password),
   };
 }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { isSameProcess, terminateGroup } from './processes.js';
-import { healthOk, mysqlPing, redisPasswordOf, redisPing, zkRuok } from './probes.js';
+import { healthOk, mysqlPing, redisPasswordOf, redisPing, zkServing } from './probes.js';
 import { clusterInfoSchema, type ClusterInfo } from './types.js';
 
 const recordedServer = z.object({
@@ -68,8 +68,8 @@ export function isAlive(s: RecordedServer): boolean {
 /** Asks the server the same question its start waited on. */
 export function probe(s: RecordedServer, info: ClusterInfo): Promise<boolean> {
   if (s.name === 'mysql') return mysqlPing({ port: s.port, user: info.mysql.user, password: info.mysql.password, database: info.mysql.database });
-  if (s.name === 'redis' || s.name.startsWith('redlock-')) return redisPing(s.port, redisPasswordOf(info.redis));
-  if (s.name === 'zookeeper') return zkRuok(s.port);
+  if (s.name.startsWith('redis') || s.name.startsWith('redlock-') || s.name.startsWith('sentinel-')) return redisPing(s.port, redisPasswordOf(info.redis));
+  if (s.name.startsWith('zookeeper')) return zkServing(s.port);
   return healthOk(s.port);
 }
 

@@ -1,6 +1,6 @@
 // The cluster's public shapes; cluster.ts re-exports them.
 import { z } from 'zod';
-import type { ClusterConfig } from '../config.js';
+import type { ClusterConfig, RedlockMastersConfig } from '../config.js';
 import type { ServerOptions } from './server.js';
 
 export interface ServerHandle {
@@ -25,15 +25,27 @@ export const clusterInfoSchema = z.object({
   mysql: z.object({ host: z.string(), port: z.number(), user: z.string(), password: z.string(), database: z.string() }),
   redis: z.string(),
   redlock: z.array(z.string()),
+  /** host:port,host:port…: the one server, or every node of the ensemble */
   zookeeper: z.string(),
+  /** The replicated topology's Sentinels (host:port), which name the main Redis's master. */
+  sentinels: z.array(z.string()).optional(),
 });
 export type ClusterInfo = z.infer<typeof clusterInfoSchema>;
 
 export interface ClusterServers {
   mysql: ServerHandle;
+  /** The main Redis; replicated, the master it starts as (a failover may change that). */
   redis: ServerHandle;
+  /** Replicated only: the main Redis's replica. */
+  redisReplica?: ServerHandle;
+  /** Replicated only: three Sentinels. */
+  sentinels: ServerHandle[];
+  /** Their restarts wait out `RunningCluster.redlockMasters.restartDelayMs`. */
   redlock: ServerHandle[];
+  /** The standalone server, or the ensemble's first node. */
   zookeeper: ServerHandle;
+  /** Every ZooKeeper server: [zookeeper], or the three nodes of the ensemble. */
+  zookeeperEnsemble: ServerHandle[];
   nginx: ServerHandle;
   instances: ServerHandle[];
 }
@@ -41,6 +53,8 @@ export interface ClusterServers {
 export interface RunningCluster {
   info: ClusterInfo;
   servers: ClusterServers;
+  /** The RedLock masters' persistence and restart delay; a lab may change them between restarts. */
+  redlockMasters: RedlockMastersConfig;
   /** stops everything it started: the front (nginx, apps) first, then the data servers */
   stop(): Promise<void>;
 }

@@ -1,11 +1,19 @@
-// ZooKeeper standalone, run straight from Debian's jars with its own config and data under <dir>.
+// ZooKeeper run straight from Debian's jars with its own config and data under <dir>: one standalone
+// server, or one node of a three-node ensemble (TOPOLOGY=replicated).
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ZkNodePorts } from '../config.js';
 import type { Binaries } from './packages.js';
-import { zkRuok } from './probes.js';
+import { zkServing } from './probes.js';
 import type { ServerSpec } from './server.js';
 
-export function zooCfg(port: number, dataDir: string): string {
+/** The ensemble a node belongs to, and which of its nodes it is (its myid is index + 1). */
+export interface ZkEnsembleMember {
+  nodes: readonly ZkNodePorts[];
+  index: number;
+}
+
+export function zooCfg(port: number, dataDir: string, ensemble?: ZkEnsembleMember): string {
   return [
     '# written by stocklab (src/cluster/zookeeper.ts) at every start',
     // Short ticks so the lab's short session timeouts are allowed (min session = 2 ticks = 1 s).
@@ -19,25 +27,28 @@ export function zooCfg(port: number, dataDir: string): string {
     'maxClientCnxns=0',
     'initLimit=10',
     'syncLimit=5',
+    // Every node on loopback, each with its own quorum and election ports.
+    ...(ensemble?.nodes.map((n, i) => `server.${i + 1}=127.0.0.1:${n.peer}:${n.election}`) ?? []),
     '',
   ].join('\n');
 }
 
-export function zookeeperSpec(port: number, dir: string, bin: Binaries): ServerSpec {
-  const home = path.join(dir, 'zookeeper');
+export function zookeeperSpec(name: string, port: number, dir: string, bin: Binaries, ensemble?: ZkEnsembleMember): ServerSpec {
+  const home = ensemble ? path.join(dir, 'zookeeper', name) : path.join(dir, 'zookeeper');
   const dataDir = path.join(home, 'data');
   const cfgFile = path.join(home, 'zoo.cfg');
   // The jar's manifest lists its other dependencies; slf4j-simple sends its log to stderr (our log file).
   const classpath = [bin.zookeeperJar, '/usr/share/java/slf4j-simple.jar'].filter((j) => fs.existsSync(j)).join(':');
   return {
-    name: 'zookeeper',
+    name,
     port,
-    logFile: path.join(dir, 'logs', 'zookeeper.log'),
+    logFile: path.join(dir, 'logs', `${name}.log`),
     startTimeoutMs: 30_000,
     stopGraceMs: 10_000,
     prepare() {
       fs.mkdirSync(dataDir, { recursive: true });
-      fs.writeFileSync(cfgFile, zooCfg(port, dataDir));
+      fs.writeFileSync(cfgFile, zooCfg(port, dataDir, ensemble));
+      if (ensemble) fs.writeFileSync(path.join(dataDir, 'myid'), `${ensemble.index + 1}\n`);
     },
     launch: () => ({
       command: bin.java,
@@ -48,10 +59,12 @@ export function zookeeperSpec(port: number, dir: string, bin: Binaries): ServerS
         '-Dzookeeper.admin.enableServer=false',
         '-Dzookeeper.jmx.log4j.disable=true',
         '-cp', classpath,
-        'org.apache.zookeeper.server.ZooKeeperServerMain',
+        // QuorumPeerMain runs a standalone server too when the config names no ensemble.
+        ensemble ? 'org.apache.zookeeper.server.quorum.QuorumPeerMain' : 'org.apache.zookeeper.server.ZooKeeperServerMain',
         cfgFile,
       ],
     }),
-    healthy: () => zkRuok(port),
+    // Serving, not merely running: an ensemble node answers only once it has a quorum.
+    healthy: () => zkServing(port),
   };
 }

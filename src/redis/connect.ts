@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { ServiceConfig } from '../config.js';
 import { defineLuaScripts } from './lua.js';
 
 export interface RedisConnectOptions {
@@ -13,7 +14,33 @@ export interface RedisConnectOptions {
  * reconnecting in the background and recovers on its own.
  */
 export function connectRedis(url: string, opts: RedisConnectOptions): Redis {
-  const client = new Redis(url, {
+  return withScripts(new Redis(url, failFast(opts)));
+}
+
+/**
+ * A connection to the service's main Redis: REDIS_URL, or, with REDIS_SENTINELS, whichever server
+ * the Sentinels name as master, asked again after every disconnect (so it follows a failover).
+ */
+export function connectMainRedis(config: Pick<ServiceConfig, 'redis'>, connectionName?: string): Redis {
+  const { url, commandTimeoutMs, sentinel } = config.redis;
+  const opts = failFast({ commandTimeoutMs, ...(connectionName && { connectionName }) });
+  if (!sentinel) return withScripts(new Redis(url, opts));
+  const password = new URL(url).password ? decodeURIComponent(new URL(url).password) : undefined;
+  return withScripts(
+    new Redis({
+      ...opts,
+      sentinels: sentinel.sentinels,
+      name: sentinel.masterName,
+      ...(password && { password, sentinelPassword: password }),
+      sentinelRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+      // A promotion is announced on +switch-master: reconnect then, not when the old master's socket dies.
+      failoverDetector: true,
+    }),
+  );
+}
+
+function failFast(opts: RedisConnectOptions): RedisOptions {
+  return {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: opts.commandTimeoutMs,
@@ -21,7 +48,10 @@ export function connectRedis(url: string, opts: RedisConnectOptions): Redis {
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
     connectionName: opts.connectionName,
     lazyConnect: true,
-  });
+  };
+}
+
+function withScripts(client: Redis): Redis {
   // Errors surface on the commands that fail; without a listener ioredis would log each reconnect.
   client.on('error', () => undefined);
   defineLuaScripts(client);

@@ -12,7 +12,7 @@ import { ReleaseNotifier } from '../locks/redis/release-notifier.js';
 import { SetnxExpiryLock } from '../locks/redis/setnx-expiry.js';
 import { SetnxLock } from '../locks/redis/setnx.js';
 import { WatchdogLock } from '../locks/redis/watchdog.js';
-import { connectRedis, waitReady } from '../redis/connect.js';
+import { connectMainRedis, waitReady } from '../redis/connect.js';
 import { ConnectionPool } from '../redis/pool.js';
 import { luaDecrement, watchedDecrement } from '../stock/redis-atomic.js';
 import { guarded } from './guarded.js';
@@ -41,8 +41,7 @@ function lockStrategy(deps: SharedDeps, name: string, description: string, note:
 
 export const redisFamily: FamilyFactory = async (deps) => {
   const { config, redis } = deps;
-  const connect = (role: string) =>
-    connectRedis(config.redis.url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: `${config.instanceId}:${role}` });
+  const connect = (role: string) => connectMainRedis(config, `${config.instanceId}:${role}`);
   const watchPool = new ConnectionPool(() => connect('watch'), WATCH_POOL_SIZE);
   const subscriber = connect('lock-released');
   // Not fatal when Redis is down at start: the connection keeps retrying, and waiters fall back to the holder's lease.

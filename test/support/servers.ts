@@ -36,7 +36,7 @@ export function withServers(wanted: ServersWanted): { readonly current: RunningS
     const redisPorts = config.ports.redlock.slice(0, wanted.redis ?? 0);
     const redis = redisPorts.map((port, i) => new ManagedServer(redisSpec(`redis-${i}`, port, dir, bin)));
     const mysql = wanted.mysql ? [new ManagedServer(mariadbSpec(config, dir, bin))] : [];
-    const zookeeper = wanted.zookeeper ? [new ManagedServer(zookeeperSpec(config.ports.zookeeper, dir, bin))] : [];
+    const zookeeper = wanted.zookeeper ? [new ManagedServer(zookeeperSpec('zookeeper', config.ports.zookeeper, dir, bin))] : [];
     servers = [...redis, ...mysql, ...zookeeper];
     const started = await Promise.allSettled(servers.map((s) => s.start()));
     const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');

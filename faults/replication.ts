@@ -1,0 +1,96 @@
+// The lab's hands on the replicated topology: which server Sentinel names as master, replication
+// held back on purpose, and ZooKeeper's leader. Each step waits until its effect is observed.
+import { Redis } from 'ioredis';
+import { SENTINEL_MASTER_NAME } from '../src/config.js';
+import type { RunningCluster, ServerHandle } from '../src/cluster/cluster.js';
+import { zkMode } from '../src/cluster/probes.js';
+import { pollUntil } from '../src/time.js';
+import { freezeRedis } from './redis-inspect.js';
+
+/** A plain client of the lab's on one Redis port (the cluster's password, if any); fails fast. */
+export async function redisAt(cluster: RunningCluster, port: number): Promise<Redis> {
+  const password = new URL(cluster.info.redis).password;
+  const client = new Redis({ port, host: '127.0.0.1', ...(password && { password: decodeURIComponent(password) }), maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, commandTimeout: 5_000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+/** The main Redis's master and replica now, as the Sentinels say (a failover swaps them). */
+export async function redisRoles(cluster: RunningCluster): Promise<{ master: ServerHandle; replica: ServerHandle }> {
+  const { redis, redisReplica } = cluster.servers;
+  if (!redisReplica) throw new Error('this cluster is not replicated (TOPOLOGY=replicated)');
+  const port = await sentinelMasterPort(cluster);
+  if (port === redis.port) return { master: redis, replica: redisReplica };
+  if (port === redisReplica.port) return { master: redisReplica, replica: redis };
+  throw new Error(`the Sentinels name port ${port} as master, neither of the cluster's Redis servers`);
+}
+
+/** The master's port as the first Sentinel that answers names it. */
+export async function sentinelMasterPort(cluster: RunningCluster): Promise<number | undefined> {
+  for (const s of cluster.servers.sentinels) {
+    const client = await redisAt(cluster, s.port).catch(() => undefined);
+    if (!client) continue;
+    try {
+      const addr = (await client.call('SENTINEL', 'get-master-addr-by-name', SENTINEL_MASTER_NAME)) as [string, string] | null;
+      if (addr) return Number(addr[1]);
+    } catch {
+      // ask the next one
+    } finally {
+      client.disconnect();
+    }
+  }
+  return undefined;
+}
+
+/** Waits until every Sentinel names `port` as the master; false after timeoutMs. */
+export async function waitPromoted(cluster: RunningCluster, port: number, timeoutMs: number): Promise<boolean> {
+  return pollUntil(async () => (await sentinelMasterPort(cluster)) === port, timeoutMs, 50);
+}
+
+/** Waits until the server on `port` is a replica whose link to its master is up; false after timeoutMs. */
+export async function waitReplicaInSync(cluster: RunningCluster, port: number, timeoutMs: number): Promise<boolean> {
+  return pollUntil(async () => {
+    const client = await redisAt(cluster, port).catch(() => undefined);
+    if (!client) return false;
+    try {
+      const info = await client.info('replication');
+      return /role:slave/.test(info) && /master_link_status:up/.test(info) && !/master_sync_in_progress:1/.test(info);
+    } catch {
+      return false;
+    } finally {
+      client.disconnect();
+    }
+  }, timeoutMs, 100);
+}
+
+/**
+ * Bytes the master has not yet handed to its replica's socket (CLIENT LIST omem). Redis sends its
+ * replication stream in order, so while this is above 0, the newest writes have not left the master.
+ */
+export async function unsentToReplica(master: Redis): Promise<number> {
+  const list = (await master.call('CLIENT', 'LIST', 'TYPE', 'replica')) as string;
+  return list.split('\n').reduce((n, line) => n + Number(/ omem=(\d+)/.exec(line)?.[1] ?? 0), 0);
+}
+
+/** Larger than every kernel buffer between two loopback sockets (a few MB), far below the replica's output limit (64 MB). */
+const FILLER_BYTES = 24 * 1024 * 1024;
+const FILLER_KEY = 'lab:replication-filler';
+
+/**
+ * Holds replication back: the replica is frozen (SIGSTOP), and a large write fills the socket
+ * buffers between them, so whatever the master applies next stays in the master's own memory until
+ * the replica reads again. A master killed now takes those writes with it. (A frozen replica alone
+ * would not do: the kernel would still take the next writes into its socket, to be read on resume.)
+ */
+export async function holdReplicationBack(master: Redis, replicaPid: number): Promise<void> {
+  await freezeRedis(replicaPid);
+  await master.set(FILLER_KEY, 'x'.repeat(FILLER_BYTES));
+  if (!(await pollUntil(async () => (await unsentToReplica(master)) > 0, 5_000, 20))) throw new Error('replication was not held back: the master sent its whole stream');
+}
+
+/** The ZooKeeper ensemble's leader now; undefined while there is none (an election). */
+export async function zkLeader(cluster: RunningCluster): Promise<ServerHandle | undefined> {
+  const modes = await Promise.all(cluster.servers.zookeeperEnsemble.map(async (s) => ((await zkMode(s.port)) === 'leader' ? s : undefined)));
+  return modes.find((s) => s !== undefined);
+}
