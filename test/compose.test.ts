@@ -5,10 +5,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadClusterConfig, loadServiceConfig } from '../src/config.js';
+import { loadClusterConfig, loadServiceConfig, SENTINEL_MASTER_NAME } from '../src/config.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const COMPOSE = path.join(ROOT, 'docker-compose.yml');
+const REPLICATED = path.join(ROOT, 'docker-compose.replicated.yml');
 
 interface Service {
   image?: string;
@@ -52,11 +53,14 @@ function pythonWithYaml(): string | undefined {
 const python = pythonWithYaml();
 const toJson = 'import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))';
 
-/** The file as docker-compose resolves it (anchors and merges applied) when it is installed, else as parsed. */
-function loadCompose(): Compose {
+/**
+ * The files as docker-compose resolves them (anchors, merges and overrides applied) when it is
+ * installed, else the first as parsed (an override cannot be read alone: callers need compose then).
+ */
+function loadCompose(files: string[] = [COMPOSE]): Compose {
   const yaml = dockerCompose
-    ? execFileSync('docker-compose', ['-f', COMPOSE, 'config'], { cwd: ROOT, encoding: 'utf8' })
-    : fs.readFileSync(COMPOSE, 'utf8');
+    ? execFileSync('docker-compose', [...files.flatMap((f) => ['-f', f]), 'config'], { cwd: ROOT, encoding: 'utf8' })
+    : fs.readFileSync(files[0] ?? COMPOSE, 'utf8');
   return JSON.parse(execFileSync(python as string, ['-c', toJson], { input: yaml, encoding: 'utf8' })) as Compose;
 }
 
@@ -154,6 +158,55 @@ describe('docker-compose.yml', () => {
       expect(upstreams).toEqual(APPS.map((a) => `${a}:${env(svc(a)).PORT}`));
       const listen = /^\s*listen\s+(?:[\d.]+:)?(\d+);/m.exec(conf)?.[1];
       expect(published(svc('nginx'))[0]?.container).toBe(Number(listen));
+    });
+  });
+});
+
+describe('docker-compose.replicated.yml', () => {
+  it.runIf(dockerCompose !== undefined)('is a valid override of docker-compose.yml (docker-compose config -q)', () => {
+    execFileSync('docker-compose', ['-f', COMPOSE, '-f', REPLICATED, 'config', '-q'], { cwd: ROOT, stdio: 'pipe' });
+  });
+
+  describe.runIf(dockerCompose !== undefined && python !== undefined)('defines the native replicated topology', () => {
+    const compose = dockerCompose && python ? loadCompose([COMPOSE, REPLICATED]) : { services: {} };
+    const svc = (name: string): Service => {
+      const s = compose.services[name];
+      if (!s) throw new Error(`no service ${name}`);
+      return s;
+    };
+    const native = loadClusterConfig({ TOPOLOGY: 'replicated' }).replicated;
+    const commandOf = (s: Service) => (Array.isArray(s.command) ? s.command.join(' ') : String(s.command));
+
+    it('adds a replica of the main Redis and three Sentinels watching it under the service\'s master name', () => {
+      expect(commandOf(svc('redis-replica'))).toMatch(/--replicaof redis 6379/);
+      const sentinels = Object.keys(compose.services).filter((n) => n.startsWith('sentinel')).sort();
+      expect(sentinels).toHaveLength(native?.sentinels.length ?? 0);
+      for (const name of sentinels) expect(commandOf(svc(name))).toContain(`sentinel monitor ${SENTINEL_MASTER_NAME} redis 6379 2`);
+      // no published ports: Sentinel's addresses only work inside the compose network
+      for (const name of [...sentinels, 'redis-replica']) expect(published(svc(name)), name).toEqual([]);
+    });
+
+    it('makes ZooKeeper a three-node ensemble that every node and every instance agrees on', () => {
+      const nodes = Object.keys(compose.services).filter((n) => n.startsWith('zookeeper')).sort();
+      expect(nodes).toHaveLength(native?.zookeeper.length ?? 0);
+      const servers = nodes.map((n) => env(svc(n)).ZOO_SERVERS);
+      expect(new Set(servers).size).toBe(1);
+      expect(nodes.map((n) => env(svc(n)).ZOO_MY_ID).sort()).toEqual(['1', '2', '3']);
+      for (const [i, n] of nodes.entries()) expect(servers[0]).toContain(`server.${i + 1}=${n}:2888:3888;2181`);
+    });
+
+    it('points every instance at the Sentinels and the whole ensemble, waiting for them', () => {
+      for (const a of APPS) {
+        const cfg = loadServiceConfig(env(svc(a)));
+        expect(cfg.redis.sentinel?.masterName).toBe(SENTINEL_MASTER_NAME);
+        for (const { host, port } of cfg.redis.sentinel?.sentinels ?? []) {
+          expect(compose.services[host], host).toBeDefined();
+          expect(port).toBe(26379);
+          expect(svc(a).depends_on?.[host]?.condition).toBe('service_healthy');
+        }
+        const zk = cfg.zookeeper.connect.split(',').map((h) => h.split(':')[0] ?? '');
+        expect(zk.sort()).toEqual(Object.keys(compose.services).filter((n) => n.startsWith('zookeeper')).sort());
+      }
     });
   });
 });

@@ -26,6 +26,21 @@ describe('configuration', () => {
     });
   });
 
+  it('points an instance of the replicated topology at its Sentinels and at every ensemble node', () => {
+    const cluster = loadClusterConfig({ TOPOLOGY: 'replicated', ZK_PORT: '4004', ZK_ENSEMBLE_PORTS: '4005,4006', SENTINEL_PORTS: '4010,4011,4012', REDIS_PASSWORD: 'pw' });
+    expect(loadClusterConfig({}).replicated).toBeUndefined();
+    const service = loadServiceConfig(serviceEnvFor(cluster, 9000));
+    expect(service.zookeeper.connect).toBe('127.0.0.1:4004,127.0.0.1:4005,127.0.0.1:4006');
+    expect(service.redis.sentinel).toEqual({
+      masterName: 'stocklab',
+      sentinels: [4010, 4011, 4012].map((port) => ({ host: '127.0.0.1', port })),
+    });
+    expect(new URL(service.redis.url).password).toBe('pw');
+    expect(() => loadClusterConfig({ TOPOLOGY: 'ring' })).toThrow(/TOPOLOGY/);
+    expect(() => loadClusterConfig({ SENTINEL_PORTS: '4010,4011' })).toThrow(/SENTINEL_PORTS/);
+    expect(() => loadServiceConfig({ REDIS_SENTINELS: 'localhost' })).toThrow(/REDIS_SENTINELS/);
+  });
+
   it('rejects a bad variable by name and treats an empty one as unset', () => {
     expect(() => loadServiceConfig({ PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadServiceConfig({ PORT: 'eighty' })).toThrow(/PORT/);

@@ -2,9 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Pure tests: no server, no cluster. A new test file is an integration test unless listed here.
-// The fault lab's test boots a private cluster of its own (it freezes and kills its servers): it
-// runs last, alone, without the shared cluster.
-const FAULTS = 'test/faults.test.ts';
+// The fault lab's tests boot private clusters of their own (they freeze and kill their servers;
+// the topologies' is replicated): they run last, one after the other, without the shared cluster.
+const FAULTS = ['test/faults.test.ts', 'test/topologies.test.ts'];
 
 const UNIT = ['test/params.test.ts', 'test/config.test.ts', 'test/bench-report.test.ts', 'test/compose.test.ts', 'test/fingerprint.test.ts'];
 
@@ -29,7 +29,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/*.test.ts'],
-          exclude: [...UNIT, FAULTS],
+          exclude: [...UNIT, ...FAULTS],
           sequence: { groupOrder: 1 },
           // Integration tests share one cluster and its single stock row, so files run one at a
           // time, in one worker that keeps its imports (src/, bench/, the load process) from file
@@ -43,7 +43,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'faults', include: [FAULTS], sequence: { groupOrder: 2 }, fileParallelism: false, testTimeout: 120_000, hookTimeout: 180_000 },
+        test: { name: 'faults', include: FAULTS, sequence: { groupOrder: 2 }, fileParallelism: false, testTimeout: 120_000, hookTimeout: 180_000 },
       },
     ],
   },

@@ -13,13 +13,14 @@ export interface OwnClusterOptions {
   instances?: number;
   /** extra env for each app instance; LOG_LEVEL defaults to warn */
   instanceEnv?: Record<string, string>;
+  topology?: 'single' | 'replicated';
 }
 
 /** A private cluster in a temp dir on free ports, booted before the calling file or describe block and stopped after it. */
 export function withOwnCluster(opts: OwnClusterOptions = {}): { readonly current: RunningCluster } {
   return withFixture(
     'own',
-    async (dir) => startCluster({ config: await freeClusterConfig(dir, opts.instances ?? 3), instanceEnv: { LOG_LEVEL: 'warn', ...opts.instanceEnv } }),
+    async (dir) => startCluster({ config: await freeClusterConfig(dir, opts.instances ?? 3, opts.topology), instanceEnv: { LOG_LEVEL: 'warn', ...opts.instanceEnv } }),
     (cluster) => cluster.stop(),
   );
 }
