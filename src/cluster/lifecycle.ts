@@ -25,10 +25,10 @@ async function stopRemains(state: ClusterState, say: Say): Promise<boolean> {
   for (const s of state.servers) {
     try {
       const r = await stopRecorded(s);
-      say(`  ${s.name.padEnd(10)} ${r === 'stopped' ? `stopped (pid ${s.pid})` : 'was not running'}`);
+      say(`  ${s.name.padEnd(13)} ${r === 'stopped' ? `stopped (pid ${s.pid})` : 'was not running'}`);
     } catch (err) {
       ok = false;
-      say(`  ${s.name.padEnd(10)} FAILED to stop pid ${s.pid}: ${(err as Error).message}`);
+      say(`  ${s.name.padEnd(13)} FAILED to stop pid ${s.pid}: ${(err as Error).message}`);
     }
   }
   return ok;
@@ -122,7 +122,7 @@ export async function clusterStatus(say: Say, config: ClusterConfig = loadCluste
   state.servers.forEach((s, i) => {
     const alive = isAlive(s);
     const word = health[i] ? 'up' : alive ? 'unhealthy' : 'down';
-    say(`  ${s.name.padEnd(10)} ${word.padEnd(9)} 127.0.0.1:${s.port}  pid ${s.pid}`);
+    say(`  ${s.name.padEnd(13)} ${word.padEnd(9)} 127.0.0.1:${s.port}  pid ${s.pid}`);
   });
   if (!state.complete) say('  (the `up` that started these did not finish)');
   return state.complete && health.every(Boolean);
