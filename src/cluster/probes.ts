@@ -51,6 +51,13 @@ export async function zkMode(port: number, timeoutMs = 1_000): Promise<ZkMode | 
   return mode === 'standalone' || mode === 'leader' || mode === 'follower' || mode === 'observer' ? mode : undefined;
 }
 
+/** Requests the ZooKeeper server has received since it started (`srvr`'s Received), all clients together. */
+export async function zkPacketsReceived(port: number, timeoutMs = 1_000): Promise<number | undefined> {
+  const reply = await tcpExchange(port, 'srvr', () => false, timeoutMs);
+  const n = /^Received: (\d+)/m.exec(reply)?.[1];
+  return n === undefined ? undefined : Number(n);
+}
+
 export async function zkServing(port: number, timeoutMs = 1_000): Promise<boolean> {
   return (await zkMode(port, timeoutMs)) !== undefined;
 }
