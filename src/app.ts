@@ -46,7 +46,7 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
       return;
     }
     counts.add({ route: '/check/lock', strategy: strategy.name, status: 200 });
-    res.json({ ok: true, strategy: strategy.name, instance, ...(result.warning && { warning: result.warning }) });
+    res.json({ ok: true, strategy: strategy.name, instance, ...(result.warning && { warning: result.warning }), ...(result.ticket && { ticket: result.ticket }) });
   });
 
   readRoute(app, '/stock', async (_req, res) => {

@@ -16,6 +16,7 @@ import { connectMainRedis, waitReady } from '../redis/connect.js';
 import { ConnectionPool } from '../redis/pool.js';
 import { luaDecrement, watchedDecrement } from '../stock/redis-atomic.js';
 import { guarded } from './guarded.js';
+import { redissonLockStrategies } from './redisson.js';
 import { retryOnConflict } from './retry.js';
 import type { FamilyFactory, FaultOutcomes, Outcome, SharedDeps, Strategy } from './strategy.js';
 
@@ -47,6 +48,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
   // Not fatal when Redis is down at start: the connection keeps retrying, and waiters fall back to the holder's lease.
   await waitReady(subscriber, 2_000);
   const notifier = new ReleaseNotifier(subscriber);
+  const redisson = await redissonLockStrategies(deps, notifier);
 
   const strategies: Strategy[] = [
     {
@@ -81,6 +83,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
     lockStrategy(deps, 'redis-pubsub', 'The reentrant hash lock; waiters sleep until a release is published or the holder’s lease ends.',
       'Redisson-style waiting: no polling interval',
       'oversells', new PubsubLock(redis, notifier)),
+    ...redisson.strategies,
     {
       name: 'redis-lua-decr',
       family: 'redis',
@@ -93,10 +96,13 @@ export const redisFamily: FamilyFactory = async (deps) => {
 
   return {
     strategies,
-    clearLocks: () => deleteLockKeys(redis),
+    clearLocks: async () => {
+      await Promise.all([deleteLockKeys(redis), redisson.clearLocks()]);
+    },
     async close() {
       watchPool.close();
       subscriber.disconnect();
+      await redisson.close();
     },
   };
 };

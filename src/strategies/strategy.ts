@@ -53,6 +53,12 @@ export interface DeductResult {
   outcome: 'deducted' | 'sold_out';
   /** Set when something went wrong after the deduction committed (e.g. the lock expired first). */
   warning?: string;
+  /**
+   * A fair lock's place in line (redis-fair): `queued`, the ticket drawn on joining its queue, and
+   * `granted`, the grant's fencing token, which grows with every grant. First come, first served
+   * means both sort the deductions alike.
+   */
+  ticket?: { queued: number; granted: number };
 }
 
 export interface Strategy {

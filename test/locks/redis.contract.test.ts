@@ -1,7 +1,11 @@
 // Every Redis lock under the lock contract, against three Redis servers of its own (one for the
 // single-server locks, all three as RedLock's masters).
 import type { Redis } from 'ioredis';
-import { hashLockKey, redlockKey, stringLockKey } from '../../src/locks/redis/keys.js';
+import { FairLock } from '../../src/locks/redis/fair.js';
+import { fairLockKeys, hashLockKey, readWriteLockKeys, redlockKey, semaphoreKeys, stringLockKey } from '../../src/locks/redis/keys.js';
+import { MultiLock } from '../../src/locks/redis/multi.js';
+import { ReadWriteLock } from '../../src/locks/redis/read-write.js';
+import { ExpirableSemaphore } from '../../src/locks/redis/semaphore.js';
 import { OwnedLock } from '../../src/locks/redis/owned.js';
 import { PubsubLock } from '../../src/locks/redis/pubsub.js';
 import { Redlock } from '../../src/locks/redis/redlock-package.js';
@@ -47,6 +51,38 @@ onOneServer('redis-owned', { reentrant: false, lateRelease: 'refuses', lost: 'ne
 onOneServer('redis-reentrant', { reentrant: true, lateRelease: 'refuses', lost: 'never' }, hashLockKey, (r) => new ReentrantLock(r));
 onOneServer('redis-watchdog', { reentrant: true, lateRelease: 'refuses', lost: 'fires' }, hashLockKey, (r) => new WatchdogLock(r));
 onOneServer('redis-pubsub', { reentrant: true, lateRelease: 'refuses', lost: 'never' }, hashLockKey, (r, s) => new PubsubLock(r, new ReleaseNotifier(s)));
+
+// Redisson's primitives beyond the mutex (course §2.10) that exclude: the fair lock, the write half
+// of the read-write lock, and a permit-expirable semaphore of one permit.
+onOneServer('redis-fair', { reentrant: true, lateRelease: 'refuses', lost: 'fires' }, (r) => fairLockKeys(r).lock, (r, s) => new FairLock(r, new ReleaseNotifier(s)));
+onOneServer('read-write lock, write', { reentrant: true, lateRelease: 'refuses', lost: 'fires' }, (r) => readWriteLockKeys(r).lock, (r, s) => new ReadWriteLock(r, new ReleaseNotifier(s)).write);
+lockContract('permit-expirable semaphore, 1 permit', { reentrant: false, lateRelease: 'refuses', lost: 'fires' }, async () => {
+  const url = servers.current.redis[0] as string;
+  const [redis, subscriber] = await Promise.all([open(url), open(url)]);
+  const semaphore = new ExpirableSemaphore(redis, new ReleaseNotifier(subscriber));
+  return {
+    // Its permit set first, afresh after a takeAway cleared it (as a reset would).
+    lock: { acquire: async (resource, opts) => (await semaphore.trySetPermits(resource, 1), semaphore.acquire(resource, opts)) },
+    takeAway: async (resource) => void (await redis.del(semaphoreKeys(resource).permits, semaphoreKeys(resource).leases)),
+    loseHold: async (resource) => void (await redis.del(semaphoreKeys(resource).leases)),
+    close: async () => {
+      redis.disconnect();
+      subscriber.disconnect();
+    },
+  };
+});
+
+lockContract('redis-multi (3 servers)', { reentrant: true, lateRelease: 'refuses', lost: 'fires' }, async () => {
+  const servers3 = await Promise.all(servers.current.redis.map(open));
+  const [first, ...rest] = servers3.map((c) => new WatchdogLock(c));
+  const del = async (resource: string) => void (await Promise.all(servers3.map((c) => c.del(hashLockKey(resource)))));
+  return {
+    lock: new MultiLock([first!, ...rest]),
+    takeAway: del,
+    loseHold: del,
+    close: async () => servers3.forEach((c) => c.disconnect()),
+  };
+});
 
 lockContract('redlock (3 masters)', { reentrant: false, lateRelease: 'refuses', lost: 'fires' }, async () => {
   const masters = await Promise.all(servers.current.redis.map(open));

@@ -17,6 +17,37 @@ export const fenceCounterKey = (resource: string): string => `fence:${resource}`
 /** Where the reentrant release script announces that `resource` is free. */
 export const releaseChannel = (resource: string): string => `lock-released:${resource}`;
 
+
+// Redisson's primitives beyond the mutex (course §2.10). Lock state sits under LOCK_KEY_PREFIX, so
+// a reset deletes it with the other locks' leftovers.
+/** The fair lock: its hash (owner → holds, as the reentrant lock's), its line (owner by ticket), when each waiter counts as gone, and the ticket counter. */
+export const fairLockKeys = (resource: string) => ({
+  lock: `${LOCK_KEY_PREFIX}fair:${resource}`,
+  queue: `${LOCK_KEY_PREFIX}fair-queue:${resource}`,
+  alive: `${LOCK_KEY_PREFIX}fair-alive:${resource}`,
+  tickets: `${LOCK_KEY_PREFIX}fair-tickets:${resource}`,
+  /** Each message names the waiter now first in line. */
+  channel: `lock-released:fair:${resource}`,
+});
+/** The read-write lock: its hash (mode, holds per owner and mode) and each hold's lease end. */
+export const readWriteLockKeys = (resource: string) => ({
+  lock: `${LOCK_KEY_PREFIX}rw:${resource}`,
+  leases: `${LOCK_KEY_PREFIX}rw-leases:${resource}`,
+  channel: `lock-released:rw:${resource}`,
+});
+/** A semaphore: the permits left, how many were set, and (permit-expirable) each permit's lease end. */
+export const semaphoreKeys = (name: string) => ({
+  permits: `${LOCK_KEY_PREFIX}semaphore:${name}`,
+  total: `${LOCK_KEY_PREFIX}semaphore-total:${name}`,
+  leases: `${LOCK_KEY_PREFIX}semaphore-leases:${name}`,
+  channel: `semaphore-released:${name}`,
+});
+/** A countdown latch: the count left; the channel says when it reached 0. */
+export const latchKeys = (name: string) => ({
+  count: `${LOCK_KEY_PREFIX}latch:${name}`,
+  channel: `latch-opened:${name}`,
+});
+
 /** Deletes every lock key on `redis` (leftovers of crashed or expired holders), for a fresh run. */
 export async function deleteLockKeys(redis: Redis, pattern = `${LOCK_KEY_PREFIX}*`): Promise<void> {
   await redisCall(async () => {

@@ -1,23 +1,36 @@
 import type { Redis } from 'ioredis';
 
 export interface ReleaseWait {
-  /** Resolves on the next release message for the channel, or after `ms`, whichever is first. */
+  /** Resolves on the next message for the channel that wakes this waiter, or after `ms`, whichever is first. */
   within(ms: number): Promise<void>;
   cancel(): void;
 }
 
 /**
+ * Whom a message wakes among this process's waiters of its channel:
+ * - 'one' (the default): the first in line. A lock's release frees one holder, so waking every
+ *   local waiter would only make them collide (Redisson's semaphore);
+ * - 'all': every one, for a change that lets many through at once (a writer leaving a read-write
+ *   lock, a latch opening);
+ * - { addressee }: only the waiter whose token the message carries (the fair lock's next in line).
+ */
+export type Wakes = 'one' | 'all' | { addressee: string };
+
+interface Waiter {
+  wakes: Wakes;
+  wake: () => void;
+}
+
+/**
  * One subscriber connection per process for the locks' release channels, fanned out in-process.
- * Each message wakes one waiter of that channel in this process (Redisson's semaphore): one
- * release frees one holder, so waking every local waiter would only make them collide. Every
- * instance receives the message, so across instances one waiter per instance wakes.
+ * Every instance receives each message, so across instances one 'one' waiter per instance wakes.
  */
 export class ReleaseNotifier {
-  private readonly waiters = new Map<string, Array<() => void>>();
+  private readonly waiters = new Map<string, Waiter[]>();
   private readonly subscriptions = new Map<string, Promise<unknown>>();
 
   constructor(private readonly subscriber: Redis) {
-    subscriber.on('message', (channel: string) => this.waiters.get(channel)?.shift()?.());
+    subscriber.on('message', (channel: string, message: string) => this.deliver(channel, message));
   }
 
   /** Subscribes once per channel; a failed subscription is retried by the next caller. */
@@ -32,15 +45,17 @@ export class ReleaseNotifier {
   }
 
   /** Registers a waiter now, before the caller's next attempt, so a release in between is not missed. */
-  nextRelease(channel: string): ReleaseWait {
+  nextRelease(channel: string, wakes: Wakes = 'one'): ReleaseWait {
     let wake!: () => void;
     const woken = new Promise<void>((resolve) => (wake = resolve));
     const queue = this.waiters.get(channel) ?? [];
     this.waiters.set(channel, queue);
-    queue.push(wake);
+    const waiter: Waiter = { wakes, wake };
+    queue.push(waiter);
     const cancel = () => {
-      const at = queue.indexOf(wake);
+      const at = queue.indexOf(waiter);
       if (at >= 0) queue.splice(at, 1);
+      if (queue.length === 0 && this.waiters.get(channel) === queue) this.waiters.delete(channel);
     };
     return {
       cancel,
@@ -51,5 +66,18 @@ export class ReleaseNotifier {
         cancel();
       },
     };
+  }
+
+  private deliver(channel: string, message: string): void {
+    const queue = this.waiters.get(channel);
+    if (!queue) return;
+    const first = queue.find((w) => w.wakes === 'one');
+    // Woken waiters leave the line at once, so a second message in the same tick wakes the next one.
+    const woken = queue.filter((w) => w === first || w.wakes === 'all' || (typeof w.wakes === 'object' && w.wakes.addressee === message));
+    for (const w of woken) {
+      queue.splice(queue.indexOf(w), 1);
+      w.wake();
+    }
+    if (queue.length === 0) this.waiters.delete(channel);
   }
 }

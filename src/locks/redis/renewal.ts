@@ -1,4 +1,8 @@
-import type { HashLockScripts } from './hash-lock-scripts.js';
+/** What the watchdog renews: a hold that can extend its own lease (a lock's, a permit's). */
+export interface Renewable {
+  /** Extends the lease to its full length from now; false when the hold is gone. */
+  renew(): Promise<boolean>;
+}
 
 /**
  * The watchdog's timer (Redisson's lockWatchdog): every ttl/3 it extends the lease, but only while
@@ -15,7 +19,7 @@ export class Renewal {
 
   /** `grantedAt`: when the acquire that set the lease was sent (never later than Redis set it). */
   constructor(
-    private readonly scripts: HashLockScripts,
+    private readonly scripts: Renewable,
     private readonly ttlMs: number,
     grantedAt: number,
   ) {

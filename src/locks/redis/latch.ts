@@ -1,0 +1,43 @@
+import type { Redis } from 'ioredis';
+import { redisCall } from '../../redis/call.js';
+import { runLua } from '../../redis/lua.js';
+import { RECHECK_MS, waitOnChannel } from './channel-wait.js';
+import { latchKeys } from './keys.js';
+import type { ReleaseNotifier } from './release-notifier.js';
+
+
+/**
+ * docs/course.md §2.10.7, Redisson's RCountDownLatch: a count in Redis. trySetCount arms it once
+ * (the first call wins); each countDown takes one off, and at 0 the latch opens: its key goes and
+ * every waiter is told by pub/sub. await returns once it is open (a latch never armed is open).
+ */
+export class CountDownLatch {
+  constructor(
+    private readonly redis: Redis,
+    private readonly notifier: ReleaseNotifier,
+  ) {}
+
+  /** Arms the latch with `count` unless it is armed; true when this call armed it. */
+  async trySetCount(name: string, count: number): Promise<boolean> {
+    return (await redisCall(() => runLua(this.redis, 'latch-try-set', [latchKeys(name).count], [count]))) === 1;
+  }
+
+  /** One fewer; returns the count left (0: open). */
+  async countDown(name: string): Promise<number> {
+    const { count, channel } = latchKeys(name);
+    return (await redisCall(() => runLua(this.redis, 'latch-count-down', [count, channel]))) as number;
+  }
+
+  async count(name: string): Promise<number> {
+    return Number((await redisCall(() => this.redis.get(latchKeys(name).count))) ?? 0);
+  }
+
+  /** Resolves once the latch is open; LockTimeoutError after waitMs. */
+  async await(name: string, opts: { waitMs: number; signal?: AbortSignal }): Promise<void> {
+    await waitOnChannel(
+      this.notifier,
+      { resource: `latch ${name}`, waitMs: opts.waitMs, signal: opts.signal, channel: latchKeys(name).channel, wakes: 'all', recheckMs: RECHECK_MS },
+      async () => ((await this.count(name)) <= 0 ? { done: true, value: undefined } : { done: false, hintMs: -1 }),
+    );
+  }
+}

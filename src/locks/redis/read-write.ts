@@ -1,0 +1,90 @@
+import type { Redis } from 'ioredis';
+import { redisCall } from '../../redis/call.js';
+import { runLua } from '../../redis/lua.js';
+import { LockNotHeldError } from '../errors.js';
+import { HoldCounter } from '../holds.js';
+import { ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
+import { RECHECK_MS, waitOnChannel } from './channel-wait.js';
+import { readWriteLockKeys } from './keys.js';
+import { undoIfReplyLost } from './lost-reply.js';
+import type { ReleaseNotifier } from './release-notifier.js';
+import type { Renewal, Renewable } from './renewal.js';
+import { renewedLease } from './renewed-lease.js';
+
+export type ReadWriteMode = 'read' | 'write';
+
+
+/** One owner's hold of a read-write lock in one mode. */
+class ReadWriteScripts implements Renewable {
+  private readonly keys;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly resource: string,
+    private readonly owner: string,
+    private readonly mode: ReadWriteMode,
+    private readonly ttlMs: number,
+  ) {
+    this.keys = readWriteLockKeys(resource);
+  }
+
+  /** Held, or refused with the ms until the soonest lease ends (−1: none). */
+  async tryAcquire(): Promise<{ done: true; value: undefined } | { done: false; hintMs: number }> {
+    const [held, value] = (await undoIfReplyLost(
+      () => redisCall(() => runLua(this.redis, 'rw-acquire', [this.keys.lock, this.keys.leases], [this.owner, this.mode, this.ttlMs])),
+      () => this.release(),
+    )) as [number, number];
+    return held === 1 ? { done: true, value: undefined } : { done: false, hintMs: value };
+  }
+
+  async release(): Promise<void> {
+    const { lock, leases, channel } = this.keys;
+    const left = await redisCall(() => runLua(this.redis, 'rw-release', [lock, leases, channel], [this.owner, this.mode]));
+    if (left === null) throw new LockNotHeldError(this.resource);
+  }
+
+  async renew(): Promise<boolean> {
+    const { lock, leases } = this.keys;
+    return (await redisCall(() => runLua(this.redis, 'rw-renew', [lock, leases], [this.owner, this.mode, this.ttlMs]))) === 1;
+  }
+}
+
+/**
+ * docs/course.md §2.10.5, Redisson's RReadWriteLock: `read` is shared by any number of readers,
+ * `write` is held by one writer alone; both are reentrant per owner. The writer may take the read
+ * lock too (a downgrade); a reader asking for the write lock waits like any other writer, for
+ * itself as well, until waitMs. Each hold has its own lease, renewed by the watchdog while held,
+ * so a dead holder's hold ends after ttlMs and the others' do not. Waiters sleep until a release
+ * that may let them in is published (every waiter of this process wakes: a writer leaving lets all
+ * readers in) or the soonest lease ends.
+ */
+export class ReadWriteLock {
+  readonly read: Lock;
+  readonly write: Lock;
+
+  /** Redis counts the holds; these count them for the renewal nested holds of one owner and mode share. */
+  private readonly holds = new HoldCounter<Renewal>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly notifier: ReleaseNotifier,
+  ) {
+    this.read = { acquire: (resource, opts) => this.acquire('read', resource, opts) };
+    this.write = { acquire: (resource, opts) => this.acquire('write', resource, opts) };
+  }
+
+  private async acquire(mode: ReadWriteMode, resource: string, opts: AcquireOptions): Promise<Lease> {
+    const owner = ownerOf(opts);
+    const scripts = new ReadWriteScripts(this.redis, resource, owner, mode, opts.ttlMs);
+    let sentAt = 0;
+    await waitOnChannel(
+      this.notifier,
+      { resource, waitMs: opts.waitMs, signal: opts.signal, channel: readWriteLockKeys(resource).channel, wakes: 'all', recheckMs: RECHECK_MS },
+      () => {
+        sentAt = Date.now();
+        return scripts.tryAcquire();
+      },
+    );
+    return renewedLease(this.holds, { resource, owner, mode }, scripts, opts.ttlMs, sentAt);
+  }
+}
