@@ -2,7 +2,10 @@
 // its lock when its session ends, which a second client makes happen.
 import type { Lock } from '../../src/locks/lock.js';
 import { ZkEphemeralLock } from '../../src/locks/zk/ephemeral.js';
+import { MultiLock } from '../../src/locks/zk/multi.js';
+import { ZkReadWriteLock } from '../../src/locks/zk/read-write.js';
 import { ZkReentrantLock } from '../../src/locks/zk/reentrant.js';
+import { ZkSemaphoreMutex } from '../../src/locks/zk/semaphore.js';
 import { ZkSequentialLock } from '../../src/locks/zk/sequential.js';
 import { ZkSession } from '../../src/locks/zk/session.js';
 import { ZkWatchLock } from '../../src/locks/zk/watch.js';
@@ -37,3 +40,8 @@ recipe('zk-ephemeral', false, (s) => new ZkEphemeralLock(s));
 recipe('zk-sequential', false, (s) => new ZkSequentialLock(s));
 recipe('zk-watch', false, (s) => new ZkWatchLock(s));
 recipe('zk-reentrant', true, (s) => new ZkReentrantLock(s));
+// Curator's other locks (§3.7). The semaphore mutex is not reentrant, even for the same owner; the
+// read-write lock's write lock and the multi-lock (over reentrant locks) are.
+recipe('zk-semaphore-mutex', false, (s) => new ZkSemaphoreMutex(s));
+recipe('zk-rw-write', true, (s) => new ZkReadWriteLock(s).writeLock);
+recipe('zk-multi', true, (s) => new MultiLock(new ZkReentrantLock(s), (r) => [`${r}/second`]));

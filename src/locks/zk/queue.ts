@@ -9,23 +9,36 @@ import { remaining } from '../../time.js';
 import { ZkDeadlineError, czxidOf, zkCode, type ZkSession } from './session.js';
 
 /**
- * Curator's protected mode: every queue node is named `_c_<attempt id>-lock-<sequence>`. A create
+ * Curator's protected mode: every queue node is named `_c_<attempt id>-<name><sequence>`, the name
+ * `lock-` for the mutexes, `__READ__`/`__WRIT__` for the read-write lock, `lease-` for leases. A create
  * whose reply is lost may still have been applied; the attempt id lets its owner find that node
  * after reconnecting (in the same session, where it would otherwise live on) and delete it.
  */
 const PROTECTED = '_c_';
 const PREFIX = 'lock-';
-const SEQUENCE = /lock-(\d{10})$/;
+/** The ten digits ZooKeeper appends to a sequential node; the name before them says which recipe made it. */
+const SEQUENCE = /(\d{10})$/;
+/**
+ * A node that takes another's place in the queue names that place before its own sequence,
+ * `…at<place>-<sequence>`: a write holder's read node takes its write node's place, so the writers
+ * queued behind that write stay behind the read (Curator's CURATOR-621).
+ */
+const PLACE = /at(\d{10})-\d{10}$/;
 
 /** Where a resource's queue lives; shared by every queue recipe, so they exclude each other. */
 export function queueDir(session: ZkSession, resource: string): string {
   return `${session.root}/queue/${encodeURIComponent(resource)}`;
 }
 
-/** The queue's children in arrival order: by their sequence suffix (zero-padded, so text order is numeric). */
+/** A queue node's own sequence number, as ZooKeeper appended it (zero-padded, so text order is numeric). */
+export function sequenceOf(node: string): string {
+  return SEQUENCE.exec(node)?.[1] ?? '';
+}
+
+/** The queue's children in arrival order: by the place they take (their own sequence, unless they name another's). */
 export function inQueueOrder(children: string[]): string[] {
-  const sequence = (c: string) => SEQUENCE.exec(c)?.[1] ?? '';
-  return children.filter((c) => SEQUENCE.test(c)).sort((a, b) => sequence(a).localeCompare(sequence(b)));
+  const place = (c: string) => PLACE.exec(c)?.[1] ?? sequenceOf(c);
+  return children.filter((c) => SEQUENCE.test(c)).sort((a, b) => place(a).localeCompare(place(b)) || sequenceOf(a).localeCompare(sequenceOf(b)));
 }
 
 /** What a waiting recipe gets to decide its turn. */
@@ -54,10 +67,15 @@ export abstract class QueueLock implements Lock {
   /** Resolves once `turn.node` is the smallest child; rejects with ZkDeadlineError when time runs out. */
   protected abstract waitTurn(turn: Turn): Promise<void>;
 
-  async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
+  acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
+    return this.acquireNode(resource, opts);
+  }
+
+  /** acquire, telling which node the lease holds. */
+  async acquireNode(resource: string, opts: AcquireOptions): Promise<QueueLease> {
     const deadline = Date.now() + opts.waitMs;
-    const dir = queueDir(this.session, resource);
-    const path = await this.enqueue(dir, ownerOf(opts), deadline).catch((err: unknown) => {
+    const dir = this.dirOf(resource);
+    const path = await createProtected(this.session, dir, this.nodeName(resource, ownerOf(opts)), opts.owner, deadline).catch((err: unknown) => {
       throw err instanceof ZkDeadlineError ? new LockTimeoutError(resource, opts.waitMs) : err;
     });
     const lost = this.session.holdSignal;
@@ -70,29 +88,17 @@ export abstract class QueueLock implements Lock {
       void this.session.removeQuietly(path);
       throw err instanceof ZkDeadlineError ? new LockTimeoutError(resource, opts.waitMs) : err;
     }
-    return leaseOf(
-      resource,
-      lost,
-      async () => {
-        try {
-          if (!(await this.session.remove(path, Date.now() + 5_000))) throw new LockNotHeldError(resource);
-        } catch (err) {
-          if (err instanceof DependencyDownError) {
-            // Disconnected: queue the delete, so a session that survives does not keep the node forever.
-            void this.session.removeQuietly(path);
-            // The hold was already known lost (the session dropped during the work): say so, as the leased locks do.
-            if (lost.aborted) throw new LockNotHeldError(resource);
-          }
-          throw err;
-        }
-      },
-      // Our node's czxid; read when asked (most holders never are). A node that is gone was ours only.
-      async () => {
-        const stat = await this.session.exists(path, Date.now() + 5_000);
-        if (!stat) throw new LockLostError(resource, `queue node ${path} is gone (its session ended)`);
-        return czxidOf(stat);
-      },
-    );
+    return { ...nodeLease(this.session, resource, path, lost), path };
+  }
+
+  /** The queue's parent node; recipes with a layout of their own (a semaphore's gate) put it elsewhere. */
+  protected dirOf(resource: string): string {
+    return queueDir(this.session, resource);
+  }
+
+  /** The name of an acquire's node before its sequence: says which recipe queued it (a read, a write). */
+  protected nodeName(_resource: string, _owner: string): string {
+    return PREFIX;
   }
 
   /** Lists the queue (counted), so recipes compare against the current children. */
@@ -100,30 +106,69 @@ export abstract class QueueLock implements Lock {
     this.stats.childListings++;
     return inQueueOrder(await this.session.getChildren(turn.dir, turn.deadline));
   }
+}
 
-  private async enqueue(dir: string, owner: string, deadline: number): Promise<string> {
-    const attempt = `${PROTECTED}${randomUUID()}-`;
-    const create = () => this.session.create(`${dir}/${attempt}${PREFIX}`, owner, 'sequential', deadline);
+/** A queue recipe's lease, with the path of the node it holds (a downgrade's read takes its place). */
+export interface QueueLease extends Lease {
+  readonly path: string;
+}
+
+/**
+ * Creates an ephemeral-sequential node `<dir>/_c_<attempt id>-<name><sequence>` (creating `dir` on
+ * first use) and returns its path. A create whose reply never came may have been applied: its node
+ * is found by its attempt id once reconnected, and deleted.
+ */
+async function createProtected(session: ZkSession, dir: string, name: string, data: string, deadline: number): Promise<string> {
+  const attempt = `${PROTECTED}${randomUUID()}-`;
+  const create = () => session.create(`${dir}/${attempt}${name}`, data, 'sequential', deadline);
+  try {
     try {
-      try {
-        return await create();
-      } catch (err) {
-        if (zkCode(err) !== Exception.NO_NODE) throw err;
-        // First use of this resource: its persistent queue node does not exist yet.
-        await this.session.mkdirp(dir, deadline);
-        return await create();
-      }
+      return await create();
     } catch (err) {
-      // No answer: the node may exist anyway. Find it by its attempt id once reconnected, and delete it.
-      if (err instanceof DependencyDownError || err instanceof ZkDeadlineError) {
-        this.session.afterReconnect(async () => {
-          const orphans = (await this.session.getChildren(dir, Date.now() + 5_000)).filter((c) => c.startsWith(attempt));
-          for (const orphan of orphans) await this.session.remove(`${dir}/${orphan}`, Date.now() + 5_000);
-        });
-      }
-      throw err;
+      if (zkCode(err) !== Exception.NO_NODE) throw err;
+      // First use of this resource: its persistent parent node does not exist yet.
+      await session.mkdirp(dir, deadline);
+      return await create();
     }
+  } catch (err) {
+    if (err instanceof DependencyDownError || err instanceof ZkDeadlineError) {
+      session.afterReconnect(async () => {
+        const orphans = (await session.getChildren(dir, Date.now() + 5_000)).filter((c) => c.startsWith(attempt));
+        for (const orphan of orphans) await session.remove(`${dir}/${orphan}`, Date.now() + 5_000);
+      });
+    }
+    throw err;
   }
+}
+
+/**
+ * The lease on an ephemeral node held for `resource`: releasing deletes the node; its czxid is the
+ * fencing token. `lost` is the session generation it was granted under.
+ */
+function nodeLease(session: ZkSession, resource: string, path: string, lost: AbortSignal): Lease {
+  return leaseOf(
+    resource,
+    lost,
+    async () => {
+      try {
+        if (!(await session.remove(path, Date.now() + 5_000))) throw new LockNotHeldError(resource);
+      } catch (err) {
+        if (err instanceof DependencyDownError) {
+          // Disconnected: queue the delete, so a session that survives does not keep the node forever.
+          void session.removeQuietly(path);
+          // The hold was already known lost (the session dropped during the work): say so, as the leased locks do.
+          if (lost.aborted) throw new LockNotHeldError(resource);
+        }
+        throw err;
+      }
+    },
+    // Our node's czxid; read when asked (most holders never are). A node that is gone was ours only.
+    async () => {
+      const stat = await session.exists(path, Date.now() + 5_000);
+      if (!stat) throw new LockLostError(resource, `node ${path} is gone (its session ended)`);
+      return czxidOf(stat);
+    },
+  );
 }
 
 /** Our own node left the queue while we waited (the session expired, or a reset removed it). */

@@ -134,8 +134,9 @@ export class ZkSession {
     this.client.remove(path, -1, () => undefined);
   }
 
-  getChildren(path: string, deadline: number): Promise<string[]> {
-    return this.call<string[]>((c, cb) => c.getChildren(path, cb), deadline);
+  /** The node's children; with `watcher`, it fires once on the next change to them (or the node's deletion). */
+  getChildren(path: string, deadline: number, watcher?: (event: Event) => void): Promise<string[]> {
+    return this.call<string[]>((c, cb) => (watcher ? c.getChildren(path, watcher, cb) : c.getChildren(path, cb)), deadline);
   }
 
   /** The node's stat, or undefined; with `watcher`, it fires once on the node's next change or deletion. */
@@ -150,14 +151,29 @@ export class ZkSession {
     return (await this.getDataAndStat(path, deadline))?.data;
   }
 
-  /** The node's data and stat, read together, or undefined when it does not exist. */
-  async getDataAndStat(path: string, deadline: number): Promise<{ data: string; stat: Stat } | undefined> {
+  /**
+   * The node's data and stat, read together, or undefined when it does not exist. With `watcher`, it
+   * fires once on the node's next change or deletion (when the node exists).
+   */
+  async getDataAndStat(path: string, deadline: number, watcher?: (event: Event) => void): Promise<{ data: string; stat: Stat } | undefined> {
     try {
-      return await this.call<{ data: string; stat: Stat }>((c, cb) => c.getData(path, (e, data, stat) => cb(e, { data: data?.toString() ?? '', stat })), deadline);
+      return await this.call<{ data: string; stat: Stat }>((c, cb) => {
+        const done = (e: Error | Exception | null, data: Buffer, stat: Stat) => cb(e, { data: data?.toString() ?? '', stat });
+        if (watcher) c.getData(path, watcher, done);
+        else c.getData(path, done);
+      }, deadline);
     } catch (err) {
       if (zkCode(err) === Exception.NO_NODE) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * Writes `data` if the node's version still is `version` (-1: whatever it is): a compare-and-set.
+   * Rejects with the client's BAD_VERSION when another write came first, NO_NODE when it is gone.
+   */
+  setData(path: string, data: string, version: number, deadline: number): Promise<Stat> {
+    return this.call<Stat>((c, cb) => c.setData(path, Buffer.from(data), version, cb), deadline);
   }
 
   mkdirp(path: string, deadline: number): Promise<string> {
