@@ -3,21 +3,18 @@
 // /test/countdown. Each answer says how long it waited and, where several may hold at once, how
 // many held at once when it entered, counted cluster-wide (holders-gauge.ts).
 import type { Request, Response } from 'express';
-import { newOwnerToken } from '../locks/owner.js';
 import { readWriteLockKeys, latchKeys, semaphoreKeys } from '../locks/redis/keys.js';
 import { CountDownLatch } from '../locks/redis/latch.js';
 import { ReadWriteLock, type ReadWriteMode } from '../locks/redis/read-write.js';
 import { ReleaseNotifier } from '../locks/redis/release-notifier.js';
 import { ExpirableSemaphore, Semaphore } from '../locks/redis/semaphore.js';
 import type { Lock } from '../locks/lock.js';
-import { withLock } from '../locks/scope.js';
-import { ClientGoneError } from '../http/in-flight.js';
 import { changingGetRoute } from '../http/methods.js';
 import { flag, intParam, rejectUnknownParams, type Query } from '../http/params.js';
 import { connectMainRedis, waitReady } from '../redis/connect.js';
 import { redisCall } from '../redis/call.js';
-import { sleep } from '../time.js';
 import type { DemoFactory } from './demo.js';
+import { clientSignal, holdCounted } from './hold.js';
 import { HoldersGauge } from './holders-gauge.js';
 
 /** The course's names: getReadWriteLock("rwLock"), getSemaphore("semaphore"), getCountDownLatch("latch"). */
@@ -38,15 +35,6 @@ export const gaugeKeys = {
   readWrite: `demo:holders:${RW_LOCK}`,
   semaphore: (name: string) => `demo:holders:${name}`,
 };
-
-/** The request's signal: aborted when its client leaves before the answer, so a wait stops. */
-function clientSignal(res: Response): AbortSignal {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort(new ClientGoneError());
-  });
-  return controller.signal;
-}
 
 export const redissonDemos: DemoFactory = async ({ config, redis }) => {
   const { limits, instanceId: instance } = config;
@@ -72,21 +60,8 @@ export const redissonDemos: DemoFactory = async ({ config, redis }) => {
     ttlMs: intParam(query, 'ttlMs', 1, limits.ttlMsMax, limits.ttlMsDefault),
   });
 
-  /** Holds `lock` on `resource` for workMs, counted in `gauge` as `role`; what it saw and how long it waited. */
-  async function hold(lock: Lock, resource: string, query: Query, res: Response, gauge: HoldersGauge, role: string) {
-    const { waitMs, workMs, ttlMs } = holdParams(query);
-    const signal = clientSignal(res);
-    const t0 = Date.now();
-    let waitedMs = 0;
-    const opts = { ttlMs, waitMs, retryMs: limits.retryMsDefault, owner: newOwnerToken(instance), signal };
-    const { value, releaseError } = await withLock(lock, resource, opts, async (held) => {
-      waitedMs = Date.now() - t0;
-      const { seen } = await gauge.during(role, () => sleep(workMs, signal));
-      return { seen, lost: held.lost.aborted };
-    });
-    const warning = value.lost ? 'lease_lost_during_work' : releaseError ? 'release_failed' : undefined;
-    return { waitedMs, workMs, holdersSeen: value.seen, ...(warning && { warning }) };
-  }
+  const hold = (lock: Lock, resource: string, query: Query, res: Response, gauge: HoldersGauge, role: string) =>
+    holdCounted(lock, resource, { ...holdParams(query), retryMs: limits.retryMsDefault, instance, res }, gauge, role);
 
   const readWrite = (mode: ReadWriteMode) => async (req: Request, res: Response) => {
     rejectUnknownParams(req.query, ['workMs', 'waitMs', 'ttlMs']);

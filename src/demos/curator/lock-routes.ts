@@ -5,13 +5,11 @@ import type { Express, Response } from 'express';
 import { changingGetRoute } from '../../http/methods.js';
 import { intParam, rejectUnknownParams, type Query } from '../../http/params.js';
 import type { Lock } from '../../locks/lock.js';
-import { newOwnerToken } from '../../locks/owner.js';
-import { withLock } from '../../locks/scope.js';
 import { ZkReadWriteLock } from '../../locks/zk/read-write.js';
 import { ZkSemaphore } from '../../locks/zk/semaphore.js';
-import { sleep } from '../../time.js';
 import { HoldersGauge } from '../holders-gauge.js';
-import { clientSignal, waitMsParam, type RecipeContext } from './context.js';
+import { holdCounted } from '../hold.js';
+import { waitMsParam, type RecipeContext } from './context.js';
 
 /** The course's paths: "/curator/rwlock" and "/locks/semaphore" (one semaphore per lease count). */
 export const RW_LOCK = 'rwlock';
@@ -33,22 +31,8 @@ export function lockRoutes(app: Express, ctx: RecipeContext): void {
 
   const holdParams = (query: Query) => ({ waitMs: waitMsParam(query, limits), workMs: intParam(query, 'workMs', 0, limits.workMsMax, 0) });
 
-  /** Holds `lock` on `resource` for workMs, counted in `gauge` as `role`: how long it waited, what it saw. */
-  async function hold(lock: Lock, resource: string, query: Query, res: Response, gauge: HoldersGauge, role: string) {
-    const { waitMs, workMs } = holdParams(query);
-    const signal = clientSignal(res);
-    const t0 = Date.now();
-    let waitedMs = 0;
-    const opts = { ttlMs: limits.ttlMsDefault, waitMs, retryMs: limits.retryMsDefault, owner: newOwnerToken(instance), signal };
-    const { value, releaseError } = await withLock(lock, resource, opts, async (held) => {
-      waitedMs = Date.now() - t0;
-      const { seen } = await gauge.during(role, () => sleep(workMs, signal));
-      return { seen, lost: held.lost.aborted };
-    });
-    // The session dropped while held: another may have held it too, and the counts would say so.
-    const warning = value.lost ? 'lock_lost_during_work' : releaseError ? 'release_failed' : undefined;
-    return { waitedMs, workMs, holdersSeen: value.seen, ...(warning && { warning }) };
-  }
+  const hold = (lock: Lock, resource: string, query: Query, res: Response, gauge: HoldersGauge, role: string) =>
+    holdCounted(lock, resource, { ...holdParams(query), ttlMs: limits.ttlMsDefault, retryMs: limits.retryMsDefault, instance, res }, gauge, role);
 
   for (const mode of ['read', 'write'] as const) {
     changingGetRoute(app, `/test/zk/${mode}`, async (req, res) => {

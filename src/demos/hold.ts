@@ -1,0 +1,48 @@
+// What the demo endpoints share: a request's signal (its client left), and holding a lock for the
+// request's workMs while a gauge counts who else holds it, cluster-wide.
+import type { Response } from 'express';
+import { ClientGoneError } from '../http/in-flight.js';
+import type { Lock, LockOptions } from '../locks/lock.js';
+import { newOwnerToken } from '../locks/owner.js';
+import { withLock } from '../locks/scope.js';
+import { sleep } from '../time.js';
+import type { HolderCounts, HoldersGauge } from './holders-gauge.js';
+
+/** Aborted when the client leaves before its answer: a hold's work stops, a late grant is given back. */
+export function clientSignal(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort(new ClientGoneError());
+  });
+  return controller.signal;
+}
+
+export interface Hold {
+  waitedMs: number;
+  workMs: number;
+  /** What the gauge showed when this request entered. */
+  holdersSeen: HolderCounts;
+  /** The lock was lost during the work (another may have held it too, and the counts would say so), or its release failed. */
+  warning?: 'lock_lost_during_work' | 'release_failed';
+}
+
+/** Holds `lock` on `resource` for workMs, counted in `gauge` as `role`: how long it waited, what it saw. */
+export async function holdCounted(
+  lock: Lock,
+  resource: string,
+  opts: LockOptions & { instance: string; workMs: number; res: Response },
+  gauge: HoldersGauge,
+  role: string,
+): Promise<Hold> {
+  const signal = clientSignal(opts.res);
+  const t0 = Date.now();
+  let waitedMs = 0;
+  const lockOpts = { ttlMs: opts.ttlMs, waitMs: opts.waitMs, retryMs: opts.retryMs, owner: newOwnerToken(opts.instance), signal };
+  const { value, releaseError } = await withLock(lock, resource, lockOpts, async (held) => {
+    waitedMs = Date.now() - t0;
+    const { seen } = await gauge.during(role, () => sleep(opts.workMs, signal));
+    return { seen, lost: held.lost.aborted };
+  });
+  const warning = value.lost ? 'lock_lost_during_work' : releaseError ? 'release_failed' : undefined;
+  return { waitedMs, workMs: opts.workMs, holdersSeen: value.seen, ...(warning && { warning }) };
+}
