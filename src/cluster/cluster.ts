@@ -152,16 +152,7 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
  */
 function withRestartDelay(server: ManagedServer, delayMs: () => number): ServerHandle {
   let downAt: number | undefined;
-  return {
-    get name() {
-      return server.name;
-    },
-    get port() {
-      return server.port;
-    },
-    get pid() {
-      return server.pid;
-    },
+  return wrapped(server, {
     async stop() {
       await server.stop();
       downAt = Date.now();
@@ -175,6 +166,22 @@ function withRestartDelay(server: ManagedServer, delayMs: () => number): ServerH
       await server.start();
       downAt = undefined;
     },
+  });
+}
+
+/** `server` with its own name, port and pid, and the moves given in `moves`. */
+function wrapped(server: ManagedServer, moves: Pick<ServerHandle, 'stop' | 'kill' | 'start'>): ServerHandle {
+  return {
+    get name() {
+      return server.name;
+    },
+    get port() {
+      return server.port;
+    },
+    get pid() {
+      return server.pid;
+    },
+    ...moves,
   };
 }
 
@@ -183,16 +190,7 @@ function withRestartDelay(server: ManagedServer, delayMs: () => number): ServerH
  * first (its drain then meets no new requests), a start puts it back once healthy; a kill is a crash.
  */
 function inRotation(app: ManagedServer, rotation: NginxRotation): ServerHandle {
-  return {
-    get name() {
-      return app.name;
-    },
-    get port() {
-      return app.port;
-    },
-    get pid() {
-      return app.pid;
-    },
+  return wrapped(app, {
     async stop() {
       await rotation.set(app.port, false);
       await app.stop();
@@ -202,7 +200,7 @@ function inRotation(app: ManagedServer, rotation: NginxRotation): ServerHandle {
       await app.start();
       await rotation.set(app.port, true);
     },
-  };
+  });
 }
 
 /** Like Promise.all, but waits for every promise before rejecting, so cleanup sees a settled world. */

@@ -17,16 +17,17 @@ export interface RedisRole {
 /** A config value in double quotes, escaped, as redis.conf reads it. */
 const quoted = (value: string) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
 
+/** What every Redis server of the cluster shares: its name, port, log, timeouts and health check. */
+function redisProcess(name: string, port: number, dir: string, password: string | undefined): Pick<ServerSpec, 'name' | 'port' | 'logFile' | 'startTimeoutMs' | 'stopGraceMs' | 'healthy'> {
+  return { name, port, logFile: path.join(dir, 'logs', `${name}.log`), startTimeoutMs: 10_000, stopGraceMs: 5_000, healthy: () => redisPing(port, password) };
+}
+
 export function redisSpec(name: string, port: number, dir: string, bin: Binaries, password?: string, role: RedisRole = {}): ServerSpec {
   const workDir = path.join(dir, 'redis', name);
   // The password goes in a file only its owner can read, not on the command line (where ps shows it).
   const confFile = path.join(workDir, 'redis.conf');
   return {
-    name,
-    port,
-    logFile: path.join(dir, 'logs', `${name}.log`),
-    startTimeoutMs: 10_000,
-    stopGraceMs: 5_000,
+    ...redisProcess(name, port, dir, password),
     prepare: () => {
       fs.mkdirSync(workDir, { recursive: true });
       const lines = [
@@ -52,7 +53,6 @@ export function redisSpec(name: string, port: number, dir: string, bin: Binaries
         '--logfile', '', // stdout, which goes to logs/<name>.log
       ],
     }),
-    healthy: () => redisPing(port, password),
   };
 }
 
@@ -66,11 +66,7 @@ export function sentinelSpec(name: string, port: number, masterPort: number, dir
   const confFile = path.join(workDir, 'sentinel.conf');
   const m = SENTINEL_MASTER_NAME;
   return {
-    name,
-    port,
-    logFile: path.join(dir, 'logs', `${name}.log`),
-    startTimeoutMs: 10_000,
-    stopGraceMs: 5_000,
+    ...redisProcess(name, port, dir, password),
     prepare: () => {
       fs.mkdirSync(workDir, { recursive: true });
       const lines = [
@@ -90,6 +86,5 @@ export function sentinelSpec(name: string, port: number, masterPort: number, dir
       fs.writeFileSync(confFile, lines.join('\n'), { mode: 0o600 });
     },
     launch: () => ({ command: bin.redisServer, args: [confFile, '--sentinel'] }),
-    healthy: () => redisPing(port, password),
   };
 }

@@ -1,6 +1,7 @@
 // The course's coordination primitives beyond the stock lock (Redisson §2.10, Curator §3.7), each
 // group with endpoints of its own under /test/. The app knows them only through `Demos`.
 import type { Express } from 'express';
+import { openAll } from '../open-all.js';
 import type { SharedDeps } from '../strategies/strategy.js';
 
 export interface DemoGroup {
@@ -19,14 +20,7 @@ export class Demos {
   private constructor(private readonly groups: DemoGroup[]) {}
 
   static async open(deps: SharedDeps, factories: readonly DemoFactory[]): Promise<Demos> {
-    const groups: DemoGroup[] = [];
-    try {
-      for (const open of factories) groups.push(await open(deps));
-    } catch (err) {
-      await Promise.allSettled(groups.map((g) => g.close?.()));
-      throw err;
-    }
-    return new Demos(groups);
+    return new Demos(await openAll(deps, factories));
   }
 
   routes(app: Express): void {

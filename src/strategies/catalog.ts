@@ -6,6 +6,7 @@ import { redisFamily } from './redis.js';
 import { redlockFamily } from './redlock.js';
 import { sqlFamily } from './sql.js';
 import { zookeeperFamily } from './zookeeper.js';
+import { openAll } from '../open-all.js';
 import type { FamilyFactory, SharedDeps, Strategy, StrategyFamily } from './strategy.js';
 
 /** In the order the course introduces them, then the libraries; the bench and /strategies keep this order. */
@@ -19,14 +20,7 @@ export class Catalog {
   }
 
   static async open(deps: SharedDeps, factories: FamilyFactory[] = familyFactories): Promise<Catalog> {
-    const families: StrategyFamily[] = [];
-    try {
-      for (const open of factories) families.push(await open(deps));
-    } catch (err) {
-      await Promise.allSettled(families.map((f) => f.close?.()));
-      throw err;
-    }
-    return new Catalog(families);
+    return new Catalog(await openAll(deps, factories));
   }
 
   get(name: string): Strategy | undefined {
