@@ -6,8 +6,10 @@
 // Needs a running native cluster (npm run cluster -- up); it resets the stock.
 import { parseArgs } from 'node:util';
 import http from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
+import { CreateMode, createClient, type Client } from 'node-zookeeper-client';
 import { zkPacketsReceived } from '../src/cluster/probes.js';
 import type { ClusterInfo } from '../src/cluster/types.js';
 import { fetchCatalog, selectStrategies } from './catalog.js';
@@ -114,6 +116,51 @@ async function measure(info: ClusterInfo, base: string, strategy: string, reques
   };
 }
 
+/** Median and 90th percentile of `n` sequential calls, in ms. */
+async function timed(n: number, call: () => Promise<unknown>): Promise<string> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await call();
+    ms.push(performance.now() - t0);
+  }
+  ms.sort((a, b) => a - b);
+  const at = (q: number) => (ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? NaN).toFixed(2);
+  return `${at(0.5)} ms (p90 ${at(0.9)})`;
+}
+
+const zkCall = <T>(run: (done: (err: unknown, value: T) => void) => void): Promise<T> =>
+  new Promise((resolve, reject) => run((err, value) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(value))));
+
+/** Each server's own round trip, one call at a time, in the same run: the floor under every lock's hand-off. */
+async function rawRoundTrips(info: ClusterInfo, n: number): Promise<string[]> {
+  const redis = new Redis(info.redis, { lazyConnect: true });
+  await redis.connect();
+  const mysql = await createConnection({ ...info.mysql, connectTimeout: 5_000 });
+  const zk: Client = createClient(info.zookeeper);
+  await new Promise<void>((resolve) => {
+    zk.once('connected', () => resolve());
+    zk.connect();
+  });
+  try {
+    const node = `/stocklab-rtt-${randomUUID()}`;
+    return [
+      `Redis PING: ${await timed(n, () => redis.ping())}`,
+      `MySQL SELECT 1: ${await timed(n, () => mysql.query('SELECT 1'))}`,
+      `ZooKeeper exists (a read): ${await timed(n, () => zkCall((done) => zk.exists('/', (err, stat) => done(err, stat))))}`,
+      // A write is answered once a quorum has logged it to disk: the cost of every create and delete.
+      `ZooKeeper create + delete (two writes): ${await timed(n, async () => {
+        await zkCall((done) => zk.create(node, CreateMode.PERSISTENT, (err, path) => done(err, path)));
+        await zkCall((done) => zk.remove(node, -1, (err) => done(err, undefined)));
+      })}`,
+    ];
+  } finally {
+    redis.disconnect();
+    await mysql.end();
+    zk.close();
+  }
+}
+
 const fmt = (n: number) => (n === 0 ? '–' : n < 10 ? n.toFixed(1) : n.toFixed(0));
 
 async function main(): Promise<void> {
@@ -123,6 +170,9 @@ async function main(): Promise<void> {
   const base = info.instances[0] ?? info.nginx;
   const requests = Number(values.requests);
   const catalog = selectStrategies(await fetchCatalog(base), values.strategies?.split(','));
+  console.log(`Each server's round trip, ${requests} calls one at a time:`);
+  for (const line of await rawRoundTrips(info, requests)) console.log(`- ${line}`);
+  console.log('');
   console.log(`Messages per sale, counted by the servers; ${requests} deductions on one instance (${base}), alone (c=1) and 20 at a time (c=20).\n`);
   console.log('| strategy | c | Redis | RedLock (5 masters) | MySQL | ZooKeeper | sold |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
