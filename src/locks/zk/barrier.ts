@@ -60,6 +60,9 @@ export interface BarrierMember {
   readonly path: string;
 }
 
+/** How long a member that gives up waits for its node's delete before answering anyway (ZooKeeper down). */
+const DROP_BOUND_MS = 2_000;
+
 /**
  * DistributedDoubleBarrier: members meet at the start and at the end. Each member is an ephemeral
  * node under the barrier's path. enter() waits until `members` nodes are there (a threshold, not a
@@ -86,12 +89,12 @@ export class ZkDoubleBarrier {
     const member = { path: `${this.path}/${randomUUID()}` };
     // Watched before joining, as Curator does: a barrier that opens meanwhile is not missed.
     const ready = await this.watches.node(`${this.path}/${READY}`, deadline).catch(timedOut(this.path, waitMs));
-    await this.join(member, deadline).catch(timedOut(this.path, waitMs));
     try {
+      await this.join(member, deadline);
       if (!ready.exists) await this.waitForOthers(ready.next, deadline);
       return member;
     } catch (err) {
-      void this.session.removeQuietly(member.path);
+      await this.drop(member);
       return timedOut(this.path, waitMs)(err);
     }
   }
@@ -111,9 +114,18 @@ export class ZkDoubleBarrier {
       }
       await this.session.remove(`${this.path}/${READY}`, deadline);
     } catch (err) {
-      void this.session.removeQuietly(member.path);
+      await this.drop(member);
       timedOut(this.path, waitMs)(err);
     }
+  }
+
+  /**
+   * Deletes a member that gives up, and waits for the delete to be applied: its answer must not go
+   * out while its node could still count in the next barrier. ZooKeeper applies one session's
+   * requests in order, so this also deletes a node whose create timed out but was still on its way.
+   */
+  private async drop(member: BarrierMember): Promise<void> {
+    await this.session.remove(member.path, Date.now() + DROP_BOUND_MS).catch(() => this.session.removeQuietly(member.path));
   }
 
   private async join(member: BarrierMember, deadline: number): Promise<void> {
