@@ -39,6 +39,18 @@ export function connectMainRedis(config: Pick<ServiceConfig, 'redis'>, connectio
   );
 }
 
+/**
+ * One connection to each RedLock master, named `<instance>:<role>-<i>` in CLIENT LIST, waited for
+ * up to 2 s each: a minority may be down at start (that is RedLock's point); they reconnect on their own.
+ */
+export async function connectRedlockMasters(config: Pick<ServiceConfig, 'redis' | 'redlock' | 'instanceId'>, role: string): Promise<Redis[]> {
+  const masters = config.redlock.urls.map((url, i) =>
+    connectRedis(url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: `${config.instanceId}:${role}-${i}` }),
+  );
+  await Promise.all(masters.map((c) => waitReady(c, 2_000)));
+  return masters;
+}
+
 function failFast(opts: RedisConnectOptions): RedisOptions {
   return {
     enableOfflineQueue: false,

@@ -38,6 +38,11 @@ export function guarded(lock: Lock, deps: SharedDeps, scope = withLock): Pick<St
   return { guard: { fencing: lock.fencing }, sqlFenced: deps.stock.mysql.sql.readThenWriteFenced[lock.fencing], deduct };
 }
 
+/** A strategy whose deduction is the shared read-then-write under `lock`, on either store. */
+export function lockedStrategy(deps: SharedDeps, lock: Lock, about: Pick<Strategy, 'name' | 'family' | 'description' | 'expected'>, scope = withLock): Strategy {
+  return { ...about, stores: ['mysql', 'redis'], sql: deps.stock.mysql.sql.readThenWrite, ...guarded(lock, deps, scope) };
+}
+
 async function fenceOf(lock: Lock, held: Held): Promise<Fence> {
   // The route accepts fenced=1 only for strategies whose lock issues tokens.
   if (!lock.fencing || !held.fencingToken) throw new TypeError(`lock for ${held.resource} issues no fencing token`);

@@ -5,31 +5,20 @@ import { LibRedlockUsingLock } from '../locks/library/redlock-using.js';
 import type { Lock } from '../locks/lock.js';
 import { deleteLockKeys, redlockKey } from '../locks/redis/keys.js';
 import { Redlock } from '../locks/redis/redlock-package.js';
-import { connectRedis, waitReady } from '../redis/connect.js';
-import { guarded } from './guarded.js';
+import { connectRedlockMasters } from '../redis/connect.js';
+import { lockedStrategy } from './guarded.js';
 import type { FamilyFactory, SharedDeps, Strategy } from './strategy.js';
 
 function libraryStrategy(deps: SharedDeps, name: string, description: string, note: string, lock: Lock): Strategy {
-  return {
-    name,
-    family: 'library',
-    description,
-    // Measured by the tests (test/library.test.ts): each renews its lease while held, and the lease
-    // check before the write refuses what outlived it.
-    expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note },
-    stores: ['mysql', 'redis'],
-    sql: deps.stock.mysql.sql.readThenWrite,
-    ...guarded(lock, deps),
-  };
+  // Measured by the tests (test/library.test.ts): each renews its lease while held, and the lease
+  // check before the write refuses what outlived it.
+  return lockedStrategy(deps, lock, { name, family: 'library', description, expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note } });
 }
 
 export const libraryFamily: FamilyFactory = async (deps) => {
   const { config } = deps;
   // Connections of their own, so the libraries' traffic never queues behind stocklab's locks.
-  const masters = config.redlock.urls.map((url, i) =>
-    connectRedis(url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: `${config.instanceId}:lib-redlock-${i}` }),
-  );
-  await Promise.all(masters.map((c) => waitReady(c, 2_000)));
+  const masters = await connectRedlockMasters(config, 'lib-redlock');
   const redlock = new Redlock(masters, { driftFactor: 0.01 });
   redlock.on('error', () => undefined);
   return {

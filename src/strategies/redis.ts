@@ -15,7 +15,7 @@ import { WatchdogLock } from '../locks/redis/watchdog.js';
 import { connectMainRedis, waitReady } from '../redis/connect.js';
 import { ConnectionPool } from '../redis/pool.js';
 import { luaDecrement, watchedDecrement } from '../stock/redis-atomic.js';
-import { guarded } from './guarded.js';
+import { lockedStrategy } from './guarded.js';
 import { redissonLockStrategies } from './redisson.js';
 import { retryOnConflict } from './retry.js';
 import type { FamilyFactory, FaultOutcomes, Outcome, SharedDeps, Strategy } from './strategy.js';
@@ -37,7 +37,7 @@ function lockStrategy(deps: SharedDeps, name: string, description: string, note:
     lostReply: 'released by its owner',
   };
   const expected = { oneInstance: 'exact', threeInstances: 'exact', workOverTtl, note, faults } as const;
-  return { name, family: 'redis', description, expected, stores: ['mysql', 'redis'], sql: deps.stock.mysql.sql.readThenWrite, ...guarded(lock, deps, scope) };
+  return lockedStrategy(deps, lock, { name, family: 'redis', description, expected }, scope);
 }
 
 export const redisFamily: FamilyFactory = async (deps) => {

@@ -6,8 +6,8 @@ import { MultiLock } from '../locks/redis/multi.js';
 import type { ReleaseNotifier } from '../locks/redis/release-notifier.js';
 import { WatchdogLock } from '../locks/redis/watchdog.js';
 import type { Lock } from '../locks/lock.js';
-import { connectRedis, waitReady } from '../redis/connect.js';
-import { guarded } from './guarded.js';
+import { connectRedlockMasters } from '../redis/connect.js';
+import { guarded, lockedStrategy } from './guarded.js';
 import type { DeductResult, SharedDeps, Strategy, StrategyFamily } from './strategy.js';
 
 /**
@@ -15,15 +15,7 @@ import type { DeductResult, SharedDeps, Strategy, StrategyFamily } from './strat
  * watchdog), so work longer than ttlMs stays exact. No `faults`: the fault lab does not run them.
  */
 function redissonStrategy(deps: SharedDeps, name: string, description: string, note: string, lock: Lock): Strategy {
-  return {
-    name,
-    family: 'redis',
-    description,
-    expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note },
-    stores: ['mysql', 'redis'],
-    sql: deps.stock.mysql.sql.readThenWrite,
-    ...guarded(lock, deps),
-  };
+  return lockedStrategy(deps, lock, { name, family: 'redis', description, expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note } });
 }
 
 /** redis-fair: the deduction under the fair lock, its answer carrying the grant's place in line. */
@@ -54,11 +46,8 @@ function fairStrategy(deps: SharedDeps, lock: FairLock): Strategy {
 /** The fair lock and the multi-lock; the multi-lock's parts on the RedLock masters get connections of their own. */
 export async function redissonLockStrategies(deps: SharedDeps, notifier: ReleaseNotifier): Promise<Required<Pick<StrategyFamily, 'strategies' | 'clearLocks' | 'close'>>> {
   const { config, redis } = deps;
-  const masters = config.redlock.urls.map((url, i) =>
-    connectRedis(url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: `${config.instanceId}:multi-${i}` }),
-  );
   // Not fatal when a master is down at start: it reconnects on its own, and until then redis-multi answers 503.
-  await Promise.all(masters.map((c) => waitReady(c, 2_000)));
+  const masters = await connectRedlockMasters(config, 'multi');
   const multi = new MultiLock([new WatchdogLock(redis), ...masters.map((m) => new WatchdogLock(m))]);
   return {
     strategies: [

@@ -1,10 +1,10 @@
 // RedLock (course §2.9) over N independent Redis masters, through the `redlock` package.
-import { connectRedis, waitReady } from '../redis/connect.js';
+import { connectRedlockMasters } from '../redis/connect.js';
 import { deleteLockKeys } from '../locks/redis/keys.js';
 import { RedlockReleaseHints } from '../locks/redis/redlock-hints.js';
 import { Redlock } from '../locks/redis/redlock-package.js';
 import { RedlockLock } from '../locks/redis/redlock.js';
-import { guarded } from './guarded.js';
+import { lockedStrategy } from './guarded.js';
 import type { FamilyFactory } from './strategy.js';
 
 /**
@@ -21,15 +21,8 @@ const REDLOCK_SETTINGS = {
 
 export const redlockFamily: FamilyFactory = async (deps) => {
   const { config } = deps;
-  const clients = config.redlock.urls.map((url, i) =>
-    connectRedis(url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: `${config.instanceId}:redlock-${i}` }),
-  );
   // Subscriber connections (one per master) for the release hints; they never carry the votes.
-  const subscribers = config.redlock.urls.map((url, i) =>
-    connectRedis(url, { commandTimeoutMs: config.redis.commandTimeoutMs, connectionName: `${config.instanceId}:redlock-hints-${i}` }),
-  );
-  // A minority may be down at start (that is RedLock's point); they reconnect on their own.
-  await Promise.all([...clients, ...subscribers].map((c) => waitReady(c, 2_000)));
+  const [clients, subscribers] = await Promise.all([connectRedlockMasters(config, 'redlock'), connectRedlockMasters(config, 'redlock-hints')]);
   const redlock = new Redlock(clients, REDLOCK_SETTINGS);
   const hints = new RedlockReleaseHints(clients, subscribers);
   // The package reports each server's failed vote here too; the failure reaches the caller anyway.
@@ -38,7 +31,7 @@ export const redlockFamily: FamilyFactory = async (deps) => {
 
   return {
     strategies: [
-      {
+      lockedStrategy(deps, new RedlockLock(redlock, hints), {
         name: 'redlock',
         family: 'redlock',
         description: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease.`,
@@ -50,10 +43,7 @@ export const redlockFamily: FamilyFactory = async (deps) => {
           // A lost reply's votes are not retried: they expire with the lease.
           faults: { holderCrash: 'after ttlMs', holderPause: 'oversells', lostReply: 'expires after ttlMs' },
         },
-        stores: ['mysql', 'redis'],
-        sql: deps.stock.mysql.sql.readThenWrite,
-        ...guarded(new RedlockLock(redlock, hints), deps),
-      },
+      }),
     ],
     // Servers that are down keep their leftovers until they expire; the others are cleaned now.
     clearLocks: async () => void (await Promise.allSettled(clients.map((c) => deleteLockKeys(c)))),

@@ -10,7 +10,7 @@ import { ZkSequentialLock } from '../locks/zk/sequential.js';
 import { ZkSession } from '../locks/zk/session.js';
 import { ZkWatchLock } from '../locks/zk/watch.js';
 import { STOCK_CODE } from '../stock/product.js';
-import { guarded } from './guarded.js';
+import { lockedStrategy } from './guarded.js';
 import type { FamilyFactory, SharedDeps, Strategy, StrategyFamily } from './strategy.js';
 
 export const ZK_LOCK_ROOT = '/stocklab/locks';
@@ -30,15 +30,8 @@ const WAREHOUSE_LOCK_RESOURCE = `warehouse:${STOCK_CODE}`;
 
 /** The ZooKeeper recipes (course §3), each over the same read-then-write, over one session. */
 export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): StrategyFamily {
-  const strategy = (name: string, description: string, lock: Lock, scope = withLock, expectations: Strategy['expected'] = expected): Strategy => ({
-    name,
-    family: 'zookeeper',
-    description,
-    expected: expectations,
-    stores: ['mysql', 'redis'],
-    sql: deps.stock.mysql.sql.readThenWrite,
-    ...guarded(lock, deps, scope),
-  });
+  const strategy = (name: string, description: string, lock: Lock, scope = withLock, expectations: Strategy['expected'] = expected): Strategy =>
+    lockedStrategy(deps, lock, { name, family: 'zookeeper', description, expected: expectations }, scope);
   return {
     strategies: [
       strategy('zk-ephemeral', 'Create one ephemeral node; if it exists, sleep retryMs and try again (unfair spin).', new ZkEphemeralLock(session)),
