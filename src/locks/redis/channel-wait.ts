@@ -1,5 +1,5 @@
-// Redisson's way of waiting, shared by its primitives beyond the mutex (fair lock, read-write lock,
-// semaphore, latch): try; when refused, sleep until a message on the primitive's channel wakes
+// Redisson's way of waiting, shared by redis-pubsub and Redisson's primitives beyond the mutex
+// (fair lock, read-write lock, semaphore, latch): try; when refused, sleep until a message on the primitive's channel wakes
 // this waiter, or until the state may have changed on its own (a lease ran out); try again.
 import { LockTimeoutError } from '../errors.js';
 import { redisCall } from '../../redis/call.js';
@@ -21,7 +21,10 @@ export interface ChannelWaitOptions {
   signal?: AbortSignal;
   channel: string;
   wakes: Wakes;
-  /** The longest sleep between attempts: RECHECK_MS, or less for waiters that must re-ask to keep their place. */
+  /**
+   * The longest sleep between attempts: RECHECK_MS, or less for waiters that must re-ask to keep
+   * their place; Infinity for none (redis-pubsub: its holder's lease is the fallback).
+   */
   recheckMs: number;
 }
 

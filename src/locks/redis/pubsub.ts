@@ -1,10 +1,8 @@
 import type { Redis } from 'ioredis';
-import { LockTimeoutError } from '../errors.js';
 import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
-import { remaining } from '../../time.js';
-import { HashLockScripts, type HashLockAttempt } from './hash-lock-scripts.js';
+import { waitOnChannel, type Attempt } from './channel-wait.js';
+import { HashLockScripts } from './hash-lock-scripts.js';
 import { releaseChannel } from './keys.js';
-import { redisCall } from '../../redis/call.js';
 import type { ReleaseNotifier } from './release-notifier.js';
 
 /**
@@ -25,31 +23,12 @@ export class PubsubLock implements Lock {
     const held = (token: bigint) => leaseOf(resource, neverLost, () => scripts.release(), async () => token);
     const first = await scripts.tryAcquire();
     if (first.held) return held(first.token);
-
-    const deadline = Date.now() + opts.waitMs;
-    const channel = releaseChannel(resource);
-    await redisCall(() => this.notifier.subscribe(channel));
-    for (;;) {
-      const release = this.notifier.nextRelease(channel);
-      let attempt: HashLockAttempt;
-      try {
-        attempt = await scripts.tryAcquire();
-      } catch (err) {
-        release.cancel();
-        throw err;
-      }
-      if (attempt.held) {
-        release.cancel();
-        return held(attempt.token);
-      }
-      const { holderLeaseMs } = attempt;
-      const left = remaining(deadline);
-      if (left <= 0) {
-        release.cancel();
-        throw new LockTimeoutError(resource, opts.waitMs);
-      }
-      // A lease without expiry (−1) gives no hint: wait for the message or the deadline.
-      await release.within(holderLeaseMs >= 0 ? Math.min(holderLeaseMs + 1, left) : left);
-    }
+    // Woken one waiter per instance by a release, or when the holder's lease runs out (−1, no expiry: no hint).
+    const waiting = { resource, waitMs: opts.waitMs, channel: releaseChannel(resource), wakes: 'one', recheckMs: Infinity } as const;
+    const token = await waitOnChannel(this.notifier, waiting, async (): Promise<Attempt<bigint>> => {
+      const attempt = await scripts.tryAcquire();
+      return attempt.held ? { done: true, value: attempt.token } : { done: false, hintMs: attempt.holderLeaseMs };
+    });
+    return held(token);
   }
 }
