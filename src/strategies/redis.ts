@@ -7,6 +7,7 @@ import { withLock } from '../locks/scope.js';
 import { deleteLockKeys } from '../locks/redis/keys.js';
 import { OwnedLock } from '../locks/redis/owned.js';
 import { PubsubLock } from '../locks/redis/pubsub.js';
+import { MAX_HANDOFF_STREAK } from '../locks/handoff.js';
 import { ReentrantLock } from '../locks/redis/reentrant.js';
 import { ReleaseNotifier } from '../locks/redis/release-notifier.js';
 import { SetnxExpiryLock } from '../locks/redis/setnx-expiry.js';
@@ -80,7 +81,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
     lockStrategy(deps, 'redis-watchdog', 'The reentrant hash lock plus a watchdog renewing the lease every ttl/3 while it is held.',
       'exact also when work > ttl; a crashed holder’s lock still expires after ttl',
       'exact', new WatchdogLock(redis)),
-    lockStrategy(deps, 'redis-pubsub', 'The reentrant hash lock; waiters sleep until a release is published or the holder’s lease ends.',
+    lockStrategy(deps, 'redis-pubsub', `The reentrant hash lock; waiters sleep until a release is published or the holder’s lease ends. A holder passes the lock straight to a sleeping waiter of its own instance, in one script (at most ${MAX_HANDOFF_STREAK} times in a row).`,
       'Redisson-style waiting: no polling interval',
       'oversells', new PubsubLock(redis, notifier)),
     ...redisson.strategies,

@@ -4,6 +4,7 @@ import { deleteLockKeys } from '../locks/redis/keys.js';
 import { RedlockReleaseHints } from '../locks/redis/redlock-hints.js';
 import { Redlock } from '../locks/redis/redlock-package.js';
 import { RedlockLock } from '../locks/redis/redlock.js';
+import { MAX_HANDOFF_STREAK } from '../locks/handoff.js';
 import { lockedStrategy } from './guarded.js';
 import type { FamilyFactory } from './strategy.js';
 
@@ -34,7 +35,7 @@ export const redlockFamily: FamilyFactory = async (deps) => {
       lockedStrategy(deps, new RedlockLock(redlock, hints), {
         name: 'redlock',
         family: 'redlock',
-        description: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease.`,
+        description: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease. A holder passes the lock straight to its instance's waiting contender, value for value on every master (at most ${MAX_HANDOFF_STREAK} times in a row).`,
         expected: {
           oneInstance: 'exact',
           threeInstances: 'exact',

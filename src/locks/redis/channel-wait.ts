@@ -4,6 +4,7 @@
 import { LockTimeoutError } from '../errors.js';
 import { redisCall } from '../../redis/call.js';
 import { remaining } from '../../time.js';
+import { sleepOffered, type HandoffOffer } from '../handoff.js';
 import type { ReleaseNotifier, ReleaseWait, Wakes } from './release-notifier.js';
 
 /**
@@ -14,7 +15,7 @@ export const RECHECK_MS = 1_000;
 
 export type Attempt<T> = { done: true; value: T } | { done: false; hintMs: number };
 
-export interface ChannelWaitOptions {
+export interface ChannelWaitOptions<T = never> {
   /** Named in the LockTimeoutError. */
   resource: string;
   waitMs: number;
@@ -26,6 +27,12 @@ export interface ChannelWaitOptions {
    * their place; Infinity for none (redis-pubsub: its holder's lease is the fallback).
    */
   recheckMs: number;
+  /** Offers the waiter, while it sleeps, to a holder of this process that may pass it the lock (see handoff.ts). */
+  handoff?: {
+    offer(): HandoffOffer<T>;
+    /** Gives back a grant passed on to a waiter that gave up meanwhile. */
+    giveBack(grant: T): Promise<unknown>;
+  };
 }
 
 /**
@@ -34,7 +41,7 @@ export interface ChannelWaitOptions {
  * without a message. The waiter is registered before each attempt, so a message sent between the
  * attempt and the sleep is not missed.
  */
-export async function waitOnChannel<T>(notifier: ReleaseNotifier, opts: ChannelWaitOptions, attempt: () => Promise<Attempt<T>>): Promise<T> {
+export async function waitOnChannel<T>(notifier: ReleaseNotifier, opts: ChannelWaitOptions<T>, attempt: () => Promise<Attempt<T>>): Promise<T> {
   const deadline = Date.now() + opts.waitMs;
   await redisCall(() => notifier.subscribe(opts.channel));
   for (;;) {
@@ -57,26 +64,37 @@ export async function waitOnChannel<T>(notifier: ReleaseNotifier, opts: ChannelW
       throw new LockTimeoutError(opts.resource, opts.waitMs);
     }
     const hinted = result.hintMs >= 0 ? result.hintMs + 1 : Infinity;
-    await sleepUnlessWoken(woken, Math.min(hinted, opts.recheckMs, left), opts.signal);
+    const ms = Math.min(hinted, opts.recheckMs, left);
+    const { handoff } = opts;
+    if (!handoff) {
+      await sleepUnlessWoken(woken, ms, opts.signal);
+      continue;
+    }
+    const handed = await sleepOffered(handoff.offer(), (claimed) => sleepUnlessWoken(woken, ms, opts.signal, claimed), (g) => handoff.giveBack(g));
+    if (handed !== undefined) return handed;
   }
 }
 
-/** The wait, cut short by the signal's abort (rejecting with its reason). */
-async function sleepUnlessWoken(woken: ReleaseWait, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return woken.within(ms);
-  if (signal.aborted) {
+/** The wait, cut short by a hand-off claim, or by the signal's abort (rejecting with its reason). */
+async function sleepUnlessWoken(woken: ReleaseWait, ms: number, signal: AbortSignal | undefined, claimed?: Promise<void>): Promise<void> {
+  if (signal?.aborted) {
     woken.cancel();
     throw signal.reason;
   }
-  let onAbort!: () => void;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  const ends: Promise<void>[] = [woken.within(ms)];
+  if (claimed) ends.push(claimed);
+  let onAbort: (() => void) | undefined;
+  if (signal) {
+    ends.push(new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }));
+  }
   try {
-    await Promise.race([woken.within(ms), aborted]);
+    await Promise.race(ends);
   } finally {
-    signal.removeEventListener('abort', onAbort);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    // Also ends `within` and its timer, whichever way the sleep ended.
     woken.cancel();
   }
 }

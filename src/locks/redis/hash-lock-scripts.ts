@@ -41,8 +41,31 @@ export class HashLockScripts {
     return left === 1;
   }
 
+  /**
+   * Gives back this owner's last hold straight to `waiter` (see handoff.ts): the waiter's fencing
+   * token when it now holds the lock, undefined when holds of this owner remain (nothing passed on).
+   * Rejects with LockNotHeldError when this owner holds nothing. A lost reply leaves both sides
+   * unsure, so both are given back (owner-checked, announced): the waiter attempts again as usual.
+   */
+  async handOff(waiter: string, waiterTtlMs: number): Promise<bigint | undefined> {
+    const keys = [this.key, fenceCounterKey(this.resource)];
+    const passed = (await undoIfReplyLost(
+      () => redisCall(() => runLua(this.redis, 'lock-reentrant-handoff', keys, [this.owner, waiter, this.ttlMs, waiterTtlMs])),
+      async () => {
+        await new HashLockScripts(this.redis, this.resource, waiter, waiterTtlMs).release().catch(notHeldIsAnAnswer);
+        await this.release();
+      },
+    )) as [number, number?] | null;
+    if (passed === null) throw new LockNotHeldError(this.resource);
+    return passed[0] === 1 ? BigInt(passed[1] as number) : undefined;
+  }
+
   /** Extends the lease to ttlMs from now; false when this owner no longer holds it. */
   async renew(): Promise<boolean> {
     return (await redisCall(() => runLua(this.redis, 'lock-reentrant-renew', [this.key], [this.owner, this.ttlMs]))) === 1;
   }
+}
+
+function notHeldIsAnAnswer(err: unknown): void {
+  if (!(err instanceof LockNotHeldError)) throw err;
 }

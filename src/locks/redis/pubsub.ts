@@ -1,17 +1,30 @@
 import type { Redis } from 'ioredis';
+import { Handoffs } from '../handoff.js';
 import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { waitOnChannel, type Attempt } from './channel-wait.js';
 import { HashLockScripts } from './hash-lock-scripts.js';
 import { releaseChannel } from './keys.js';
 import type { ReleaseNotifier } from './release-notifier.js';
 
+/** A sleeping waiter, as a holder passing the lock on needs it. */
+interface Sleeper {
+  owner: string;
+  ttlMs: number;
+}
+
 /**
  * Redisson's waiting (docs/course.md §2.10): the acquire script answers the holder's remaining lease; a
  * waiter sleeps until a release is published or that lease runs out, whichever is first, and
  * tries again. No fixed-interval polling: retryMs is not used.
+ *
+ * A holder whose process has a waiter asleep passes the lock straight to it in one script
+ * (handoff.ts), up to MAX_HANDOFF_STREAK times in a row; then it releases and publishes as usual.
+ * A waiter of another process still wakes only on a publish or at the holder's lease end.
  */
 export class PubsubLock implements Lock {
   readonly fencing = 'redis';
+  /** Its waiters asleep between attempts; tests wait on `sleeping` to sequence a hand-off. */
+  readonly handoffs = new Handoffs<Sleeper, bigint>();
 
   constructor(
     private readonly redis: Redis,
@@ -19,16 +32,45 @@ export class PubsubLock implements Lock {
   ) {}
 
   async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
-    const scripts = new HashLockScripts(this.redis, resource, ownerOf(opts), opts.ttlMs);
-    const held = (token: bigint) => leaseOf(resource, neverLost, () => scripts.release(), async () => token);
-    const first = await scripts.tryAcquire();
-    if (first.held) return held(first.token);
+    const owner = ownerOf(opts);
+    const scripts = new HashLockScripts(this.redis, resource, owner, opts.ttlMs);
+    const held = (token: bigint) => leaseOf(resource, neverLost, () => this.release(scripts), async () => token);
+    const attempt = async (): Promise<Attempt<bigint>> => {
+      const tried = await scripts.tryAcquire();
+      if (!tried.held) return { done: false, hintMs: tried.holderLeaseMs };
+      this.handoffs.granted(resource);
+      return { done: true, value: tried.token };
+    };
+    const first = await attempt();
+    if (first.done) return held(first.value);
     // Woken one waiter per instance by a release, or when the holder's lease runs out (−1, no expiry: no hint).
-    const waiting = { resource, waitMs: opts.waitMs, channel: releaseChannel(resource), wakes: 'one', recheckMs: Infinity } as const;
-    const token = await waitOnChannel(this.notifier, waiting, async (): Promise<Attempt<bigint>> => {
-      const attempt = await scripts.tryAcquire();
-      return attempt.held ? { done: true, value: attempt.token } : { done: false, hintMs: attempt.holderLeaseMs };
-    });
+    const token = await waitOnChannel(
+      this.notifier,
+      {
+        resource,
+        waitMs: opts.waitMs,
+        channel: releaseChannel(resource),
+        wakes: 'one',
+        recheckMs: Infinity,
+        handoff: { offer: () => this.handoffs.offer(resource, { owner, ttlMs: opts.ttlMs }), giveBack: () => scripts.release() },
+      },
+      attempt,
+    );
     return held(token);
+  }
+
+  /** The last hold goes to a sleeping waiter of this process when there is one, else back to everyone. */
+  private async release(scripts: HashLockScripts): Promise<void> {
+    const claim = this.handoffs.claim(scripts.resource);
+    if (!claim) {
+      await scripts.release();
+      return;
+    }
+    let token: bigint | undefined;
+    try {
+      token = await scripts.handOff(claim.waiter.owner, claim.waiter.ttlMs);
+    } finally {
+      claim.settle(token);
+    }
   }
 }

@@ -6,6 +6,7 @@ export const redlockReleaseChannel = (resource: string): string => `redlock-rele
 export interface ReleaseHint {
   /** Resolves true on the next release announced for the resource, false after `ms`. */
   within(ms: number): Promise<boolean>;
+  /** Stops listening; a `within` still running resolves false at once. */
   cancel(): void;
 }
 
@@ -54,12 +55,17 @@ export class RedlockReleaseHints {
   /** Registers for the next release now, before the caller's attempt, so a release during it is not missed. */
   nextRelease(resource: string): ReleaseHint {
     const channel = redlockReleaseChannel(resource);
-    let wake!: () => void;
-    const woken = new Promise<boolean>((resolve) => (wake = () => resolve(true)));
+    let settle!: (hinted: boolean) => void;
+    const woken = new Promise<boolean>((resolve) => (settle = resolve));
+    const wake = () => settle(true);
     const set = this.waiters.get(channel) ?? new Set<() => void>();
     this.waiters.set(channel, set);
     set.add(wake);
-    const cancel = () => void set.delete(wake);
+    const cancel = () => {
+      set.delete(wake);
+      // A `within` still running ends now (not hinted), and clears its timer.
+      settle(false);
+    };
     return {
       cancel,
       within: async (ms) => {

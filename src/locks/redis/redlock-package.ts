@@ -12,4 +12,6 @@ export type Redlock = Typed.default;
 export const ExecutionError = runtime.ExecutionError;
 export const ResourceLockedError = runtime.ResourceLockedError;
 export type RedlockHold = Typed.Lock;
+/** The package's hold, built for a value set by a script of stocklab's own (a hand-off). */
+export const RedlockLease = runtime.Lock;
 export type RedlockSettings = Typed.Settings;

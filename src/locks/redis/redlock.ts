@@ -1,11 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { E_TIMEOUT, Mutex, withTimeout } from 'async-mutex';
+import type { Redis } from 'ioredis';
 import { DependencyDownError } from '../../dependency.js';
 import { LockLostError, LockNotHeldError, LockTimeoutError } from '../errors.js';
 import { expiringAt, leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock, type LockOptions } from '../lock.js';
 import { remaining, sleep } from '../../time.js';
+import { runLua } from '../../redis/lua.js';
+import { Handoffs, sleepOffered } from '../handoff.js';
 import { redlockKey } from './keys.js';
-import { ExecutionError, ResourceLockedError, type Redlock, type RedlockHold } from './redlock-package.js';
-import type { RedlockReleaseHints } from './redlock-hints.js';
+import { ExecutionError, RedlockLease, ResourceLockedError, type Redlock, type RedlockHold } from './redlock-package.js';
+import type { RedlockReleaseHints, ReleaseHint } from './redlock-hints.js';
 
 /**
  * Backoff ceiling, in units of retryMs: a pause grows retryMs·2^failures up to this. With release
@@ -45,6 +49,10 @@ const HINT_JITTER_DIVISOR = 4;
  *   could only win where the first lost anyway: its scripts reach every master after the first's.
  * - A holder announces its release on the masters (RedlockReleaseHints): the waiting contender
  *   of every process tries again then, after a random pause so they do not split the votes.
+ * - A holder whose process has its contender asleep passes the lock straight to it (handoff.ts):
+ *   on every master, its value becomes the contender's in one script, and the contender holds once
+ *   a quorum did so with validity left, as after its own acquire. Up to MAX_HANDOFF_STREAK times in
+ *   a row; then the holder releases and announces it, so every process contends again.
  * - Without a hint, a failed contender waits a random [0, retryMs·2^failures) capped at
  *   32·retryMs (exponential backoff with full jitter), as the RedLock description asks: random,
  *   so contenders that split the votes do not split them again, and growing, so a lock held for
@@ -57,6 +65,8 @@ const HINT_JITTER_DIVISOR = 4;
 export class RedlockLock implements Lock {
   /** Per resource, this process's waiters in arrival order (async-mutex is first come first served). */
   private readonly lines = new Map<string, Mutex>();
+  /** This process's contender asleep between attempts, by the lease it asked for (tests wait on `sleeping`). */
+  readonly handoffs = new Handoffs<{ ttlMs: number }, RedlockHold>();
 
   constructor(
     private readonly redlock: Redlock,
@@ -85,6 +95,16 @@ export class RedlockLock implements Lock {
     const validity = expiringAt(hold.expiration, `RedLock validity of ${resource} ran out (ttl − elapsed − drift) before the work finished`);
     return leaseOf(resource, validity.lost, async () => {
       validity.cancel();
+      const claim = this.handoffs.claim(resource);
+      if (claim) {
+        let passed: RedlockHold | undefined;
+        try {
+          passed = await this.handOff(hold, claim.waiter.ttlMs);
+        } finally {
+          claim.settle(passed);
+        }
+        if (passed) return;
+      }
       try {
         // No retries: an unreleased minority expires on its own.
         await this.redlock.release(hold, { retryCount: 0 });
@@ -95,6 +115,27 @@ export class RedlockLock implements Lock {
         this.hints?.announce(resource, hold.value);
       }
     });
+  }
+
+  /**
+   * Passes `hold` to this process's sleeping contender: the contender's hold when a quorum of
+   * masters took its value with validity left, else undefined, with whatever moved given back (the
+   * holder then releases as usual).
+   */
+  private async handOff(hold: RedlockHold, ttlMs: number): Promise<RedlockHold | undefined> {
+    const [key] = hold.resources;
+    const value = randomBytes(16).toString('hex');
+    const start = Date.now();
+    // The package's connections, which connectRedis made (the project's scripts are defined on them).
+    const masters = [...this.redlock.clients] as Redis[];
+    const votes = await Promise.allSettled(masters.map((m) => runLua(m, 'redlock-handoff', [key as string], [hold.value, value, ttlMs])));
+    const moved = votes.filter((v) => v.status === 'fulfilled' && v.value === 1).length;
+    // The package's validity: ttl − elapsed − drift (ttl × driftFactor + 2 ms).
+    const expiration = start + ttlMs - Math.floor(ttlMs * this.redlock.settings.driftFactor) - 2;
+    const passed = new RedlockLease(this.redlock, [key as string], value, [], expiration);
+    if (moved > masters.length / 2 && expiration > Date.now()) return passed;
+    if (moved > 0) await this.redlock.release(passed, { retryCount: 0 }).catch(() => undefined);
+    return undefined;
   }
 
   private lineFor(resource: string): Mutex {
@@ -123,6 +164,7 @@ export class RedlockLock implements Lock {
       }
       if (hold) {
         hint?.cancel();
+        this.handoffs.granted(resource);
         // The package does not check that validity is left: an acquisition slower than the lease
         // holds nothing it may write under. Refused at once, as a lease that ran out mid-work is.
         if (hold.expiration > Date.now()) return hold;
@@ -136,7 +178,13 @@ export class RedlockLock implements Lock {
       }
       failures++;
       const pause = Math.min(backoff(opts.retryMs, failures), left);
-      const hinted = hint ? await hint.within(pause) : (await sleep(pause), false);
+      let hinted = false;
+      const passed = await sleepOffered(
+        this.handoffs.offer(resource, { ttlMs: opts.ttlMs }),
+        async (claimed) => (hinted = await pauseUnlessHinted(pause, hint, claimed)),
+        (h) => this.redlock.release(h, { retryCount: 0 }),
+      );
+      if (passed) return passed;
       if (hinted) {
         // The lock was free a moment ago: a new round of backoff, after a random pause.
         failures = 0;
@@ -144,6 +192,18 @@ export class RedlockLock implements Lock {
         if (jitter >= 1) await sleep(jitter);
       }
     }
+  }
+}
+
+/** Sleeps `ms`; true when a release hint ends it sooner, false on the timer or a hand-off claim. */
+async function pauseUnlessHinted(ms: number, hint: ReleaseHint | undefined, claimed: Promise<void>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = hint ? hint.within(ms) : new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([timeUp, claimed.then(() => false)]);
+  } finally {
+    clearTimeout(timer);
+    hint?.cancel();
   }
 }
 

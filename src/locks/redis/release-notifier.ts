@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 export interface ReleaseWait {
   /** Resolves on the next message for the channel that wakes this waiter, or after `ms`, whichever is first. */
   within(ms: number): Promise<void>;
+  /** Leaves the line; a `within` still running resolves at once. */
   cancel(): void;
 }
 
@@ -56,6 +57,8 @@ export class ReleaseNotifier {
       const at = queue.indexOf(waiter);
       if (at >= 0) queue.splice(at, 1);
       if (queue.length === 0 && this.waiters.get(channel) === queue) this.waiters.delete(channel);
+      // A `within` still running ends now, and clears its timer.
+      wake();
     };
     return {
       cancel,

@@ -1,0 +1,162 @@
+// The hand-off inside one process (src/locks/handoff.ts), on the shared cluster's real Redis
+// servers: a holder passes the lock straight to a waiter of its own process that sleeps between
+// attempts. Each case is sequenced: the waiter is known to sleep (Handoffs.sleeping) before the
+// holder lets go.
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { LockNotHeldError } from '../src/locks/errors.js';
+import { MAX_HANDOFF_STREAK } from '../src/locks/handoff.js';
+import type { Lease, Lock, LockOptions } from '../src/locks/lock.js';
+import { deleteLockKeys, hashLockKey, redlockKey, releaseChannel } from '../src/locks/redis/keys.js';
+import { PubsubLock } from '../src/locks/redis/pubsub.js';
+import { redlockReleaseChannel, RedlockReleaseHints } from '../src/locks/redis/redlock-hints.js';
+import { Redlock } from '../src/locks/redis/redlock-package.js';
+import { RedlockLock } from '../src/locks/redis/redlock.js';
+import { ReleaseNotifier } from '../src/locks/redis/release-notifier.js';
+import { pollUntil } from '../src/time.js';
+import { sharedCluster } from './support/cluster.js';
+import { openRedis } from './support/redis-client.js';
+
+const R = 'handoff-resource';
+const opts = (o: Partial<LockOptions> = {}): LockOptions => ({ ttlMs: 10_000, waitMs: 5_000, retryMs: 20, ...o });
+const take = (lock: Lock, owner: string, o?: Partial<LockOptions>): Promise<Lease> => lock.acquire(R, { ...opts(o), owner });
+
+/** Messages published on `channel`, in order, from a listener of its own. */
+async function listen(url: string, channel: string): Promise<{ messages: string[]; close: () => void }> {
+  const listener = await openRedis(url);
+  const messages: string[] = [];
+  listener.on('message', (_channel: string, message: string) => messages.push(message));
+  await listener.subscribe(channel);
+  return { messages, close: () => listener.disconnect() };
+}
+
+/** Waits until `n` waiters of `lock` sleep on R, offered for a hand-off. */
+async function asleep(lock: { handoffs: { sleeping(resource: string): number } }, n: number): Promise<void> {
+  expect(await pollUntil(() => lock.handoffs.sleeping(R) === n, 3_000, 2)).toBe(true);
+}
+
+describe('redis-pubsub', () => {
+  let redis: Redis;
+  let subscriber: Redis;
+  let lock: PubsubLock;
+  let published: { messages: string[]; close: () => void };
+  beforeAll(async () => {
+    redis = await openRedis(sharedCluster().redis);
+    subscriber = await openRedis(sharedCluster().redis);
+  });
+  afterAll(() => {
+    redis.disconnect();
+    subscriber.disconnect();
+  });
+  beforeEach(async () => {
+    await deleteLockKeys(redis);
+    lock = new PubsubLock(redis, new ReleaseNotifier(subscriber));
+    published = await listen(sharedCluster().redis, releaseChannel(R));
+    return () => published.close();
+  });
+
+  it('passes the lock to the sleeping waiter in one step: its owner, its lease, a larger token, nothing published', async () => {
+    const a = await take(lock, 'A', { ttlMs: 10_000 });
+    const waiting = take(lock, 'B', { ttlMs: 30_000 });
+    await asleep(lock, 1);
+    await a.release();
+    const b = await waiting;
+    expect(await redis.hkeys(hashLockKey(R))).toEqual(['B', ':fence']);
+    expect(await redis.pttl(hashLockKey(R))).toBeGreaterThan(10_000);
+    expect(await b.fencingToken?.()).toBeGreaterThan((await a.fencingToken?.()) ?? Infinity);
+    await b.release();
+    // Messages arrive in order: once B's release (nobody left to pass to) is heard, A's would have been.
+    expect(await pollUntil(() => published.messages.length > 0, 2_000, 2)).toBe(true);
+    expect(published.messages).toEqual([hashLockKey(R)]);
+  });
+
+  it(`passes it on ${MAX_HANDOFF_STREAK} times in a row at most, then releases and publishes; the waiters are served in order`, async () => {
+    const a = await take(lock, 'A');
+    const served: string[] = [];
+    const waiters: Promise<void>[] = [];
+    const count = MAX_HANDOFF_STREAK + 1;
+    for (let i = 1; i <= count; i++) {
+      const owner = `W${i}`;
+      waiters.push(take(lock, owner).then(async (lease) => {
+        served.push(owner);
+        await lease.release();
+      }));
+      await asleep(lock, i);
+    }
+    await a.release();
+    await Promise.all(waiters);
+    expect(served).toEqual(Array.from({ length: count }, (_, i) => `W${i + 1}`));
+    // The streak's last holder released for everyone, and so did the waiter after it, who found nobody asleep.
+    expect(await pollUntil(() => published.messages.length >= 2, 2_000, 2)).toBe(true);
+    expect(published.messages).toHaveLength(2);
+  });
+
+  it('a late release after the lease ran out passes nothing on: the new holder keeps it, the sleeper sleeps on', async () => {
+    const a = await take(lock, 'A', { ttlMs: 200 });
+    const b = await take(lock, 'B'); // woken at A's lease end, by its own attempt
+    const waiting = take(lock, 'C');
+    await asleep(lock, 1);
+    await expect(a.release()).rejects.toBeInstanceOf(LockNotHeldError);
+    expect(await redis.hkeys(hashLockKey(R))).toEqual(['B', ':fence']);
+    await asleep(lock, 1);
+    await b.release();
+    await (await waiting).release();
+  });
+});
+
+describe('redlock', () => {
+  let clients: Redis[];
+  let subscribers: Redis[];
+  let lock: RedlockLock;
+  beforeAll(async () => {
+    clients = await Promise.all(sharedCluster().redlock.map(openRedis));
+    subscribers = await Promise.all(sharedCluster().redlock.map(openRedis));
+  });
+  afterAll(() => {
+    for (const c of [...clients, ...subscribers]) c.disconnect();
+  });
+  beforeEach(async () => {
+    await Promise.all(clients.map((c) => deleteLockKeys(c)));
+    lock = new RedlockLock(new Redlock(clients, { retryCount: 0 }), new RedlockReleaseHints(clients, subscribers));
+  });
+
+  const values = () => Promise.all(clients.map((c) => c.get(redlockKey(R))));
+
+  it('passes the lock to the sleeping contender on every master: a new value, its lease, no release announced', async () => {
+    const announced = await listen(sharedCluster().redlock[0] as string, redlockReleaseChannel(R));
+    try {
+      const a = await take(lock, 'A', { ttlMs: 10_000 });
+      const before = await values();
+      expect(new Set(before).size).toBe(1);
+      const waiting = take(lock, 'B', { ttlMs: 30_000, retryMs: 1_000 });
+      await asleep(lock, 1);
+      await a.release();
+      const b = await waiting;
+      const after = await values();
+      expect(new Set(after).size).toBe(1);
+      expect(after[0]).not.toBe(before[0]);
+      expect(after[0]).not.toBeNull();
+      for (const c of clients) expect(await c.pttl(redlockKey(R))).toBeGreaterThan(10_000);
+      expect(b.lost.aborted).toBe(false);
+      await b.release();
+      expect(await values()).toEqual(clients.map(() => null));
+      expect(await pollUntil(() => announced.messages.length > 0, 2_000, 2)).toBe(true);
+      expect(announced.messages).toEqual([after[0]]);
+    } finally {
+      announced.close();
+    }
+  });
+
+  it('a holder whose lease ran out passes nothing on: the contender takes the lock by its own attempt', async () => {
+    const a = await take(lock, 'A', { ttlMs: 300 });
+    const waiting = take(lock, 'B', { retryMs: 20 });
+    await asleep(lock, 1);
+    expect(await pollUntil(async () => (await values()).every((v) => v === null), 3_000, 10)).toBe(true);
+    // Whether B still sleeps (A's hand-off then finds its value on no master and moves nothing) or
+    // has taken the lock already, A's release finds nothing of its own to give back.
+    await expect(a.release()).rejects.toBeInstanceOf(LockNotHeldError);
+    const b = await waiting;
+    expect(new Set(await values()).size).toBe(1);
+    await b.release();
+  });
+});
