@@ -18,22 +18,17 @@ import { SetnxExpiryLock } from '../src/locks/redis/setnx-expiry.js';
 import { SetnxLock } from '../src/locks/redis/setnx.js';
 import { WatchdogLock } from '../src/locks/redis/watchdog.js';
 import { sleep } from '../src/time.js';
-import { connectRedis, waitReady } from '../src/redis/connect.js';
+import { connectRedis } from '../src/redis/connect.js';
 import { sharedCluster } from './support/cluster.js';
+import { openRedis } from './support/redis-client.js';
 
 const R = 'test-resource';
 const opts = (o: Partial<LockOptions> = {}): LockOptions => ({ ttlMs: 10_000, waitMs: 2_000, retryMs: 5, ...o });
 const take = (lock: Lock, owner: string, o?: Partial<LockOptions>): Promise<Lease> => lock.acquire(R, { ...opts(o), owner });
 
-async function open(url: string): Promise<Redis> {
-  const client = connectRedis(url, { commandTimeoutMs: 2_000 });
-  if (!(await waitReady(client, 5_000))) throw new Error(`no Redis at ${url}`);
-  return client;
-}
-
 let redis: Redis;
 beforeAll(async () => {
-  redis = await open(sharedCluster().redis);
+  redis = await openRedis(sharedCluster().redis);
 });
 afterAll(() => redis.disconnect());
 beforeEach(() => deleteLockKeys(redis));
@@ -126,7 +121,7 @@ describe('the watchdog', () => {
   });
 
   it('aborts lost when the lease runs out while a renewal is stuck, without waiting for the renewal to fail', async () => {
-    const admin = await open(sharedCluster().redis);
+    const admin = await openRedis(sharedCluster().redis);
     try {
       const lease = await take(new WatchdogLock(redis), 'A', { ttlMs: 300 });
       // Writes (and scripts) stall for 1.5 s: the renewal neither succeeds nor fails in time.
@@ -146,7 +141,7 @@ describe('the watchdog', () => {
 
 describe('pub/sub waiting', () => {
   it('a waiter wakes on the release message, long before the holder’s lease would end', async () => {
-    const subscriber = await open(sharedCluster().redis);
+    const subscriber = await openRedis(sharedCluster().redis);
     try {
       const lock = new PubsubLock(redis, new ReleaseNotifier(subscriber));
       const a = await take(lock, 'A', { ttlMs: 10_000 });
@@ -162,7 +157,7 @@ describe('pub/sub waiting', () => {
   });
 
   it('a waiter takes over after a holder’s lease ends without a release', async () => {
-    const subscriber = await open(sharedCluster().redis);
+    const subscriber = await openRedis(sharedCluster().redis);
     try {
       const lock = new PubsubLock(redis, new ReleaseNotifier(subscriber));
       await take(lock, 'A', { ttlMs: 200 });
@@ -176,7 +171,7 @@ describe('pub/sub waiting', () => {
 
 describe('RedLock over the independent servers', () => {
   it('excludes a second owner and releases on every server', async () => {
-    const clients = await Promise.all(sharedCluster().redlock.map(open));
+    const clients = await Promise.all(sharedCluster().redlock.map(openRedis));
     try {
       const lock = new RedlockLock(new Redlock(clients, { retryJitter: 0 }));
       const a = await take(lock, 'A');

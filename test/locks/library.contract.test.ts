@@ -8,22 +8,16 @@ import { LibRedlockUsingLock } from '../../src/locks/library/redlock-using.js';
 import type { Lock } from '../../src/locks/lock.js';
 import { redlockKey } from '../../src/locks/redis/keys.js';
 import { Redlock } from '../../src/locks/redis/redlock-package.js';
-import { connectRedis, waitReady } from '../../src/redis/connect.js';
 import { lockContract } from '../support/lock-contract.js';
 import { withServers } from '../support/servers.js';
+import { openRedis } from '../support/redis-client.js';
 
 const servers = withServers({ redis: 3 });
-
-async function open(url: string): Promise<Redis> {
-  const client = connectRedis(url, { commandTimeoutMs: 2_000 });
-  if (!(await waitReady(client, 5_000))) throw new Error(`no Redis at ${url}`);
-  return client;
-}
 
 /** A library lock over `count` of the servers; `key` is where it keeps a resource's hold. */
 function library(name: string, count: number, key: (resource: string) => string, make: (clients: Redis[]) => Lock): void {
   lockContract(name, { reentrant: false, lost: 'fires' }, async () => {
-    const clients = await Promise.all(servers.current.redis.slice(0, count).map(open));
+    const clients = await Promise.all(servers.current.redis.slice(0, count).map(openRedis));
     const takeAway = async (resource: string) => void (await Promise.all(clients.map((c) => c.del(key(resource)))));
     return {
       lock: make(clients),

@@ -16,23 +16,17 @@ import { SetnxExpiryLock } from '../../src/locks/redis/setnx-expiry.js';
 import { SetnxLock } from '../../src/locks/redis/setnx.js';
 import { WatchdogLock } from '../../src/locks/redis/watchdog.js';
 import type { Lock } from '../../src/locks/lock.js';
-import { connectRedis, waitReady } from '../../src/redis/connect.js';
 import { lockContract, type LockClaims, type LockSubject } from '../support/lock-contract.js';
 import { withServers } from '../support/servers.js';
+import { openRedis } from '../support/redis-client.js';
 
 const servers = withServers({ redis: 3 });
-
-async function open(url: string): Promise<Redis> {
-  const client = connectRedis(url, { commandTimeoutMs: 2_000 });
-  if (!(await waitReady(client, 5_000))) throw new Error(`no Redis at ${url}`);
-  return client;
-}
 
 /** A lock over the first server; `key` is where it keeps a resource's hold. */
 function onOneServer(name: string, claims: LockClaims, key: (resource: string) => string, make: (redis: Redis, subscriber: Redis) => Lock): void {
   lockContract(name, claims, async (): Promise<LockSubject> => {
     const url = servers.current.redis[0] as string;
-    const [redis, subscriber] = await Promise.all([open(url), open(url)]);
+    const [redis, subscriber] = await Promise.all([openRedis(url), openRedis(url)]);
     return {
       lock: make(redis, subscriber),
       takeAway: async (resource) => void (await redis.del(key(resource))),
@@ -58,7 +52,7 @@ onOneServer('redis-fair', { reentrant: true, lateRelease: 'refuses', lost: 'fire
 onOneServer('read-write lock, write', { reentrant: true, lateRelease: 'refuses', lost: 'fires' }, (r) => readWriteLockKeys(r).lock, (r, s) => new ReadWriteLock(r, new ReleaseNotifier(s)).write);
 lockContract('permit-expirable semaphore, 1 permit', { reentrant: false, lateRelease: 'refuses', lost: 'fires' }, async () => {
   const url = servers.current.redis[0] as string;
-  const [redis, subscriber] = await Promise.all([open(url), open(url)]);
+  const [redis, subscriber] = await Promise.all([openRedis(url), openRedis(url)]);
   const semaphore = new ExpirableSemaphore(redis, new ReleaseNotifier(subscriber));
   return {
     // Its permit set first, afresh after a takeAway cleared it (as a reset would).
@@ -73,7 +67,7 @@ lockContract('permit-expirable semaphore, 1 permit', { reentrant: false, lateRel
 });
 
 lockContract('redis-multi (3 servers)', { reentrant: true, lateRelease: 'refuses', lost: 'fires' }, async () => {
-  const servers3 = await Promise.all(servers.current.redis.map(open));
+  const servers3 = await Promise.all(servers.current.redis.map(openRedis));
   const [first, ...rest] = servers3.map((c) => new WatchdogLock(c));
   const del = async (resource: string) => void (await Promise.all(servers3.map((c) => c.del(hashLockKey(resource)))));
   return {
@@ -85,7 +79,7 @@ lockContract('redis-multi (3 servers)', { reentrant: true, lateRelease: 'refuses
 });
 
 lockContract('redlock (3 masters)', { reentrant: false, lateRelease: 'refuses', lost: 'fires' }, async () => {
-  const masters = await Promise.all(servers.current.redis.map(open));
+  const masters = await Promise.all(servers.current.redis.map(openRedis));
   const redlock = new Redlock(masters, { driftFactor: 0.01, retryCount: 0 });
   redlock.on('error', () => undefined);
   return {
