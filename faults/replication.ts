@@ -64,6 +64,21 @@ export async function waitReplicaInSync(cluster: RunningCluster, port: number, t
   }, timeoutMs, 100);
 }
 
+/** A server's replication fields that say why it is not (yet) a replica in sync, for a failure's details. */
+export async function replicationState(cluster: RunningCluster, port: number): Promise<string> {
+  const client = await redisAt(cluster, port).catch((err: unknown) => err as Error);
+  if (client instanceof Error) return `unreachable: ${client.message}`;
+  try {
+    const info = await client.info('replication');
+    const wanted = /^(role|master_host|master_port|master_link_status|master_sync_in_progress|master_link_down_since_seconds|master_sync_total_bytes|master_sync_read_bytes):/;
+    return info.split(/\r?\n/).filter((l) => wanted.test(l)).join(' ');
+  } catch (err) {
+    return `no INFO: ${err instanceof Error ? err.message : String(err)}`;
+  } finally {
+    client.disconnect();
+  }
+}
+
 /**
  * Bytes the master has not yet handed to its replica's socket (CLIENT LIST omem). Redis sends its
  * replication stream in order, so while this is above 0, the newest writes have not left the master.

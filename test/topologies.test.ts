@@ -30,7 +30,7 @@ const figures = (r: FaultRow) => ({ variant: r.variant, sold: r.sold, deducted: 
 describe('replicated topologies', () => {
   it('a Redis failover loses a held lock (2 holders, 1 oversold, as §2.9 predicts); RedLock with a master killed stays exact', async () => {
     const [single, redlock] = await run(redisFailover, FAILOVER_LOCK, 'redlock');
-    console.log(`[liveness] failover: replica promoted ${single!.recoverMs} ms after the kill (bound ${single!.recoverBoundMs} ms)`);
+    console.log(`[liveness] failover: replica promoted ${single!.recoverMs} ms after the kill (bound ${single!.recoverBoundMs} ms); ${single!.details.at(-1)}`);
     expect(single!.facts, JSON.stringify(figures(single!))).toMatchObject({ lockOnMaster: true, heldBack: true, holders: 2, rejoined: true });
     expect(single!.oversold, JSON.stringify(figures(single!))).toBe(1);
     expect(single!.refusedButCommitted + single!.undocumented).toBe(0);

@@ -6,7 +6,7 @@ import { instance, type Instance } from '../cluster-ops.js';
 import { isSold, outcomeKey, type Sent } from '../client.js';
 import { freezeHolder, holderText, type Frozen } from '../holder.js';
 import { resume } from '../process-state.js';
-import { holdReplicationBack, redisAt, redisRoles, unsentToReplica, waitPromoted, waitReplicaInSync } from '../replication.js';
+import { holdReplicationBack, redisAt, redisRoles, replicationState, unsentToReplica, waitPromoted, waitReplicaInSync } from '../replication.js';
 import { lockKeysPresent } from '../redis-inspect.js';
 import { isSafe, type FaultRow } from '../row.js';
 import type { FaultContext, Scenario } from '../scenario.js';
@@ -18,6 +18,8 @@ export const FAILOVER_LOCK = 'redis-owned';
 const TTL_MS = 20_000;
 /** Sentinel's down-after (1 s), its vote and the promotion, with room for a loaded machine. */
 const PROMOTION_BOUND_MS = 15_000;
+/** How long the restarted old master may take to be the new master's replica in sync (a full resync). */
+const REJOIN_BOUND_MS = 30_000;
 /** The second client's wait for the lock: it gets it at once, or never (the first one holds it everywhere). */
 const SECOND_WAIT_MS = 2_000;
 
@@ -67,7 +69,7 @@ async function singleMasterCase(ctx: FaultContext): Promise<FaultRow> {
       const b = await secondHolder(c, bAt);
       const answers = await finishBoth(a, b);
       await master.start();
-      const rejoined = await rejoinAsReplica(ctx, master.port, replica.port);
+      const { rejoined, state } = await rejoinAsReplica(ctx, master.port, replica.port);
       const n = holders(answers);
       return {
         expected: 'the lock is lost in the failover (§2.9): 2 holders, 1 unit oversold',
@@ -77,7 +79,7 @@ async function singleMasterCase(ctx: FaultContext): Promise<FaultRow> {
           `lock on the master: ${lockOnMaster}; its replication held back: ${heldBack}; ${replica.name} promoted ${promotedMs} ms after the kill`,
           holderText(answers[0]!, 'A (app-0)'),
           holderText(answers[1]!, 'B (app-1)'),
-          `holders at once: ${n}; ${master.name} back as a replica: ${rejoined}`,
+          `holders at once: ${n}; ${master.name} back as a replica: ${rejoined} (${state})`,
         ],
         facts: { holders: n, lockOnMaster, heldBack, promotedMs, rejoined },
         holds: (m) => n === 2 && m.oversold === 1 && m.refusedButCommitted === 0 && m.undocumented === 0,
@@ -89,15 +91,21 @@ async function singleMasterCase(ctx: FaultContext): Promise<FaultRow> {
   });
 }
 
-/** The old master restarts empty; the lab makes it the new master's replica at once (Sentinel would, at its next check). */
-async function rejoinAsReplica(ctx: FaultContext, port: number, masterPort: number): Promise<boolean> {
+/**
+ * The old master restarts empty; the lab makes it the new master's replica at once (Sentinel would,
+ * at its next check). Whether it got in sync within REJOIN_BOUND_MS, and how it stands.
+ */
+async function rejoinAsReplica(ctx: FaultContext, port: number, masterPort: number): Promise<{ rejoined: boolean; state: string }> {
   const client = await redisAt(ctx.cluster, port);
   try {
     await client.call('REPLICAOF', '127.0.0.1', String(masterPort));
   } finally {
     client.disconnect();
   }
-  return waitReplicaInSync(ctx.cluster, port, 15_000);
+  const started = Date.now();
+  const rejoined = await waitReplicaInSync(ctx.cluster, port, REJOIN_BOUND_MS);
+  const took = Date.now() - started;
+  return { rejoined, state: rejoined ? `in sync after ${took} ms` : `not in sync after ${took} ms: ${await replicationState(ctx.cluster, port)}` };
 }
 
 async function redlockCase(ctx: FaultContext): Promise<FaultRow> {

@@ -45,6 +45,9 @@ export function redisSpec(name: string, port: number, dir: string, bin: Binaries
         '--port', String(port),
         '--bind', '127.0.0.1',
         '--save', '',
+        // A full resync starts at once instead of waiting 5 s for more replicas to share it: a lab
+        // master has one replica at most, and a rejoining one should not sit out of sync for nothing.
+        '--repl-diskless-sync-delay', '0',
         // In memory by default: a restarted server starts empty, which is what the crash scenarios
         // mean. fsync: every write is in the append-only file before it is answered.
         ...(role.persistence?.() === 'fsync' ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
