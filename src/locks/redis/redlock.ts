@@ -130,8 +130,8 @@ export class RedlockLock implements Lock {
     const masters = [...this.redlock.clients] as Redis[];
     const votes = await Promise.allSettled(masters.map((m) => runLua(m, 'redlock-handoff', [key as string], [hold.value, value, ttlMs])));
     const moved = votes.filter((v) => v.status === 'fulfilled' && v.value === 1).length;
-    // The package's validity: ttl − elapsed − drift (ttl × driftFactor + 2 ms).
-    const expiration = start + ttlMs - Math.floor(ttlMs * this.redlock.settings.driftFactor) - 2;
+    // The package's validity, as it computes it: ttl − elapsed − drift (round(ttl × driftFactor) + 2 ms).
+    const expiration = start + ttlMs - Math.round(ttlMs * this.redlock.settings.driftFactor) - 2;
     const passed = new RedlockLease(this.redlock, [key as string], value, [], expiration);
     if (moved > masters.length / 2 && expiration > Date.now()) return passed;
     if (moved > 0) await this.redlock.release(passed, { retryCount: 0 }).catch(() => undefined);
