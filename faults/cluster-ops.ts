@@ -2,6 +2,13 @@
 // previous case did (or failed to undo).
 import type { RunningCluster, ServerHandle } from '../src/cluster/cluster.js';
 import { isStopped, resume } from './process-state.js';
+import { waitHealthy } from './service.js';
+
+/**
+ * How long an instance may take to find its dependencies again once they all run: a Sentinel
+ * failover it follows, a ZooKeeper session it re-establishes, connections in their reconnect backoff.
+ */
+const HEALTHY_BOUND_MS = 30_000;
 
 /** An app instance as the scenarios address it: its URL, its server handle, a label for the report. */
 export interface Instance {
@@ -37,13 +44,16 @@ function allServers(cluster: RunningCluster): ServerHandle[] {
 
 const down = (servers: ServerHandle[]) => servers.filter((server) => server.pid === undefined);
 
-/** Resumes every stopped instance, then starts whatever is down: data servers first, an ensemble's nodes together. */
+/** Resumes every stopped instance, then starts whatever is down (data servers first, an ensemble's nodes together) and waits until every instance is healthy. */
 export async function ensureReady(cluster: RunningCluster): Promise<void> {
   resumeAll(cluster);
   const s = cluster.servers;
   for (const server of down([s.mysql, s.redis, ...(s.redisReplica ? [s.redisReplica] : []), ...s.sentinels, ...s.redlock])) await server.start();
   await Promise.all(down(s.zookeeperEnsemble).map((z) => z.start()));
   for (const server of down([...s.instances, s.nginx])) await server.start();
+  // Running is not ready: an instance whose Redis just failed over may still be reconnecting, and
+  // a reset or a GET /sales sent to it then would be refused.
+  await Promise.all(instances(cluster).map((i) => waitHealthy(i.base, HEALTHY_BOUND_MS)));
 }
 
 /** SIGCONT for every server that is stopped (instances, and a data server lost-reply froze), so no case leaves one frozen behind it. */
