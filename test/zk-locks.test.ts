@@ -97,8 +97,8 @@ describe('a holder whose session expires', () => {
       await until('lease.lost', () => lease.lost.aborted);
       expect(String(lease.lost.reason)).toMatch(/connection to ZooKeeper lost|session expired/);
 
-      // The session comes back as a new one (on the holder's next reconnect, or from its stalled-connection check
-      // after a session timeout without a connection); the ephemeral node went with the old one.
+      // The session comes back as a new one (on the holder's next reconnect, or from its watchdog: a
+      // connection silent for 2/3 of the session timeout, or none for all of it); the ephemeral node went with the old one.
       await until('a new session', () => session.connected && !session.credentials.id.equals(id), 10_000);
       expect(await session.getChildren(dir, Date.now() + 1_000)).toHaveLength(0);
       await expect(lease.release()).rejects.toThrow(/not held/);

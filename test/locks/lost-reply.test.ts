@@ -80,6 +80,36 @@ describe('ZooKeeper: a create whose reply is lost', () => {
   });
 });
 
+describe('ZooKeeper: a connection that stays open and answers nothing more', () => {
+  // Every reply lost, for good, on a socket that stays open: the client library would wait on it
+  // forever, believing itself connected (ZooKeeper 3.8 was seen leaving such a socket behind when a
+  // second client took the session over and closed it).
+  it('is given up on: its holders learn they lost the lock, a new session takes over, and the lock is free again', async () => {
+    const SESSION_MS = 3_000;
+    const proxy = await TcpProxy.start(portOf(servers.current.zookeeper));
+    const session = await ZkSession.open({ connect: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: SESSION_MS, root: '/stocklab-silent', logger: createLogger('silent') }, 10_000);
+    try {
+      const lock = new ZkEphemeralLock(session);
+      const lease = await lock.acquire('silent', as('A'));
+      const { id } = session.credentials;
+      const silencedAt = Date.now();
+      proxy.silenceOpenConnections();
+      expect(await pollUntil(() => lease.lost.aborted, 3 * SESSION_MS, 10)).toBe(true);
+      const lostAfterMs = Date.now() - silencedAt;
+      expect(await pollUntil(() => session.connected && !session.credentials.id.equals(id), 10_000, 10)).toBe(true);
+      const replacedAfterMs = Date.now() - silencedAt;
+      console.log(`[silent zk] holder told after ${lostAfterMs} ms, new session after ${replacedAfterMs} ms (session timeout ${SESSION_MS} ms; bound ${3 * SESSION_MS} ms)`);
+      // Not before the Java client's read timeout (2/3 of the session), less one watchdog tick.
+      expect(lostAfterMs).toBeGreaterThanOrEqual((2 * SESSION_MS) / 3 - SESSION_MS / 6);
+      // The old session was closed, not left to the server (which still hears its pings): its node went with it.
+      await (await lock.acquire('silent', { ...as('B'), waitMs: 5_000 })).release();
+    } finally {
+      await session.close();
+      await proxy.close();
+    }
+  });
+});
+
 describe('Redis: an acquire whose reply is lost', () => {
   let proxy: TcpProxy;
   let client: Redis;

@@ -4,7 +4,7 @@
 import net from 'node:net';
 
 export class TcpProxy {
-  private readonly pairs = new Set<{ client: net.Socket; server: net.Socket }>();
+  private readonly pairs = new Set<{ client: net.Socket; server: net.Socket; silent?: boolean }>();
   private dropping = false;
 
   private constructor(
@@ -25,6 +25,14 @@ export class TcpProxy {
     this.dropping = true;
   }
 
+  /**
+   * The connections open now pass the client's bytes on but never answer again, and stay open: a
+   * peer that went silent without a close. Connections made later work as usual.
+   */
+  silenceOpenConnections(): void {
+    for (const pair of this.pairs) pair.silent = true;
+  }
+
   /** Closes every open connection, both ways, and passes replies again for the next ones. */
   cut(): void {
     for (const { client, server } of this.pairs) {
@@ -42,11 +50,11 @@ export class TcpProxy {
 
   private pipe(client: net.Socket, targetPort: number): void {
     const server = net.connect(targetPort, '127.0.0.1');
-    const pair = { client, server };
+    const pair: { client: net.Socket; server: net.Socket; silent?: boolean } = { client, server };
     this.pairs.add(pair);
     client.on('data', (chunk) => server.write(chunk));
     server.on('data', (chunk) => {
-      if (!this.dropping) client.write(chunk);
+      if (!this.dropping && !pair.silent) client.write(chunk);
     });
     const end = () => {
       client.destroy();

@@ -42,18 +42,50 @@ export class ZkSession {
   private closed = false;
   /** When the current client last stopped being connected (or was created); undefined while connected. */
   private downSince: number | undefined;
-  private readonly stalledCheck: NodeJS.Timeout;
+  /** The request the watchdog is timing (its heartbeat, or the root's creation after a connect), if any. */
+  private timed: { client: Client; sentAt: number } | undefined;
+  private lastTick = Date.now();
+  private readonly watchdog: NodeJS.Timeout;
 
   private constructor(private readonly opts: ZkSessionOptions) {
     this.client = this.newClient();
-    // The client waits for a handshake answer forever, and a ZooKeeper that accepted the socket while
-    // starting up may never give one. Down longer than a session lasts: start over with a new client.
-    this.stalledCheck = setInterval(() => {
-      if (this.downSince !== undefined && Date.now() - this.downSince > opts.sessionTimeoutMs) {
-        this.startNewSession('no connection to ZooKeeper for longer than the session timeout');
-      }
-    }, Math.max(500, opts.sessionTimeoutMs / 2));
-    this.stalledCheck.unref();
+    const tickMs = Math.max(200, opts.sessionTimeoutMs / 6);
+    this.watchdog = setInterval(() => this.checkAlive(tickMs), tickMs);
+    this.watchdog.unref();
+  }
+
+  /**
+   * The client has no timeouts of its own once a socket is open, and a socket can stay open with
+   * nobody answering on it: a ZooKeeper starting up that never answers the handshake, or one that
+   * dropped a connection it took over from a second client of the same session (seen with
+   * ZooKeeper 3.8: the client believes itself connected for good). So: down longer than a session
+   * lasts, or connected with a request unanswered for 2/3 of it (the Java client's read timeout),
+   * and this session starts over with a new client.
+   */
+  private checkAlive(tickMs: number): void {
+    const now = Date.now();
+    // This process itself was paused (SIGSTOP, a long GC): answers may be waiting unread; judge next tick.
+    const paused = now - this.lastTick > 3 * tickMs;
+    this.lastTick = now;
+    if (this.closed || paused) return;
+    if (this.timed && now - this.timed.sentAt > (this.opts.sessionTimeoutMs * 2) / 3) {
+      this.startNewSession('no answer from ZooKeeper for 2/3 of the session timeout');
+    } else if (this.downSince !== undefined) {
+      if (now - this.downSince > this.opts.sessionTimeoutMs) this.startNewSession('no connection to ZooKeeper for longer than the session timeout');
+    } else if (!this.timed) {
+      const client = this.client;
+      this.expectAnswer(client, now);
+      client.exists(this.opts.root, () => this.answered(client));
+    }
+  }
+
+  /** A request on `client` the watchdog times: the heartbeat, or the root's creation after a (re)connect. */
+  private expectAnswer(client: Client, sentAt: number): void {
+    this.timed = { client, sentAt };
+  }
+
+  private answered(client: Client): void {
+    if (this.timed?.client === client) this.timed = undefined;
   }
 
   /** Connects, waiting at most `waitMs`; a ZooKeeper that is down is not fatal (calls answer 503). */
@@ -195,7 +227,7 @@ export class ZkSession {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.stalledCheck);
+    clearInterval(this.watchdog);
     this.generation.abort('zookeeper session closed');
     const client = this.client;
     await new Promise<void>((resolve) => {
@@ -249,7 +281,9 @@ export class ZkSession {
     if (client !== this.client || this.closed) return;
     // A new generation starts only once the root exists; until then `connected` stays false.
     this.generation.abort('zookeeper reconnecting');
+    this.expectAnswer(client, Date.now());
     client.mkdirp(this.opts.root, (err) => {
+      this.answered(client);
       if (client !== this.client || this.closed) return;
       if (err) {
         this.opts.logger.error({ err }, 'zookeeper: cannot create the lock root');
@@ -268,6 +302,7 @@ export class ZkSession {
   }
 
   private startNewSession(reason: string): void {
+    this.timed = undefined;
     this.generation.abort(reason);
     this.opts.logger.warn({ reason }, 'zookeeper: opening a new session');
     this.client.close();
