@@ -12,6 +12,12 @@ import type { FaultContext, Scenario } from '../faults/scenario.js';
 import { FAILOVER_LOCK, redisFailover } from '../faults/scenarios/redis-failover.js';
 import { redlockRestart } from '../faults/scenarios/redlock-restart.js';
 import { zkLeaderLoss } from '../faults/scenarios/zk-leader-loss.js';
+import { resume } from '../faults/process-state.js';
+import { freezeRedis } from '../faults/redis-inspect.js';
+import { redisAt, redisRoles } from '../faults/replication.js';
+import { SENTINEL_MASTER_NAME } from '../src/config.js';
+import { connectMainRedis, waitReady } from '../src/redis/connect.js';
+import { pollUntil } from '../src/time.js';
 import { withOwnCluster } from './support/cluster.js';
 
 const own = withOwnCluster({ instances: 3, topology: 'replicated', instanceEnv: { ...LAB_INSTANCE_ENV } });
@@ -58,5 +64,39 @@ describe('replicated topologies', () => {
     expect(isSafe(row!), JSON.stringify(figures(row!))).toBe(true);
     expect(row!.sold).toBeGreaterThan(0);
     expect(row!.asExpected, JSON.stringify(figures(row!))).toBe(true);
+  });
+
+  // Last: it kills the master and leaves it down.
+  it("the service's Sentinel client follows a failover announced while it is reconnecting (ioredis's failover detector ended it for good)", async () => {
+    const cluster = own.current;
+    const { master } = await redisRoles(cluster);
+    const [asked, ...others] = cluster.servers.sentinels;
+    const sentinels = cluster.servers.sentinels.map((s) => ({ host: '127.0.0.1', port: s.port }));
+    const client = connectMainRedis({ redis: { url: cluster.info.redis, commandTimeoutMs: 2_000, sentinel: { masterName: SENTINEL_MASTER_NAME, sentinels } } }, 'failover-probe');
+    const ended: string[] = [];
+    client.on('end', () => ended.push(client.status));
+    const listener = await redisAt(cluster, others[0]!.port);
+    let announcedWhile: string | undefined;
+    listener.on('message', () => (announcedWhile ??= client.status));
+    await listener.subscribe('+switch-master');
+    const askedPid = asked!.pid!;
+    try {
+      expect(await waitReady(client, 10_000)).toBe(true);
+      // A reconnect asks the first Sentinel first: frozen, it holds the reconnect between question and answer.
+      await freezeRedis(askedPid);
+      await master.kill();
+      expect(await pollUntil(() => announcedWhile !== undefined, 15_000, 20)).toBe(true);
+      expect(announcedWhile).toBe('connecting'); // the order this case is about
+      resume(askedPid);
+      const t0 = Date.now();
+      const followed = await pollUntil(async () => (await client.ping().catch(() => undefined)) === 'PONG', 15_000, 50);
+      console.log(`[failover] a client reconnecting when the promotion was announced: ${followed ? `on the new master ${Date.now() - t0} ms after the Sentinel answered` : 'lost'} (bound 15000 ms)`);
+      expect(ended).toEqual([]);
+      expect(followed).toBe(true);
+    } finally {
+      resume(askedPid);
+      client.disconnect();
+      listener.disconnect();
+    }
   });
 });

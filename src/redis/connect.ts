@@ -19,7 +19,13 @@ export function connectRedis(url: string, opts: RedisConnectOptions): Redis {
 
 /**
  * A connection to the service's main Redis: REDIS_URL, or, with REDIS_SENTINELS, whichever server
- * the Sentinels name as master, asked again after every disconnect (so it follows a failover).
+ * the Sentinels name as master, asked again after every disconnect. That is how it follows a
+ * failover: the dead master's socket closes, and a demoted one's clients are killed by Sentinel.
+ *
+ * Not with ioredis's `failoverDetector` (a +switch-master subscription): in ioredis 5 an announcement
+ * that arrives while the client is reconnecting, between asking a Sentinel and its answer, makes
+ * that connect fail with "Connection is closed." and the client end for good (status `end`, no
+ * retry). A fresh clone's CI lost an instance's Redis that way in the failover scenario.
  */
 export function connectMainRedis(config: Pick<ServiceConfig, 'redis'>, connectionName?: string): Redis {
   const { url, commandTimeoutMs, sentinel } = config.redis;
@@ -33,8 +39,6 @@ export function connectMainRedis(config: Pick<ServiceConfig, 'redis'>, connectio
       name: sentinel.masterName,
       ...(password && { password, sentinelPassword: password }),
       sentinelRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-      // A promotion is announced on +switch-master: reconnect then, not when the old master's socket dies.
-      failoverDetector: true,
     }),
   );
 }
