@@ -19,6 +19,8 @@ export class KeepAliveLoad {
   readonly answers: LoadAnswer[] = [];
   /** Ids of requests whose connection closed (or was refused) before any answer. */
   readonly unanswered: string[] = [];
+  /** Unanswered requests per client loop. */
+  private readonly unansweredBy: number[];
   private stopping = false;
   private readonly clients: Promise<void>[];
   private readonly ids: RequestIds;
@@ -29,18 +31,20 @@ export class KeepAliveLoad {
    */
   constructor(url: string, clients: number, name: string, afterNoAnswer: 'end' | 'go-on') {
     this.ids = new RequestIds(name);
-    this.clients = Array.from({ length: clients }, (_, i) => this.loop(url, `c${i}-`, afterNoAnswer));
+    this.unansweredBy = Array<number>(clients).fill(0);
+    this.clients = Array.from({ length: clients }, (_, i) => this.loop(url, i, afterNoAnswer));
   }
 
-  private async loop(url: string, client: string, afterNoAnswer: 'end' | 'go-on'): Promise<void> {
+  private async loop(url: string, client: number, afterNoAnswer: 'end' | 'go-on'): Promise<void> {
     while (!this.stopping) {
-      const id = this.ids.next(client);
+      const id = this.ids.next(`c${client}-`);
       try {
         const res = await fetch(url, { headers: { 'x-request-id': id } });
         const body = (await res.json().catch(() => ({}))) as { error?: string };
         this.answers.push({ id, status: res.status, error: body.error });
       } catch {
         this.unanswered.push(id);
+        this.unansweredBy[client] = (this.unansweredBy[client] ?? 0) + 1;
         if (afterNoAnswer === 'end') return;
       }
     }
@@ -53,12 +57,7 @@ export class KeepAliveLoad {
 
   /** Unanswered requests of the client that had the most. */
   get mostUnansweredOfOneClient(): number {
-    const perClient = new Map<string, number>();
-    for (const id of this.unanswered) {
-      const client = /\.(c\d+-)\d+$/.exec(id)?.[1] ?? id;
-      perClient.set(client, (perClient.get(client) ?? 0) + 1);
-    }
-    return Math.max(0, ...perClient.values());
+    return Math.max(0, ...this.unansweredBy);
   }
 
   get sold(): number {

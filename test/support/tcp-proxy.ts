@@ -3,8 +3,15 @@
 // request, and the client cannot tell whether it did.
 import net from 'node:net';
 
+/** A client's connection and the proxy's own to the server; a silent one passes no answer back. */
+interface Pair {
+  client: net.Socket;
+  server: net.Socket;
+  silent?: boolean;
+}
+
 export class TcpProxy {
-  private readonly pairs = new Set<{ client: net.Socket; server: net.Socket; silent?: boolean }>();
+  private readonly pairs = new Set<Pair>();
   private dropping = false;
 
   private constructor(
@@ -50,7 +57,7 @@ export class TcpProxy {
 
   private pipe(client: net.Socket, targetPort: number): void {
     const server = net.connect(targetPort, '127.0.0.1');
-    const pair: { client: net.Socket; server: net.Socket; silent?: boolean } = { client, server };
+    const pair: Pair = { client, server };
     this.pairs.add(pair);
     client.on('data', (chunk) => server.write(chunk));
     server.on('data', (chunk) => {
