@@ -118,7 +118,12 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     res.type(PROMETHEUS_CONTENT_TYPE).send(counts.text());
   });
 
-  // The course's other primitives: GET /test/... (src/demos).
+  // The course's other primitives: GET /test/... (src/demos). They hold locks and commit too, so
+  // they are admitted like a deduction: capped, aborted when their client leaves, drained on shutdown.
+  app.use('/test/', (_req, res, next) => {
+    inFlight.admit(res);
+    next();
+  });
   demos.routes(app);
 
   app.use((req, res) => {

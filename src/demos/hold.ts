@@ -1,21 +1,12 @@
-// What the demo endpoints share: a request's signal (its client left), and holding a lock for the
-// request's workMs while a gauge counts who else holds it, cluster-wide.
+// What the demo endpoints share: holding a lock for the request's workMs while a gauge counts who
+// else holds it, cluster-wide. The request's signal comes from its admission (src/app.ts).
 import type { Response } from 'express';
-import { ClientGoneError } from '../http/in-flight.js';
+import { admittedSignal } from '../http/in-flight.js';
 import type { Lock, LockOptions } from '../locks/lock.js';
 import { newOwnerToken } from '../locks/owner.js';
 import { withLock } from '../locks/scope.js';
 import { sleep } from '../time.js';
 import type { HolderCounts, HoldersGauge } from './holders-gauge.js';
-
-/** Aborted when the client leaves before its answer: a hold's work stops, a late grant is given back. */
-export function clientSignal(res: Response): AbortSignal {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort(new ClientGoneError());
-  });
-  return controller.signal;
-}
 
 export interface Hold {
   waitedMs: number;
@@ -34,7 +25,7 @@ export async function holdCounted(
   gauge: HoldersGauge,
   role: string,
 ): Promise<Hold> {
-  const signal = clientSignal(opts.res);
+  const signal = admittedSignal(opts.res);
   const t0 = Date.now();
   let waitedMs = 0;
   const lockOpts = { ttlMs: opts.ttlMs, waitMs: opts.waitMs, retryMs: opts.retryMs, owner: newOwnerToken(opts.instance), signal };

@@ -14,7 +14,8 @@ import { flag, intParam, rejectUnknownParams, type Query } from '../http/params.
 import { connectMainRedis, waitReady } from '../redis/connect.js';
 import { redisCall } from '../redis/call.js';
 import type { DemoFactory } from './demo.js';
-import { clientSignal, holdCounted } from './hold.js';
+import { admittedSignal } from '../http/in-flight.js';
+import { holdCounted } from './hold.js';
 import { HoldersGauge } from './holders-gauge.js';
 
 /** The course's names: getReadWriteLock("rwLock"), getSemaphore("semaphore"), getCountDownLatch("latch"). */
@@ -94,7 +95,7 @@ export const redissonDemos: DemoFactory = async ({ config, redis }) => {
         const { waitMs } = waitParams(req.query);
         const armedByThisCall = await latch.trySetCount(LATCH, count);
         const t0 = Date.now();
-        await latch.await(LATCH, { waitMs, signal: clientSignal(res) });
+        await latch.await(LATCH, { waitMs, signal: admittedSignal(res) });
         res.json({ ok: true, latch: LATCH, open: true, armedByThisCall, waitedMs: Date.now() - t0, instance });
       });
 

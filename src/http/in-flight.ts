@@ -23,6 +23,16 @@ export class BusyError extends Error {
   }
 }
 
+/** Each admitted request's signal, for a handler behind a middleware that admitted it. */
+const signals = new WeakMap<Response, AbortSignal>();
+
+/** The signal `InFlight.admit` gave this response; throws if it was never admitted (a route wired wrong). */
+export function admittedSignal(res: Response): AbortSignal {
+  const signal = signals.get(res);
+  if (!signal) throw new Error('this request was not admitted (InFlight.admit)');
+  return signal;
+}
+
 export class InFlight {
   private readonly running = new Set<AbortController>();
   private draining = false;
@@ -47,6 +57,7 @@ export class InFlight {
     if (this.running.size >= this.limit) throw new BusyError(this.limit);
     const controller = new AbortController();
     this.running.add(controller);
+    signals.set(res, controller.signal);
     // 'close' before the answer was sent: the client (or nginx for it) hung up.
     res.once('close', () => {
       if (!res.writableFinished) controller.abort(new ClientGoneError());
