@@ -1,12 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Pure tests: no server, no cluster. A new test file is an integration test unless listed here.
-// The fault lab's tests boot private clusters of their own (they freeze and kill their servers;
-// the topologies' is replicated): they run last, one after the other, without the shared cluster.
-const FAULTS = ['test/faults.test.ts', 'test/topologies.test.ts'];
-
-const UNIT = ['test/params.test.ts', 'test/config.test.ts', 'test/bench-report.test.ts', 'test/compose.test.ts', 'test/fingerprint.test.ts'];
+// One folder per project; a file's folder decides how it runs:
+// - test/unit/: pure tests, no server and no cluster. A new pure test goes in test/unit/.
+// - test/locks/: the lock contract suite; each file boots only the servers its locks need.
+// - test/integration/: tests on the shared cluster (its single stock row), one file at a time.
+// - test/faults/: the fault lab's tests, which boot private clusters of their own (they freeze and
+//   kill their servers; the topologies' is replicated): they run last, one after the other,
+//   without the shared cluster.
+// test/support/ holds the helpers and has no tests.
 
 // Vitest 4 runs projects with different worker counts one group after the other, so the unit and
 // lock contract files run first, two at a time, then the integration files one at a time.
@@ -17,7 +19,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: UNIT, maxWorkers: 2, sequence: { groupOrder: 0 } },
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
       {
         // The lock contract suite: each file boots only the server its locks need, so two run side by side.
@@ -28,8 +30,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/*.test.ts'],
-          exclude: [...UNIT, ...FAULTS],
+          include: ['test/integration/**/*.test.ts'],
           sequence: { groupOrder: 1 },
           // Integration tests share one cluster and its single stock row, so files run one at a
           // time, in one worker that keeps its imports (src/, bench/, the load process) from file
@@ -43,7 +44,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'faults', include: FAULTS, sequence: { groupOrder: 2 }, fileParallelism: false, testTimeout: 120_000, hookTimeout: 180_000 },
+        test: { name: 'faults', include: ['test/faults/**/*.test.ts'], sequence: { groupOrder: 2 }, fileParallelism: false, testTimeout: 120_000, hookTimeout: 180_000 },
       },
     ],
   },

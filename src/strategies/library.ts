@@ -10,7 +10,7 @@ import { lockedStrategy } from './guarded.js';
 import type { FamilyFactory, SharedDeps, Strategy } from './strategy.js';
 
 function libraryStrategy(deps: SharedDeps, name: string, description: string, note: string, lock: Lock): Strategy {
-  // Measured by the tests (test/library.test.ts): each renews its lease while held, and the lease
+  // Measured by the tests (test/integration/library.test.ts): each renews its lease while held, and the lease
   // check before the write refuses what outlived it.
   return lockedStrategy(deps, lock, { name, family: 'library', description, expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note } });
 }

@@ -11,7 +11,7 @@ import { guarded, lockedStrategy } from './guarded.js';
 import type { DeductResult, SharedDeps, Strategy, StrategyFamily } from './strategy.js';
 
 /**
- * Measured by the tests (test/redisson.test.ts): both renew their leases while held (the
+ * Measured by the tests (test/integration/redisson.test.ts): both renew their leases while held (the
  * watchdog), so work longer than ttlMs stays exact. No `faults`: the fault lab does not run them.
  */
 function redissonStrategy(deps: SharedDeps, name: string, description: string, note: string, lock: Lock): Strategy {

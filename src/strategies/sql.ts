@@ -52,7 +52,7 @@ export const sqlFamily: FamilyFactory = async (deps) => {
         stores: ['mysql'],
         // TypeORM's own optimistic check, setLock('optimistic', version), compares versions on a
         // SELECT only: two readers of version v both pass it and both write (a lost update, see
-        // test/sql-orm.test.ts). The check that counts is the UPDATE's `WHERE version = ?`, whose
+        // test/integration/sql-orm.test.ts). The check that counts is the UPDATE's `WHERE version = ?`, whose
         // affected rows decide.
         sql: stock.sql.optimistic,
         deduct: async (req) => {

@@ -1,6 +1,5 @@
 // Curator's recipes (course §3.7) at lock level, against a ZooKeeper of their own: what each one
 // promises beyond the lock contract (zookeeper.contract.test.ts), each order built step by step.
-import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LockTimeoutError } from '../../src/locks/errors.js';
@@ -20,6 +19,7 @@ import { queueDir } from '../../src/locks/zk/queue.js';
 import { createLogger } from '../../src/logger.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { withServers } from '../support/servers.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
 
 const servers = withServers({ zookeeper: true });
 
@@ -171,7 +171,7 @@ describe('semaphore (InterProcessSemaphoreV2)', () => {
   });
 
   it("a holder that stops answering (a crash) gets its leases back to the others when its session expires", async () => {
-    const frozen = await FreezingProxy.start(Number(servers.current.zookeeper.split(':')[1]));
+    const frozen = await TcpProxy.start(Number(servers.current.zookeeper.split(':')[1]));
     try {
       const holder = await openSession(`127.0.0.1:${frozen.port}`);
       const waiter = await openSession();
@@ -280,46 +280,3 @@ describe('counters', () => {
     console.log(`[atomic] 30 concurrent increments: ${promoted} promoted to the lock`);
   });
 });
-
-/**
- * A loopback proxy to ZooKeeper that can go silent both ways, like a process frozen or cut off:
- * the server hears no more pings and expires the session after its timeout.
- */
-class FreezingProxy {
-  private frozen = false;
-  private readonly sockets = new Set<net.Socket>();
-
-  private constructor(
-    private readonly server: net.Server,
-    readonly port: number,
-  ) {}
-
-  static async start(targetPort: number): Promise<FreezingProxy> {
-    let proxy: FreezingProxy | undefined;
-    const server = net.createServer((client) => proxy?.pipe(client, targetPort));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    proxy = new FreezingProxy(server, (server.address() as net.AddressInfo).port);
-    return proxy;
-  }
-
-  freeze(): void {
-    this.frozen = true;
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private pipe(client: net.Socket, targetPort: number): void {
-    const upstream = net.connect(targetPort, '127.0.0.1');
-    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
-      this.sockets.add(from);
-      from.on('data', (chunk) => {
-        if (!this.frozen) to.write(chunk);
-      });
-      from.on('error', () => to.destroy());
-      from.on('close', () => to.destroy());
-    }
-  }
-}

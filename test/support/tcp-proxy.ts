@@ -1,6 +1,7 @@
 // A loopback TCP proxy that can lose replies on command: the client's requests reach the server,
 // the server's answers never reach the client. That is a "lost reply": the server applied the
-// request, and the client cannot tell whether it did.
+// request, and the client cannot tell whether it did. It can also freeze both ways, like a process
+// frozen or cut off: the server hears nothing more either (a ZooKeeper session then expires).
 import net from 'node:net';
 
 /** A client's connection and the proxy's own to the server; a silent one passes no answer back. */
@@ -13,6 +14,7 @@ interface Pair {
 export class TcpProxy {
   private readonly pairs = new Set<Pair>();
   private dropping = false;
+  private frozen = false;
 
   private constructor(
     private readonly listener: net.Server,
@@ -40,7 +42,12 @@ export class TcpProxy {
     for (const pair of this.pairs) pair.silent = true;
   }
 
-  /** Closes every open connection, both ways, and passes replies again for the next ones. */
+  /** From now on, no byte passes either way, on any connection, and every connection stays open (until `cut`). */
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  /** Closes every open connection, both ways, and passes bytes again for the next ones. */
   cut(): void {
     for (const { client, server } of this.pairs) {
       client.destroy();
@@ -48,6 +55,7 @@ export class TcpProxy {
     }
     this.pairs.clear();
     this.dropping = false;
+    this.frozen = false;
   }
 
   async close(): Promise<void> {
@@ -59,9 +67,11 @@ export class TcpProxy {
     const server = net.connect(targetPort, '127.0.0.1');
     const pair: Pair = { client, server };
     this.pairs.add(pair);
-    client.on('data', (chunk) => server.write(chunk));
+    client.on('data', (chunk) => {
+      if (!this.frozen) server.write(chunk);
+    });
     server.on('data', (chunk) => {
-      if (!this.dropping && !pair.silent) client.write(chunk);
+      if (!this.frozen && !this.dropping && !pair.silent) client.write(chunk);
     });
     const end = () => {
       client.destroy();

@@ -4,16 +4,16 @@
 // `WHERE version = ?` does. Runs against the shared cluster's MySQL; leaves the stock reset.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OptimisticLockVersionMismatchError, type DataSource, type Logger } from 'typeorm';
-import { resetStock } from '../bench/race.js';
-import { unitsLeft } from '../bench/stores.js';
-import { createDataSource } from '../src/db/data-source.js';
-import { StockRow } from '../src/db/entities/stock.js';
-import { MysqlTableLock } from '../src/locks/mysql/table-lock.js';
-import { MysqlStock } from '../src/stock/mysql-stock.js';
-import { readThenWrite } from '../src/stock/read-then-write.js';
-import { INITIAL_COUNT, PRODUCT_CODE, STOCK_CODE } from '../src/stock/product.js';
-import { getJson } from './lock-helpers.js';
-import { sharedCluster } from './support/cluster.js';
+import { resetStock } from '../../bench/race.js';
+import { unitsLeft } from '../../bench/stores.js';
+import { createDataSource } from '../../src/db/data-source.js';
+import { StockRow } from '../../src/db/entities/stock.js';
+import { MysqlTableLock } from '../../src/locks/mysql/table-lock.js';
+import { MysqlStock } from '../../src/stock/mysql-stock.js';
+import { readThenWrite } from '../../src/stock/read-then-write.js';
+import { INITIAL_COUNT, PRODUCT_CODE, STOCK_CODE } from '../../src/stock/product.js';
+import { getJson } from '../support/lock-helpers.js';
+import { sharedCluster } from '../support/cluster.js';
 
 const cluster = sharedCluster();
 const ROW = { productCode: PRODUCT_CODE, stockCode: STOCK_CODE };

@@ -2,15 +2,15 @@
 // what a holder learns when its session expires.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Lease, LockOptions } from '../src/locks/lock.js';
-import { pollUntil, sleep } from '../src/time.js';
-import { queueDir, type QueueLock } from '../src/locks/zk/queue.js';
-import { ZkSequentialLock } from '../src/locks/zk/sequential.js';
-import { ZkSession } from '../src/locks/zk/session.js';
-import { ZkWatchLock } from '../src/locks/zk/watch.js';
-import { createLogger } from '../src/logger.js';
-import { sharedCluster } from './support/cluster.js';
-import { expireSession } from './support/zookeeper.js';
+import type { Lease, LockOptions } from '../../src/locks/lock.js';
+import { pollUntil, sleep } from '../../src/time.js';
+import { queueDir, type QueueLock } from '../../src/locks/zk/queue.js';
+import { ZkSequentialLock } from '../../src/locks/zk/sequential.js';
+import { ZkSession } from '../../src/locks/zk/session.js';
+import { ZkWatchLock } from '../../src/locks/zk/watch.js';
+import { createLogger } from '../../src/logger.js';
+import { sharedCluster } from '../support/cluster.js';
+import { expireSession } from '../support/zookeeper.js';
 
 const zkConnect = sharedCluster().zookeeper;
 const opts: LockOptions = { ttlMs: 30_000, waitMs: 20_000, retryMs: 10 };

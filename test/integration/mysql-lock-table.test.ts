@@ -1,15 +1,15 @@
 // The MySQL lock table: exact on three instances, reentrant, and a crashed holder blocks the
 // others only until its lease (ttlMs) runs out.
 import { describe, expect, it } from 'vitest';
-import { race, resetStock } from '../bench/race.js';
-import { unitsLeft } from '../bench/stores.js';
-import { sleep } from '../src/time.js';
-import { sharedCluster, withOwnCluster } from './support/cluster.js';
-import { getJson } from './lock-helpers.js';
-import { expectExactRace } from './support/race-checks.js';
-import { createDataSource } from '../src/db/data-source.js';
-import { LockNotHeldError, LockTimeoutError } from '../src/locks/errors.js';
-import { MysqlTableLock } from '../src/locks/mysql/table-lock.js';
+import { race, resetStock } from '../../bench/race.js';
+import { unitsLeft } from '../../bench/stores.js';
+import { sleep } from '../../src/time.js';
+import { sharedCluster, withOwnCluster } from '../support/cluster.js';
+import { getJson } from '../support/lock-helpers.js';
+import { expectExactRace } from '../support/race-checks.js';
+import { createDataSource } from '../../src/db/data-source.js';
+import { LockNotHeldError, LockTimeoutError } from '../../src/locks/errors.js';
+import { MysqlTableLock } from '../../src/locks/mysql/table-lock.js';
 
 describe('mysql-lock-table on three instances behind nginx (shared cluster)', () => {
   it('1100 requests for 1000 units: no unit sold twice, refusals within the bound', async () => {

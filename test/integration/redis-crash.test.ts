@@ -1,16 +1,16 @@
 // Lock holders that die (a private cluster, since instances are killed): what each Redis lock
 // leaves behind, and what nginx does with a deduction whose instance died after writing. RedLock, whose masters are stopped and killed too, has its own file
-// (test/redlock.test.ts).
+// (test/integration/redlock.test.ts).
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkUrl, resetStock } from '../bench/race.js';
-import { unitsLeft } from '../bench/stores.js';
-import { pollUntil, sleep } from '../src/time.js';
-import { withOwnCluster } from './support/cluster.js';
-import { expectDocumented, tally } from './support/race-checks.js';
-import { expectSalesMatchAnswers, KeepAliveLoad } from './support/keepalive-load.js';
-import { readSales } from '../faults/service.js';
-import { check, checkMany, stockLockKey, untilKeyExists } from './redis-helpers.js';
+import { checkUrl, resetStock } from '../../bench/race.js';
+import { unitsLeft } from '../../bench/stores.js';
+import { pollUntil, sleep } from '../../src/time.js';
+import { withOwnCluster } from '../support/cluster.js';
+import { expectDocumented, tally } from '../support/race-checks.js';
+import { expectSalesMatchAnswers, KeepAliveLoad } from '../support/keepalive-load.js';
+import { readSales } from '../../faults/service.js';
+import { check, checkMany, stockLockKey, untilKeyExists } from '../support/redis-helpers.js';
 
 const own = withOwnCluster({ instances: 3 });
 

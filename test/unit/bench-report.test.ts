@@ -1,17 +1,17 @@
 // The bench's pure parts: options, target resolution, ordering, the arithmetic, the table and the HTML.
 import { describe, expect, it } from 'vitest';
-import { selectStrategies, type CatalogEntry } from '../bench/catalog.js';
-import { oversoldText } from '../bench/format.js';
-import { renderHtml } from '../bench/html.js';
-import { expectedOutcome } from '../bench/measure.js';
-import { parseBenchArgs, UsageError } from '../bench/options.js';
-import { raceSize, rotated } from '../bench/bench.js';
-import { asExpected, orderRuns, oversoldOf, unansweredOf, verdictOf, withStandings, worstOf, type BenchReport, type RaceFigures, type RunResult, type Topology } from '../bench/report.js';
-import { spreadOf, standings, type Spread } from '../bench/stats.js';
-import { niceMax } from '../bench/svg.js';
-import { renderMarkdown } from '../bench/table.js';
-import { resolveTarget } from '../bench/target.js';
-import type { ClusterInfo } from '../src/cluster/types.js';
+import { selectStrategies, type CatalogEntry } from '../../bench/catalog.js';
+import { oversoldText } from '../../bench/format.js';
+import { renderHtml } from '../../bench/html.js';
+import { expectedOutcome } from '../../bench/measure.js';
+import { parseBenchArgs, UsageError } from '../../bench/options.js';
+import { raceSize, rotated } from '../../bench/bench.js';
+import { asExpected, orderRuns, oversoldOf, unansweredOf, verdictOf, withStandings, worstOf, type BenchReport, type RaceFigures, type RunResult, type Topology } from '../../bench/report.js';
+import { spreadOf, standings, type Spread } from '../../bench/stats.js';
+import { niceMax } from '../../bench/svg.js';
+import { renderMarkdown } from '../../bench/table.js';
+import { resolveTarget } from '../../bench/target.js';
+import type { ClusterInfo } from '../../src/cluster/types.js';
 
 const entry = (name: string, family: string, three: 'exact' | 'oversells' = 'exact', one: 'exact' | 'oversells' = 'exact'): CatalogEntry => ({
   name,

@@ -4,15 +4,15 @@
 // without a quorum, and live again once the stopped masters come back empty.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { race, resetStock, type RaceResult } from '../bench/race.js';
-import { unitsLeft } from '../bench/stores.js';
-import { redlockKey } from '../src/locks/redis/keys.js';
-import { redlockReleaseChannel } from '../src/locks/redis/redlock-hints.js';
-import { STOCK_LOCK_RESOURCE } from '../src/stock/product.js';
-import { pollUntil } from '../src/time.js';
-import { withOwnCluster } from './support/cluster.js';
-import { expectDocumented, expectExactRace } from './support/race-checks.js';
-import { check, checkMany, untilKeyExists } from './redis-helpers.js';
+import { race, resetStock, type RaceResult } from '../../bench/race.js';
+import { unitsLeft } from '../../bench/stores.js';
+import { redlockKey } from '../../src/locks/redis/keys.js';
+import { redlockReleaseChannel } from '../../src/locks/redis/redlock-hints.js';
+import { STOCK_LOCK_RESOURCE } from '../../src/stock/product.js';
+import { pollUntil } from '../../src/time.js';
+import { withOwnCluster } from '../support/cluster.js';
+import { expectDocumented, expectExactRace } from '../support/race-checks.js';
+import { check, checkMany, untilKeyExists } from '../support/redis-helpers.js';
 
 const own = withOwnCluster({ instances: 3 });
 

@@ -4,18 +4,18 @@
 // holder lets go.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LockNotHeldError } from '../src/locks/errors.js';
-import { MAX_HANDOFF_STREAK } from '../src/locks/handoff.js';
-import type { Lease, Lock, LockOptions } from '../src/locks/lock.js';
-import { deleteLockKeys, hashLockKey, redlockKey, releaseChannel } from '../src/locks/redis/keys.js';
-import { PubsubLock } from '../src/locks/redis/pubsub.js';
-import { redlockReleaseChannel, RedlockReleaseHints } from '../src/locks/redis/redlock-hints.js';
-import { Redlock } from '../src/locks/redis/redlock-package.js';
-import { RedlockLock } from '../src/locks/redis/redlock.js';
-import { ReleaseNotifier } from '../src/locks/redis/release-notifier.js';
-import { pollUntil } from '../src/time.js';
-import { sharedCluster } from './support/cluster.js';
-import { openRedis } from './support/redis-client.js';
+import { LockNotHeldError } from '../../src/locks/errors.js';
+import { MAX_HANDOFF_STREAK } from '../../src/locks/handoff.js';
+import type { Lease, Lock, LockOptions } from '../../src/locks/lock.js';
+import { deleteLockKeys, hashLockKey, redlockKey, releaseChannel } from '../../src/locks/redis/keys.js';
+import { PubsubLock } from '../../src/locks/redis/pubsub.js';
+import { redlockReleaseChannel, RedlockReleaseHints } from '../../src/locks/redis/redlock-hints.js';
+import { Redlock } from '../../src/locks/redis/redlock-package.js';
+import { RedlockLock } from '../../src/locks/redis/redlock.js';
+import { ReleaseNotifier } from '../../src/locks/redis/release-notifier.js';
+import { pollUntil } from '../../src/time.js';
+import { sharedCluster } from '../support/cluster.js';
+import { openRedis } from '../support/redis-client.js';
 
 const R = 'handoff-resource';
 const opts = (o: Partial<LockOptions> = {}): LockOptions => ({ ttlMs: 10_000, waitMs: 5_000, retryMs: 20, ...o });

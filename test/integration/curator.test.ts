@@ -4,18 +4,18 @@
 // each answer reports (holders seen at once, counted cluster-wide in Redis) and from ZooKeeper itself.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { race, resetStock } from '../bench/race.js';
-import { ZK_RECIPES_ROOT } from '../src/demos/curator.js';
-import { barriersDir } from '../src/demos/curator/barrier-route.js';
-import { counterPaths } from '../src/demos/curator/counter-routes.js';
-import { GAUGE_KEYS, RW_LOCK } from '../src/demos/curator/lock-routes.js';
-import { queueDir } from '../src/locks/zk/queue.js';
-import { ZkSession } from '../src/locks/zk/session.js';
-import { createLogger } from '../src/logger.js';
-import { pollUntil } from '../src/time.js';
-import { getJson } from './lock-helpers.js';
-import { sharedCluster } from './support/cluster.js';
-import { expectDocumented, expectExactRace, expectLive, tally } from './support/race-checks.js';
+import { race, resetStock } from '../../bench/race.js';
+import { ZK_RECIPES_ROOT } from '../../src/demos/curator.js';
+import { barriersDir } from '../../src/demos/curator/barrier-route.js';
+import { counterPaths } from '../../src/demos/curator/counter-routes.js';
+import { GAUGE_KEYS, RW_LOCK } from '../../src/demos/curator/lock-routes.js';
+import { queueDir } from '../../src/locks/zk/queue.js';
+import { ZkSession } from '../../src/locks/zk/session.js';
+import { createLogger } from '../../src/logger.js';
+import { pollUntil } from '../../src/time.js';
+import { getJson } from '../support/lock-helpers.js';
+import { sharedCluster } from '../support/cluster.js';
+import { expectDocumented, expectExactRace, expectLive, tally } from '../support/race-checks.js';
 
 const cluster = sharedCluster();
 const at = (path: string) => `${cluster.nginx}${path}`;

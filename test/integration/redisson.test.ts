@@ -4,14 +4,14 @@
 // reports (holders seen at once, counted cluster-wide in Redis, and how long it waited).
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { checkUrl, race, resetStock } from '../bench/race.js';
-import { unitsLeft } from '../bench/stores.js';
-import { latchKeys, readWriteLockKeys } from '../src/locks/redis/keys.js';
-import { LATCH, RW_LOCK } from '../src/demos/redisson.js';
-import { pollUntil } from '../src/time.js';
-import { getJson } from './lock-helpers.js';
-import { sharedCluster } from './support/cluster.js';
-import { expectDocumented, expectExactRace, expectLive, tally } from './support/race-checks.js';
+import { checkUrl, race, resetStock } from '../../bench/race.js';
+import { unitsLeft } from '../../bench/stores.js';
+import { latchKeys, readWriteLockKeys } from '../../src/locks/redis/keys.js';
+import { LATCH, RW_LOCK } from '../../src/demos/redisson.js';
+import { pollUntil } from '../../src/time.js';
+import { getJson } from '../support/lock-helpers.js';
+import { sharedCluster } from '../support/cluster.js';
+import { expectDocumented, expectExactRace, expectLive, tally } from '../support/race-checks.js';
 
 const cluster = sharedCluster();
 let redis: Redis;

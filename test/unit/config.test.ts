@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadClusterConfig, loadServiceConfig, serviceEnvFor } from '../src/config.js';
+import { ConfigError, loadClusterConfig, loadServiceConfig, serviceEnvFor } from '../../src/config.js';
 
 describe('configuration', () => {
   it('has defaults that match the native cluster', () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codeFingerprint } from '../src/cluster/fingerprint.js';
+import { codeFingerprint } from '../../src/cluster/fingerprint.js';
 
 describe('code fingerprint (cluster up restarts a cluster started from older code)', () => {
   it('changes when service code changes, and only then', () => {

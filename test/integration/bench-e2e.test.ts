@@ -4,13 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runBench } from '../bench/bench.js';
-import { parseBenchArgs } from '../bench/options.js';
-import { writeReport } from '../bench/output.js';
-import type { BenchReport } from '../bench/report.js';
-import { resolveTarget } from '../bench/target.js';
-import { wrkPath } from '../bench/wrk.js';
-import { sharedCluster } from './support/cluster.js';
+import { runBench } from '../../bench/bench.js';
+import { parseBenchArgs } from '../../bench/options.js';
+import { writeReport } from '../../bench/output.js';
+import type { BenchReport } from '../../bench/report.js';
+import { resolveTarget } from '../../bench/target.js';
+import { wrkPath } from '../../bench/wrk.js';
+import { sharedCluster } from '../support/cluster.js';
 
 describe('npm run bench, end to end', () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-bench-'));

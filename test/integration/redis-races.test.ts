@@ -2,13 +2,13 @@
 // what happens when the work outlasts the lease. RedLock's race lives in redlock.test.ts.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { race, resetStock } from '../bench/race.js';
-import { unitsLeft } from '../bench/stores.js';
-import { sharedCluster } from './support/cluster.js';
-import type { StoreKind } from '../src/stock/store.js';
-import { sleep } from '../src/time.js';
-import { checkMany, count, stockLockKey } from './redis-helpers.js';
-import { expectExactRace, expectLive, tally, unexpectedAnswers } from './support/race-checks.js';
+import { race, resetStock } from '../../bench/race.js';
+import { unitsLeft } from '../../bench/stores.js';
+import { sharedCluster } from '../support/cluster.js';
+import type { StoreKind } from '../../src/stock/store.js';
+import { sleep } from '../../src/time.js';
+import { checkMany, count, stockLockKey } from '../support/redis-helpers.js';
+import { expectExactRace, expectLive, tally, unexpectedAnswers } from '../support/race-checks.js';
 
 const info = sharedCluster();
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { loadServiceConfig } from '../src/config.js';
-import { BadRequestError, CHECK_PARAMS, parseCheckParams, parseRequestId, parseResetBody, RETRY_MS_MIN } from '../src/http/params.js';
-import { FencedError } from '../src/fencing.js';
-import { describeError } from '../src/http/errors.js';
-import { DependencyDownError, OutcomeUnknownError, callDependency, callDependencyWrite, isConnectionError } from '../src/dependency.js';
-import { LockTimeoutError } from '../src/locks/errors.js';
-import { Catalog } from '../src/strategies/catalog.js';
-import type { SharedDeps, Strategy } from '../src/strategies/strategy.js';
+import { loadServiceConfig } from '../../src/config.js';
+import { BadRequestError, CHECK_PARAMS, parseCheckParams, parseRequestId, parseResetBody, RETRY_MS_MIN } from '../../src/http/params.js';
+import { FencedError } from '../../src/fencing.js';
+import { describeError } from '../../src/http/errors.js';
+import { DependencyDownError, OutcomeUnknownError, callDependency, callDependencyWrite, isConnectionError } from '../../src/dependency.js';
+import { LockTimeoutError } from '../../src/locks/errors.js';
+import { Catalog } from '../../src/strategies/catalog.js';
+import type { SharedDeps, Strategy } from '../../src/strategies/strategy.js';
 
 const limits = loadServiceConfig({}).limits;
 

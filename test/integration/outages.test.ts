@@ -2,11 +2,11 @@
 // half-applied change — and the instance must recover by itself when it returns.
 import { describe, expect, it } from 'vitest';
 import { createConnection, type ConnectionOptions } from 'mysql2/promise';
-import { resetStock } from '../bench/race.js';
-import { unitsLeft } from '../bench/stores.js';
-import { pollUntil } from '../src/time.js';
-import { withOwnCluster } from './support/cluster.js';
-import { getJson } from './lock-helpers.js';
+import { resetStock } from '../../bench/race.js';
+import { unitsLeft } from '../../bench/stores.js';
+import { pollUntil } from '../../src/time.js';
+import { withOwnCluster } from '../support/cluster.js';
+import { getJson } from '../support/lock-helpers.js';
 
 /** The stock row locked from outside the service (SELECT … FOR UPDATE in an open transaction). */
 async function holdRowLock(login: ConnectionOptions): Promise<{ lockWaits(): Promise<number>; release(): Promise<void> }> {
