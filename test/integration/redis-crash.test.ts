@@ -10,6 +10,8 @@ import { withOwnCluster } from '../support/cluster.js';
 import { expectDocumented, tally } from '../support/race-checks.js';
 import { expectSalesMatchAnswers, KeepAliveLoad } from '../support/keepalive-load.js';
 import { readSales } from '../../faults/service.js';
+import { RW_LOCK } from '../../src/demos/redisson.js';
+import { readWriteLockKeys } from '../../src/locks/redis/keys.js';
 import { check, checkMany, stockLockKey, untilKeyExists } from '../support/redis-helpers.js';
 
 const own = withOwnCluster({ instances: 3 });
@@ -59,6 +61,32 @@ describe('a lock holder killed mid-work (SIGKILL of its instance)', () => {
     expectDocumented([next]);
     expect(next).toEqual({ status: 200, error: undefined, warning: undefined });
     expect(Date.now() - t0).toBeLessThan(ttlMs + 1_000);
+  });
+});
+
+describe('an instance stopped (SIGTERM) while a /test/ click holds its lock', () => {
+  it('drains it like a deduction: the click finishes its work and answers 200 before the instance stops', async () => {
+    const { info, servers } = own.current;
+    const victim = servers.instances[0]!;
+    if (victim.pid === undefined) await victim.start();
+    const redis = new Redis(info.redis);
+    // 2.5 s of work: past the 1 s the shutdown gives connections still open, within the 5 s drain.
+    const pending = fetch(`${info.instances[0]!}/test/write?workMs=2500&ttlMs=10000`).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+    try {
+      await untilKeyExists(redis, readWriteLockKeys(RW_LOCK).lock);
+      const t0 = Date.now();
+      await victim.stop();
+      const answer = await pending;
+      console.log(`[drain /test/write] stopped in ${Date.now() - t0} ms; answer ${answer.status} ${JSON.stringify(answer.body)}`);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ ok: true, mode: 'write', workMs: 2500 });
+      expect(answer.body.warning).toBeUndefined();
+      expect(await redis.exists(readWriteLockKeys(RW_LOCK).lock)).toBe(0);
+    } finally {
+      await pending.catch(() => undefined);
+      redis.disconnect();
+      if (victim.pid === undefined) await victim.start();
+    }
   });
 });
 

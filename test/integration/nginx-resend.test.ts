@@ -8,9 +8,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NGINX_TEMPLATE } from '../src/cluster/nginx.js';
-import { freePorts } from '../src/cluster/ports.js';
-import { startNginxWith, withoutNextUpstreamOff } from '../faults/default-nginx.js';
+import { NGINX_TEMPLATE } from '../../src/cluster/nginx.js';
+import { freePorts } from '../../src/cluster/ports.js';
+import { startNginxWith, withoutNextUpstreamOff } from '../../faults/default-nginx.js';
 
 /** The GETs that change state: the deduction and the /test/ clicks that commit or take something. */
 const CHANGING = ['/check/lock?strategy=redis-owned', '/test/zk/atomic', '/test/zk/share/count?op=increment', '/test/countdown', '/test/write'];
