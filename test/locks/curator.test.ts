@@ -20,6 +20,7 @@ import { createLogger } from '../../src/logger.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { withServers } from '../support/servers.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
+import { expireSession } from '../support/zookeeper.js';
 
 const servers = withServers({ zookeeper: true });
 
@@ -106,6 +107,25 @@ describe('read-write lock (InterProcessReadWriteLock)', () => {
     await read.release();
     await (await other.lease).release();
     expect(other.at()).toBeGreaterThanOrEqual(readReleasedAt);
+  });
+
+  it('a write lost with its session is no write to downgrade: that owner\'s read waits for the writer who came in since', async () => {
+    const session = await openSession();
+    const other = await openSession();
+    const { readLock, writeLock } = new ZkReadWriteLock(session);
+    const r = resource();
+    const write = await writeLock.acquire(r, as('A'));
+    const { id, password } = session.credentials;
+    await expireSession(servers.current.zookeeper, id, password);
+    if (!(await pollUntil(() => session.connected && !session.credentials.id.equals(id), 10_000))) throw new Error('no new session');
+    expect(write.lost.aborted).toBe(true);
+    // A's write node went with its session: B's write is granted.
+    const b = await new ZkReadWriteLock(other).writeLock.acquire(r, as('B', 5_000));
+    // A's read, still named after its lost write, must queue behind B's write, not beside it.
+    await expect(readLock.acquire(r, as('A', 300))).rejects.toBeInstanceOf(LockTimeoutError);
+    await b.release();
+    await (await readLock.acquire(r, as('A', 2_000))).release();
+    await write.release().catch(() => undefined);
   });
 
   it('a reader cannot upgrade: its write waits for its own read until waitMs', async () => {

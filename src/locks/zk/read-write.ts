@@ -1,5 +1,6 @@
 // Curator's InterProcessReadWriteLock: readers and writers queue in one directory as
 // ephemeral-sequential __READ__ and __WRIT__ nodes. Both locks are reentrant per owner.
+import { LockLostError } from '../errors.js';
 import type { AcquireOptions, Lock } from '../lock.js';
 import { NodeWatches } from './node-watches.js';
 import { OwnerReentrant } from './owner-reentrant.js';
@@ -14,7 +15,7 @@ const WRITE = '__WRIT__';
 const isRead = (node: string): boolean => node.includes(READ);
 
 /** A read node that takes its write node's place: `…__READ__at<write's sequence>-<own sequence>`. */
-const DOWNGRADE = new RegExp(`${READ}at\\d{10}-\\d{10}$`);
+const DOWNGRADE = new RegExp(`${READ}at(\\d{10})-\\d{10}$`);
 
 /** Writers wait, as zk-watch does, for every node ahead of theirs, readers included. */
 class WriteQueue extends ZkWatchLock {
@@ -44,16 +45,23 @@ class ReadQueue extends QueueLock {
    * grants it at once too, but at the end of the queue, which let such a writer in: CURATOR-621).
    */
   protected override nodeName(resource: string, owner: string): string {
+    // A write lost with its session (its node gone, another writer perhaps in) is no write to
+    // downgrade: that read queues as any other.
     const write = this.writeHeld(resource, owner);
-    return write ? `${READ}at${sequenceOf(write.path)}-` : READ;
+    return write && !write.lost.aborted ? `${READ}at${sequenceOf(write.path)}-` : READ;
   }
 
   protected async waitTurn(turn: Turn): Promise<void> {
-    if (DOWNGRADE.test(turn.node)) return;
+    const downgrade = DOWNGRADE.exec(turn.node)?.[1];
     for (;;) {
       const queue = await this.listQueue(turn);
       const mine = queue.indexOf(turn.node);
       if (mine < 0) throw leftQueue(turn);
+      if (downgrade !== undefined) {
+        // Granted at once only while the write it downgrades is still queued (it holds the lock).
+        if (queue.some((node) => !isRead(node) && sequenceOf(node) === downgrade)) return;
+        throw new LockLostError(turn.dir, `the write lock ${turn.node} would downgrade is gone`);
+      }
       const writer = queue.slice(0, mine).find((node) => !isRead(node));
       if (writer === undefined) return;
       await this.watches.untilDeleted(`${turn.dir}/${writer}`, turn.deadline);
