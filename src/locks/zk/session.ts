@@ -31,6 +31,17 @@ export function zkCode(err: unknown): number | undefined {
 
 const downCodes = new Set([Exception.CONNECTION_LOSS, Exception.SESSION_EXPIRED, Exception.OPERATION_TIMEOUT]);
 
+/** An error the client made up itself (the connection dropped, a request timed out): not an answer from ZooKeeper. */
+const isLocal = (err: unknown): boolean => err instanceof Error && downCodes.has(zkCode(err) ?? 0);
+
+/** The watchdog looks this many times a session: the silence it allows is then judged within a tenth of it. */
+const TICKS_PER_SESSION = 10;
+/**
+ * Silent this share of the session timeout, the session is given up on and its holders told: one
+ * tick short of half, so that with the tick it takes to notice, they know by half the timeout.
+ */
+const SILENCE_LIMIT = 1 / 2 - 1 / TICKS_PER_SESSION;
+
 export class ZkSession {
   private client: Client;
   /**
@@ -42,25 +53,29 @@ export class ZkSession {
   private closed = false;
   /** When the current client last stopped being connected (or was created); undefined while connected. */
   private downSince: number | undefined;
-  /** The request the watchdog is timing (its heartbeat, or the root's creation after a connect), if any. */
-  private timed: { client: Client; sentAt: number } | undefined;
+  /** When the current client last heard from ZooKeeper (its handshake or any answer); undefined while it has no connection. */
+  private lastHeard: number | undefined;
+  /** The client whose heartbeat is still unanswered, if any: one at a time. */
+  private heartbeatOut: Client | undefined;
   private lastTick = Date.now();
   private readonly watchdog: NodeJS.Timeout;
 
   private constructor(private readonly opts: ZkSessionOptions) {
     this.client = this.newClient();
-    const tickMs = Math.max(200, opts.sessionTimeoutMs / 6);
+    const tickMs = Math.max(50, opts.sessionTimeoutMs / TICKS_PER_SESSION);
     this.watchdog = setInterval(() => this.checkAlive(tickMs), tickMs);
     this.watchdog.unref();
   }
 
   /**
    * The client has no timeouts of its own once a socket is open, and a socket can stay open with
-   * nobody answering on it: a ZooKeeper starting up that never answers the handshake, or one that
-   * dropped a connection it took over from a second client of the same session (seen with
-   * ZooKeeper 3.8: the client believes itself connected for good). So: down longer than a session
-   * lasts, or connected with a request unanswered for 2/3 of it (the Java client's read timeout),
-   * and this session starts over with a new client.
+   * nobody answering on it: a ZooKeeper starting up that never answers the handshake, a partition
+   * that drops packets, or one that dropped a connection it took over from a second client of the
+   * same session (seen with ZooKeeper 3.8: the client believes itself connected for good). So: down
+   * longer than a session lasts, or connected and silent for half of it, and this session starts
+   * over with a new client, telling its holders first, by half, measured from the last answer: in a
+   * partition the server expires the session (and the next holder may be granted) one whole session
+   * after it last heard from this one, so a holder must know it lost the lock well before that.
    */
   private checkAlive(tickMs: number): void {
     const now = Date.now();
@@ -68,24 +83,25 @@ export class ZkSession {
     const paused = now - this.lastTick > 3 * tickMs;
     this.lastTick = now;
     if (this.closed || paused) return;
-    if (this.timed && now - this.timed.sentAt > (this.opts.sessionTimeoutMs * 2) / 3) {
-      this.startNewSession('no answer from ZooKeeper for 2/3 of the session timeout');
-    } else if (this.downSince !== undefined) {
-      if (now - this.downSince > this.opts.sessionTimeoutMs) this.startNewSession('no connection to ZooKeeper for longer than the session timeout');
-    } else if (!this.timed) {
-      const client = this.client;
-      this.expectAnswer(client, now);
-      client.exists(this.opts.root, () => this.answered(client));
+    if (this.lastHeard !== undefined) {
+      if (now - this.lastHeard > this.opts.sessionTimeoutMs * SILENCE_LIMIT) {
+        this.startNewSession('no answer from ZooKeeper for nearly half the session timeout');
+      } else if (this.connected && this.heartbeatOut === undefined) {
+        const client = this.client;
+        this.heartbeatOut = client;
+        client.exists(this.opts.root, (err) => {
+          if (this.heartbeatOut === client) this.heartbeatOut = undefined;
+          if (!isLocal(err)) this.heard(client);
+        });
+      }
+    } else if (this.downSince !== undefined && now - this.downSince > this.opts.sessionTimeoutMs) {
+      this.startNewSession('no connection to ZooKeeper for longer than the session timeout');
     }
   }
 
-  /** A request on `client` the watchdog times: the heartbeat, or the root's creation after a (re)connect. */
-  private expectAnswer(client: Client, sentAt: number): void {
-    this.timed = { client, sentAt };
-  }
-
-  private answered(client: Client): void {
-    if (this.timed?.client === client) this.timed = undefined;
+  /** `client` heard from ZooKeeper just now. */
+  private heard(client: Client): void {
+    if (client === this.client) this.lastHeard = Date.now();
   }
 
   /** Connects, waiting at most `waitMs`; a ZooKeeper that is down is not fatal (calls answer 503). */
@@ -249,8 +265,10 @@ export class ZkSession {
         settled = true;
         reject(new ZkDeadlineError());
       }, remaining(deadline));
-      run(this.client, (err, value) => {
+      const client = this.client;
+      run(client, (err, value) => {
         clearTimeout(timer);
+        if (!isLocal(err)) this.heard(client);
         if (settled) {
           if (!err) late?.(value);
           return;
@@ -269,6 +287,7 @@ export class ZkSession {
     client.on('disconnected', () => {
       if (client !== this.client || this.closed) return;
       this.downSince = Date.now();
+      this.lastHeard = undefined;
       this.generation.abort('connection to ZooKeeper lost; the session may expire and its lock nodes with it');
       this.opts.logger.warn('zookeeper connection lost; held zk locks are treated as lost');
     });
@@ -281,9 +300,10 @@ export class ZkSession {
     if (client !== this.client || this.closed) return;
     // A new generation starts only once the root exists; until then `connected` stays false.
     this.generation.abort('zookeeper reconnecting');
-    this.expectAnswer(client, Date.now());
+    // The handshake was an answer; the root's creation is timed from it like any request.
+    this.heard(client);
     client.mkdirp(this.opts.root, (err) => {
-      this.answered(client);
+      if (!isLocal(err)) this.heard(client);
       if (client !== this.client || this.closed) return;
       if (err) {
         this.opts.logger.error({ err }, 'zookeeper: cannot create the lock root');
@@ -302,7 +322,8 @@ export class ZkSession {
   }
 
   private startNewSession(reason: string): void {
-    this.timed = undefined;
+    this.heartbeatOut = undefined;
+    this.lastHeard = undefined;
     this.generation.abort(reason);
     this.opts.logger.warn({ reason }, 'zookeeper: opening a new session');
     this.client.close();
