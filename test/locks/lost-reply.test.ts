@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { createClient, type Client } from 'node-zookeeper-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DependencyDownError } from '../../src/dependency.js';
+import { LockTimeoutError } from '../../src/locks/errors.js';
 import type { AcquireOptions, Lock } from '../../src/locks/lock.js';
 import { stringLockKey, hashLockKey } from '../../src/locks/redis/keys.js';
 import { OwnedLock } from '../../src/locks/redis/owned.js';
@@ -77,6 +78,44 @@ describe('ZooKeeper: a create whose reply is lost', () => {
     const outcome = await loseReply(() => lock.acquire('lost-reply-node', as('A')), () => exists(path));
     expect(outcome).toBeInstanceOf(DependencyDownError);
     expect(await pollUntil(async () => !(await exists(path)), CLEANUP_BOUND_MS, 50)).toBe(true);
+  });
+});
+
+describe('ZooKeeper: a waiter\'s give-up delete that never reaches the server', () => {
+  // The waiter times out while the connection is frozen: its delete goes into the frozen proxy, and
+  // the connection is then cut. The session survives (it reconnects in time), and so would the
+  // node, queued ahead of everyone, unless the delete is sent again once reconnected.
+  it('is sent again after the reconnect, twice in a row: the node goes, in the same session, and the lock is free', async () => {
+    const ROOT = '/stocklab-lost-delete';
+    const proxy = await TcpProxy.start(portOf(servers.current.zookeeper));
+    const waiterSession = await ZkSession.open({ connect: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: 10_000, root: ROOT, logger: createLogger('silent') }, 10_000);
+    const holderSession = await ZkSession.open({ connect: servers.current.zookeeper, sessionTimeoutMs: 10_000, root: ROOT, logger: createLogger('silent') }, 10_000);
+    try {
+      const waiterLock = new ZkWatchLock(waiterSession);
+      const dir = queueDir(holderSession, 'lost-delete');
+      const holder = await new ZkWatchLock(holderSession).acquireNode('lost-delete', as('holder'));
+      const { id } = waiterSession.credentials;
+      for (const round of [1, 2]) {
+        const waiting = waiterLock.acquire('lost-delete', { ...as(`waiter-${round}`), waitMs: 1_500 }).then(() => 'granted', (err: unknown) => err);
+        expect(await pollUntil(async () => (await holderSession.getChildren(dir, Date.now() + 1_000)).length === 2, 5_000, 10)).toBe(true);
+        const [waiterNode] = (await holderSession.getChildren(dir, Date.now() + 1_000)).filter((c) => `${dir}/${c}` !== holder.path);
+        proxy.freeze();
+        expect(await waiting).toBeInstanceOf(LockTimeoutError);
+        // The give-up delete was sent (into the frozen proxy): the request names the waiter's node.
+        expect(await proxy.untilSwallowed(waiterNode!)).toBe(true);
+        const cutAt = Date.now();
+        proxy.cut();
+        const gone = await pollUntil(async () => (await holderSession.getChildren(dir, Date.now() + 1_000)).length === 1, CLEANUP_BOUND_MS, 20);
+        console.log(`[lost delete #${round}] the waiter's node ${gone ? `gone ${Date.now() - cutAt} ms after the cut` : 'still there'}`);
+        expect(gone).toBe(true);
+        expect(waiterSession.credentials.id.equals(id)).toBe(true); // the same session: its node would have lived on
+      }
+      await holder.release();
+      await (await waiterLock.acquire('lost-delete', { ...as('after'), waitMs: 5_000 })).release();
+    } finally {
+      await Promise.allSettled([waiterSession.close(), holderSession.close()]);
+      await proxy.close();
+    }
   });
 });
 

@@ -3,6 +3,7 @@
 // request, and the client cannot tell whether it did. It can also freeze both ways, like a process
 // frozen or cut off: the server hears nothing more either (a ZooKeeper session then expires).
 import net from 'node:net';
+import { pollUntil } from '../../src/time.js';
 
 /** A client's connection and the proxy's own to the server; a silent one passes no answer back. */
 interface Pair {
@@ -15,6 +16,8 @@ export class TcpProxy {
   private readonly pairs = new Set<Pair>();
   private dropping = false;
   private frozen = false;
+  /** What clients sent while frozen (it never reached the server), for a test to see that a request was sent. */
+  private swallowed = '';
 
   private constructor(
     private readonly listener: net.Server,
@@ -47,6 +50,11 @@ export class TcpProxy {
     this.frozen = true;
   }
 
+  /** Resolves true once a client has sent `text` into the frozen proxy (a request that never reached the server). */
+  untilSwallowed(text: string, timeoutMs = 5_000): Promise<boolean> {
+    return pollUntil(() => this.swallowed.includes(text), timeoutMs, 10);
+  }
+
   /** Closes every open connection, both ways, and passes bytes again for the next ones. */
   cut(): void {
     for (const { client, server } of this.pairs) {
@@ -56,6 +64,7 @@ export class TcpProxy {
     this.pairs.clear();
     this.dropping = false;
     this.frozen = false;
+    this.swallowed = '';
   }
 
   async close(): Promise<void> {
@@ -69,6 +78,7 @@ export class TcpProxy {
     this.pairs.add(pair);
     client.on('data', (chunk) => {
       if (!this.frozen) server.write(chunk);
+      else this.swallowed += chunk.toString('latin1');
     });
     server.on('data', (chunk) => {
       if (!this.frozen && !this.dropping && !pair.silent) client.write(chunk);

@@ -31,7 +31,7 @@ export class ZkEphemeralLock implements Lock {
         // The connection dropped with the create unanswered: the node may exist anyway, as ours.
         // Remove it (owner-checked) once reconnected. (A create that outlives its deadline on a live
         // connection is removed by the session when its answer arrives.)
-        if (err instanceof DependencyDownError) this.session.afterReconnect(() => this.removeIfOwned(path, owner));
+        if (err instanceof DependencyDownError) this.session.owe(() => this.removeIfOwned(path, owner));
         if (err instanceof ZkDeadlineError) throw new LockTimeoutError(resource, opts.waitMs);
         if (zkCode(err) === Exception.NODE_EXISTS) return false;
         throw err;
@@ -46,7 +46,7 @@ export class ZkEphemeralLock implements Lock {
     } catch (err) {
       // Disconnected: if the session survives, the node would outlive the request and block everyone.
       if (err instanceof DependencyDownError) {
-        this.session.afterReconnect(() => this.removeIfOwned(path, owner));
+        this.session.owe(() => this.removeIfOwned(path, owner));
         // The hold was already known lost (the session dropped during the work): say so, as the leased locks do.
         if (lost.aborted) throw new LockNotHeldError(resource);
       }

@@ -85,7 +85,7 @@ export abstract class QueueLock implements Lock {
       if (lost.aborted) throw new DependencyDownError('zookeeper', new Error(String(lost.reason)));
     } catch (err) {
       // A waiter that gives up leaves the queue, so it never blocks the ones behind it.
-      void this.session.removeQuietly(path);
+      this.session.removeQuietly(path);
       throw err instanceof ZkDeadlineError ? new LockTimeoutError(resource, opts.waitMs) : err;
     }
     return { ...nodeLease(this.session, resource, path, lost), path };
@@ -132,7 +132,7 @@ async function createProtected(session: ZkSession, dir: string, name: string, da
     }
   } catch (err) {
     if (err instanceof DependencyDownError || err instanceof ZkDeadlineError) {
-      session.afterReconnect(async () => {
+      session.owe(async () => {
         const orphans = (await session.getChildren(dir, Date.now() + 5_000)).filter((c) => c.startsWith(attempt));
         for (const orphan of orphans) await session.remove(`${dir}/${orphan}`, Date.now() + 5_000);
       });
@@ -155,7 +155,7 @@ function nodeLease(session: ZkSession, resource: string, path: string, lost: Abo
       } catch (err) {
         if (err instanceof DependencyDownError) {
           // Disconnected: queue the delete, so a session that survives does not keep the node forever.
-          void session.removeQuietly(path);
+          session.removeQuietly(path);
           // The hold was already known lost (the session dropped during the work): say so, as the leased locks do.
           if (lost.aborted) throw new LockNotHeldError(resource);
         }

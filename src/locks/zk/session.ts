@@ -59,6 +59,9 @@ export class ZkSession {
   private heartbeatOut: Client | undefined;
   private lastTick = Date.now();
   private readonly watchdog: NodeJS.Timeout;
+  /** Clean-ups the current session still owes (see `owe`). */
+  private readonly owed = new Set<() => Promise<unknown>>();
+  private paying = false;
 
   private constructor(private readonly opts: ZkSessionOptions) {
     this.client = this.newClient();
@@ -147,7 +150,7 @@ export class ZkSession {
     const m = { ephemeral: CreateMode.EPHEMERAL, sequential: CreateMode.EPHEMERAL_SEQUENTIAL, persistent: CreateMode.PERSISTENT }[mode];
     return this.call<string>((c, cb) => c.create(path, Buffer.from(data), m, cb), deadline, (created) => {
       // The create landed after we gave up: nobody will ever release it, so remove it now.
-      if (mode !== 'persistent') void this.removeQuietly(created);
+      if (mode !== 'persistent') this.removeQuietly(created);
     });
   }
 
@@ -163,23 +166,45 @@ export class ZkSession {
   }
 
   /**
-   * Runs `task` once this session is connected again, if it is still the same session (a new one
-   * means the old one expired, and its ephemeral nodes with it: nothing left to clean). For
-   * clean-ups after a call whose reply was lost; failures are ignored, the session's end is the
-   * last resort.
+   * A clean-up this session owes (a delete after a call whose outcome is unknown, or that may not
+   * have reached ZooKeeper): run now if connected, and again after every reconnect of this same
+   * session until it succeeds. A new session drops them: the old one's ephemeral nodes went with it.
    */
-  afterReconnect(task: () => Promise<unknown>): void {
-    const session = this.credentials.id.toString('hex');
-    void (async () => {
-      if (!(await this.waitConnected(this.opts.sessionTimeoutMs * 2))) return;
-      if (this.credentials.id.toString('hex') !== session) return;
-      await task();
-    })().catch(() => undefined);
+  owe(task: () => Promise<unknown>): void {
+    this.owed.add(task);
+    void this.payOwed();
   }
 
-  /** Fire-and-forget removal: queued even while disconnected, so it happens if the session survives. */
-  async removeQuietly(path: string): Promise<void> {
-    this.client.remove(path, -1, () => undefined);
+  /** Deletes `path` (an ephemeral node this session may still hold), retried after reconnects until ZooKeeper confirms it gone. */
+  removeQuietly(path: string): void {
+    this.owe(() => this.remove(path, Date.now() + this.opts.sessionTimeoutMs));
+  }
+
+  /** Runs each owed clean-up once while connected; one that fails on a lost connection stays owed. */
+  private async payOwed(): Promise<void> {
+    if (this.paying) return;
+    this.paying = true;
+    const tried = new Set<() => Promise<unknown>>();
+    try {
+      for (let task = this.nextOwed(tried); task && this.connected; task = this.nextOwed(tried)) {
+        tried.add(task);
+        try {
+          await task();
+          this.owed.delete(task);
+        } catch (err) {
+          if (err instanceof DependencyDownError || err instanceof ZkDeadlineError) continue;
+          this.owed.delete(task);
+          this.opts.logger.warn({ err }, 'zookeeper: a clean-up failed and is not retried');
+        }
+      }
+    } finally {
+      this.paying = false;
+    }
+  }
+
+  private nextOwed(tried: Set<() => Promise<unknown>>): (() => Promise<unknown>) | undefined {
+    for (const task of this.owed) if (!tried.has(task)) return task;
+    return undefined;
   }
 
   /** The node's children; with `watcher`, it fires once on the next change to them (or the node's deletion). */
@@ -312,6 +337,7 @@ export class ZkSession {
       this.generation = newGeneration();
       this.downSince = undefined;
       this.opts.logger.info({ sessionId: client.getSessionId().toString('hex') }, 'zookeeper connected');
+      void this.payOwed();
     });
   }
 
@@ -322,6 +348,7 @@ export class ZkSession {
   }
 
   private startNewSession(reason: string): void {
+    this.owed.clear();
     this.heartbeatOut = undefined;
     this.lastHeard = undefined;
     this.generation.abort(reason);
