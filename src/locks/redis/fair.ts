@@ -88,7 +88,7 @@ class FairLockScripts implements Renewable {
  * up leaves the line; one whose instance died is dropped after STAY_IN_LINE_MS. The watchdog
  * renews the lease while it is held, as Redisson's does when lock() is given no lease.
  */
-export class FairLock implements Lock {
+export class FairLock implements Lock<FairLease> {
   readonly fencing = 'redis';
 
   private readonly holds = new HoldCounter<Renewal>();

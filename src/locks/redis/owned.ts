@@ -8,6 +8,8 @@ import { acquireStringLock, releaseOwnedStringLock } from './string-lock.js';
  */
 export class OwnedLock implements Lock {
   readonly fencing = 'redis';
+  readonly expiry = 'lease';
+  readonly lostAcquire = 'released by its owner';
 
   constructor(private readonly redis: Redis) {}
 

@@ -23,6 +23,8 @@ interface Sleeper {
  */
 export class PubsubLock implements Lock {
   readonly fencing = 'redis';
+  readonly expiry = 'lease';
+  readonly lostAcquire = 'released by its owner';
   /** Its waiters asleep between attempts; tests wait on `sleeping` to sequence a hand-off. */
   readonly handoffs = new Handoffs<Sleeper, bigint>();
 

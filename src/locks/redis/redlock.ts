@@ -63,6 +63,9 @@ const HINT_JITTER_DIVISOR = 4;
  * LockTimeoutError (503 lock_timeout).
  */
 export class RedlockLock implements Lock {
+  readonly expiry = 'lease';
+  /** Each master's vote expires with the lease: a lost reply's votes are not given back. */
+  readonly lostAcquire = 'expires with its lease';
   /** Per resource, this process's waiters in arrival order (async-mutex is first come first served). */
   private readonly lines = new Map<string, Mutex>();
   /** This process's contender asleep between attempts, by the lease it asked for (tests wait on `sleeping`). */

@@ -9,6 +9,8 @@ import { HashLockScripts } from './hash-lock-scripts.js';
  */
 export class ReentrantLock implements Lock {
   readonly fencing = 'redis';
+  readonly expiry = 'lease';
+  readonly lostAcquire = 'released by its owner';
 
   constructor(private readonly redis: Redis) {}
 

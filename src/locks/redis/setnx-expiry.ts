@@ -10,6 +10,8 @@ import { acquireStringLock } from './string-lock.js';
  */
 export class SetnxExpiryLock implements Lock {
   readonly fencing = 'redis';
+  readonly expiry = 'lease';
+  readonly lostAcquire = 'released by its owner';
 
   constructor(private readonly redis: Redis) {}
 

@@ -9,6 +9,8 @@ import { acquireStringLock } from './string-lock.js';
  */
 export class SetnxLock implements Lock {
   readonly fencing = 'redis';
+  readonly expiry = 'none';
+  readonly lostAcquire = 'released by its owner';
 
   constructor(private readonly redis: Redis) {}
 

@@ -11,6 +11,8 @@ import { Renewal } from './renewal.js';
  */
 export class WatchdogLock implements Lock {
   readonly fencing = 'redis';
+  readonly expiry = 'lease';
+  readonly lostAcquire = 'released by its owner';
 
   /** Redis counts the holds for the lock; these count them for the renewal nested holds share. */
   private readonly holds = new HoldCounter<Renewal>();
