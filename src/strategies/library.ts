@@ -3,8 +3,8 @@
 import { LIBRARY_KEY_PATTERN, LibMutexLock, LibRedlockMutexLock } from '../locks/library/redis-semaphore.js';
 import { LibRedlockUsingLock } from '../locks/library/redlock-using.js';
 import { deleteLockKeys, redlockKey } from '../locks/redis/keys.js';
-import { Redlock } from '../locks/redis/redlock-package.js';
-import { connectRedlockMasters } from '../redis/connect.js';
+import { Redlock } from '../locks/redis/redlock/package.js';
+import { connectRedlockMasters } from '../redis-client/connect.js';
 import { declareStrategies } from './declare.js';
 import type { FamilyFactory, OwnDeduction } from './strategy.js';
 

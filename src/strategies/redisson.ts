@@ -1,11 +1,11 @@
 // Redisson's locks beyond the mutex that can guard the deduction (course §2.10): the fair lock and
 // the multi-lock. GET /strategies lists them in the Redis family, after the hand-written locks they build on.
-import { FairLock } from '../locks/redis/fair.js';
+import { FairLock } from '../locks/redis/redisson/fair.js';
 import { deleteLockKeys, hashLockKey } from '../locks/redis/keys.js';
-import { MultiLock } from '../locks/redis/multi.js';
-import { ReleaseNotifier } from '../locks/redis/release-notifier.js';
-import { WatchdogLock } from '../locks/redis/watchdog.js';
-import { connectMainRedis, connectRedlockMasters, waitReady } from '../redis/connect.js';
+import { MultiLock } from '../locks/redis/redisson/multi.js';
+import { ReleaseNotifier } from '../locks/redis/wait/release-notifier.js';
+import { WatchdogLock } from '../locks/redis/hash/watchdog.js';
+import { connectMainRedis, connectRedlockMasters, waitReady } from '../redis-client/connect.js';
 import { declareStrategies } from './declare.js';
 import type { FamilyFactory } from './strategy.js';
 

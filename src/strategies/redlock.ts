@@ -1,9 +1,9 @@
 // RedLock (course §2.9) over N independent Redis masters, through the `redlock` package.
-import { connectRedlockMasters } from '../redis/connect.js';
+import { connectRedlockMasters } from '../redis-client/connect.js';
 import { deleteLockKeys } from '../locks/redis/keys.js';
-import { RedlockReleaseHints } from '../locks/redis/redlock-hints.js';
-import { Redlock } from '../locks/redis/redlock-package.js';
-import { RedlockLock } from '../locks/redis/redlock.js';
+import { RedlockReleaseHints } from '../locks/redis/redlock/release-hints.js';
+import { Redlock } from '../locks/redis/redlock/package.js';
+import { RedlockLock } from '../locks/redis/redlock/redlock.js';
 import { MAX_HANDOFF_STREAK } from '../locks/handoff.js';
 import { declareStrategies } from './declare.js';
 import type { FamilyFactory } from './strategy.js';

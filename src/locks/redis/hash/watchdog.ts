@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { HoldCounter } from '../holds.js';
-import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
-import { pollUntilAcquired } from '../poll.js';
+import { HoldCounter } from '../../holds.js';
+import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
+import { pollUntilAcquired } from '../../poll.js';
 import { HashLockScripts } from './hash-lock-scripts.js';
 import { Renewal } from './renewal.js';
 

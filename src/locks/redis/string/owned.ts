@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { leaseOf, neverLost, type AcquireOptions, type Lease, type Lock } from '../lock.js';
+import { leaseOf, neverLost, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import { acquireStringLock, releaseOwnedStringLock } from './string-lock.js';
 
 /**

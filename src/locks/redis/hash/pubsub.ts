@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import { Handoffs } from '../handoff.js';
-import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
-import { waitOnChannel, type Attempt } from './channel-wait.js';
+import { Handoffs } from '../../handoff.js';
+import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
+import { waitOnChannel, type Attempt } from '../wait/channel-wait.js';
 import { HashLockScripts } from './hash-lock-scripts.js';
-import { releaseChannel } from './keys.js';
-import type { ReleaseNotifier } from './release-notifier.js';
+import { releaseChannel } from '../keys.js';
+import type { ReleaseNotifier } from '../wait/release-notifier.js';
 
 /** A sleeping waiter, as a holder passing the lock on needs it. */
 interface Sleeper {

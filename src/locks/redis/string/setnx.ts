@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { leaseOf, neverLost, type Lease, type Lock, type AcquireOptions } from '../lock.js';
-import { redisCall } from '../../redis/call.js';
+import { leaseOf, neverLost, type Lease, type Lock, type AcquireOptions } from '../../lock.js';
+import { redisCall } from '../../../redis-client/call.js';
 import { acquireStringLock } from './string-lock.js';
 
 /**
