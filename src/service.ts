@@ -9,7 +9,7 @@ import type { ServiceConfig } from './config.js';
 import { createDataSource } from './db/data-source.js';
 import { createLogger, type Logger } from './logger.js';
 import { sleep } from './time.js';
-import { connectMainRedis, waitReady } from './redis/connect.js';
+import { connectMainRedis, waitReady } from './redis-client/connect.js';
 import { MysqlStock } from './stock/mysql-stock.js';
 import { INITIAL_COUNT } from './stock/product.js';
 import { RedisStock } from './stock/redis-stock.js';

@@ -3,7 +3,7 @@
 // /test/zk/barrier (the double barrier), /test/zk/share/count and /test/zk/atomic. The recipes
 // themselves are in src/locks/zk; the mutexes among them are also strategies (strategies/zookeeper.ts).
 import { Exception } from 'node-zookeeper-client';
-import { redisCall } from '../redis/call.js';
+import { redisCall } from '../redis-client/call.js';
 import { ZkSession, zkCode } from '../locks/zk/session.js';
 import { barrierRoute, barriersDir } from './curator/barrier-route.js';
 import { counterPaths, counterRoutes, type CounterRoutes } from './curator/counter-routes.js';

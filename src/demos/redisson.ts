@@ -4,15 +4,15 @@
 // many held at once when it entered, counted cluster-wide (holders-gauge.ts).
 import type { Request, Response } from 'express';
 import { readWriteLockKeys, latchKeys, semaphoreKeys } from '../locks/redis/keys.js';
-import { CountDownLatch } from '../locks/redis/latch.js';
-import { ReadWriteLock, type ReadWriteMode } from '../locks/redis/read-write.js';
-import { ReleaseNotifier } from '../locks/redis/release-notifier.js';
-import { ExpirableSemaphore, Semaphore } from '../locks/redis/semaphore.js';
+import { CountDownLatch } from '../locks/redis/redisson/latch.js';
+import { ReadWriteLock, type ReadWriteMode } from '../locks/redis/redisson/read-write.js';
+import { ReleaseNotifier } from '../locks/redis/wait/release-notifier.js';
+import { ExpirableSemaphore, Semaphore } from '../locks/redis/redisson/semaphore.js';
 import type { Lock } from '../locks/lock.js';
 import { changingGetRoute } from '../http/methods.js';
 import { flag, intParam, rejectUnknownParams, type Query } from '../http/params.js';
-import { connectMainRedis, waitReady } from '../redis/connect.js';
-import { redisCall } from '../redis/call.js';
+import { connectMainRedis, waitReady } from '../redis-client/connect.js';
+import { redisCall } from '../redis-client/call.js';
 import type { DemoFactory } from './demo.js';
 import { admittedSignal } from '../http/in-flight.js';
 import { holdCounted } from './hold.js';

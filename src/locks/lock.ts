@@ -36,12 +36,32 @@ export interface Lease {
   fencingToken?(): Promise<bigint>;
 }
 
-export interface Lock {
+/** What a lease tells its holder beyond the lock itself (the fair lock's ticket): the lease minus Lease's own members. */
+export type LeaseExtras<L extends Lease> = Omit<L, keyof Lease>;
+
+/** What frees a grant whose holder stopped without giving it back: nothing, its lease's end (ttlMs), its ZooKeeper session's end. */
+export type Expiry = 'none' | 'lease' | 'session';
+
+/**
+ * What becomes of a grant whose acquire was applied but whose reply was lost: its owner gives it
+ * back with an owner-checked release, or it lasts until its lease ends.
+ */
+export type LostAcquire = 'released by its owner' | 'expires with its lease';
+
+/** `L`: the lease it grants, for locks whose leases say more than Lease (the fair lock's ticket). */
+export interface Lock<L extends Lease = Lease> {
   /** The counter this lock's tokens come from; absent when it issues none (RedLock, the mutex). */
   readonly fencing?: FenceSource;
+  /** How a dead holder's grant ends; declared by the locks the fault lab measures (see strategies/declare.ts). */
+  readonly expiry?: Expiry;
+  /** What an acquire whose reply was lost leaves behind; declared with `expiry`. */
+  readonly lostAcquire?: LostAcquire;
   /** Resolves once `opts.owner` holds `resource`. */
-  acquire(resource: string, opts: AcquireOptions): Promise<Lease>;
+  acquire(resource: string, opts: AcquireOptions): Promise<L>;
 }
+
+/** A lock that declares how its grants end without their holder: what its fault outcomes follow from. */
+export type LockWithExpiry<L extends Lease = Lease> = Lock<L> & { readonly expiry: Expiry; readonly lostAcquire: LostAcquire };
 
 /** For locks that cannot learn of a loss: their signal never fires. */
 export const neverLost: AbortSignal = new AbortController().signal;

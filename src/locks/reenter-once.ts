@@ -1,4 +1,4 @@
-import type { AcquireOptions, Lock } from './lock.js';
+import type { AcquireOptions, Lease, LeaseExtras, Lock } from './lock.js';
 import { heldOf, withLock, type Held, type Scoped } from './scope.js';
 
 /**
@@ -6,9 +6,14 @@ import { heldOf, withLock, type Held, type Scoped } from './scope.js';
  * calling b(), both synchronized). A reentrant lock passes straight through; a non-reentrant one
  * waits for itself until waitMs.
  */
-export async function withLockReentered<T>(lock: Lock, resource: string, opts: AcquireOptions, work: (held: Held) => Promise<T>): Promise<Scoped<T>> {
+export async function withLockReentered<T, L extends Lease>(
+  lock: Lock<L>,
+  resource: string,
+  opts: AcquireOptions,
+  work: (held: Held<LeaseExtras<L>>) => Promise<T>,
+): Promise<Scoped<T>> {
   const outer = await withLock(lock, resource, opts, (outerHeld) =>
-    withLock(lock, resource, opts, (innerHeld) => work(heldOf(resource, opts.owner, AbortSignal.any([outerHeld.lost, innerHeld.lost]), innerHeld.fencingToken))),
+    withLock(lock, resource, opts, (innerHeld) => work(heldOf(resource, opts.owner, AbortSignal.any([outerHeld.lost, innerHeld.lost]), innerHeld.extras, innerHeld.fencingToken))),
   );
   const inner = outer.value;
   const releaseError = inner.releaseError ?? outer.releaseError;

@@ -1,10 +1,10 @@
 // The lock's lifetime as a scope: acquire, run the work, release, whatever the work does. Nothing
 // outside the scope can hold on to a lease or forget to give it back.
 import { LockLostError } from './errors.js';
-import type { AcquireOptions, Lease, Lock } from './lock.js';
+import type { AcquireOptions, Lease, LeaseExtras, Lock } from './lock.js';
 
-/** What the work inside a scope may know about the lock it runs under. */
-export interface Held {
+/** What the work inside a scope may know about the lock it runs under; `X`, what its lease says beyond Lease. */
+export interface Held<X = object> {
   readonly resource: string;
   readonly owner: string;
   /** Aborted when the lock learns it is gone; see Lease.lost. */
@@ -13,7 +13,12 @@ export interface Held {
   assertHeld(): void;
   /** This grant's fencing token, for locks that issue one (see Lease.fencingToken). */
   fencingToken?(): Promise<bigint>;
+  /** The lease's own extras (the fair lock's ticket): LeaseExtras of the lock's lease. */
+  readonly extras: X;
 }
+
+/** withLock, or withLockReentered: how a strategy holds its lock around the work. */
+export type Scope = <T, L extends Lease>(lock: Lock<L>, resource: string, opts: AcquireOptions, work: (held: Held<LeaseExtras<L>>) => Promise<T>) => Promise<Scoped<T>>;
 
 export interface Scoped<T> {
   value: T;
@@ -21,11 +26,12 @@ export interface Scoped<T> {
   releaseError?: Error;
 }
 
-export function heldOf(resource: string, owner: string, lost: AbortSignal, fencingToken?: () => Promise<bigint>): Held {
+export function heldOf<X>(resource: string, owner: string, lost: AbortSignal, extras: X, fencingToken?: () => Promise<bigint>): Held<X> {
   return {
     resource,
     owner,
     lost,
+    extras,
     assertHeld() {
       if (lost.aborted) throw new LockLostError(resource, String(lost.reason ?? 'lost during the work'));
     },
@@ -38,11 +44,11 @@ export function heldOf(resource: string, owner: string, lost: AbortSignal, fenci
  * and rethrows. Work that finishes returns its value even when the release then fails: what the
  * work did has happened and must not be reported as failed; `releaseError` says what went wrong.
  */
-export async function withLock<T>(lock: Lock, resource: string, opts: AcquireOptions, work: (held: Held) => Promise<T>): Promise<Scoped<T>> {
-  const lease: Lease = await acquireUnlessAborted(lock, resource, opts);
+export async function withLock<T, L extends Lease>(lock: Lock<L>, resource: string, opts: AcquireOptions, work: (held: Held<LeaseExtras<L>>) => Promise<T>): Promise<Scoped<T>> {
+  const lease = await acquireUnlessAborted(lock, resource, opts);
   let value: T;
   try {
-    value = await work(heldOf(resource, opts.owner, lease.lost, lease.fencingToken));
+    value = await work(heldOf(resource, opts.owner, lease.lost, extrasOf(lease), lease.fencingToken));
   } catch (err) {
     await lease.release().catch(() => undefined);
     throw err;
@@ -55,17 +61,22 @@ export async function withLock<T>(lock: Lock, resource: string, opts: AcquireOpt
   }
 }
 
+function extrasOf<L extends Lease>(lease: L): LeaseExtras<L> {
+  const { lost: _lost, release: _release, fencingToken: _fencingToken, ...extras } = lease;
+  return extras;
+}
+
 /**
  * The acquire, given up when `opts.signal` aborts: the caller gets the abort's reason at once, and
  * a grant that arrives after that is given straight back. Locks that poll also stop early (the
  * signal reaches their wait); the others finish their wait on their own, bounded by waitMs.
  */
-function acquireUnlessAborted(lock: Lock, resource: string, opts: AcquireOptions): Promise<Lease> {
+function acquireUnlessAborted<L extends Lease>(lock: Lock<L>, resource: string, opts: AcquireOptions): Promise<L> {
   const { signal } = opts;
   if (!signal) return lock.acquire(resource, opts);
   signal.throwIfAborted();
   const pending = lock.acquire(resource, opts);
-  return new Promise<Lease>((resolve, reject) => {
+  return new Promise<L>((resolve, reject) => {
     const onAbort = () => {
       reject(signal.reason);
       pending.then((late) => late.release().catch(() => undefined), () => undefined);

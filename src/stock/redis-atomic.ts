@@ -2,7 +2,7 @@
 import type { Redis } from 'ioredis';
 import { callDependency, callDependencyWrite } from '../dependency.js';
 import { sleep } from '../time.js';
-import { runLua } from '../redis/lua.js';
+import { runLua } from '../redis-client/lua.js';
 import { REDIS_SALES_KEY, REDIS_STOCK_KEY } from './product.js';
 import type { SaleId } from './store.js';
 

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { callDependency, callDependencyWrite } from '../dependency.js';
 import type { Fence } from '../fencing.js';
-import { runLua } from '../redis/lua.js';
+import { runLua } from '../redis-client/lua.js';
 import { REDIS_SALES_KEY, REDIS_STOCK_KEY, redisStockFenceKey } from './product.js';
 import type { SaleId, StockStore } from './store.js';
 

@@ -1,22 +1,24 @@
 import { LockNotHeldError } from '../locks/errors.js';
-import type { Lock } from '../locks/lock.js';
+import type { Lease, LeaseExtras, Lock } from '../locks/lock.js';
 import { withLock, type Held } from '../locks/scope.js';
 import type { Fence } from '../fencing.js';
 import { STOCK_LOCK_RESOURCE } from '../stock/product.js';
 import { readThenWrite } from '../stock/read-then-write.js';
-import type { DeductRequest, DeductResult, SharedDeps, Strategy } from './strategy.js';
+import type { DeductRequest, DeductResult, LockedDeduction, SharedDeps } from './strategy.js';
 
 /**
  * A lock strategy's deduction: the same read-then-write as `none`, inside the lock's scope, so
  * locks compare like for like. The write happens only while the lock still says it is held, and
  * with `fenced`, only while the stock accepts the grant's token. A failed release after the write
  * has committed is reported, not hidden, and does not turn a real deduction into an error.
- * `scope` is withLock, or withLockReentered for the reentrant strategies.
  */
-export function guarded(lock: Lock, deps: SharedDeps, scope = withLock): Pick<Strategy, 'guard' | 'deduct' | 'sqlFenced'> {
-  const deduct = async (req: DeductRequest): Promise<DeductResult> => {
+export function guardedDeduction<L extends Lease>(deps: SharedDeps, declared: LockedDeduction<L>): (req: DeductRequest) => Promise<DeductResult> {
+  const { lock, scope = withLock, answer } = declared;
+  return async (req) => {
     const opts = { ...req.lock, owner: req.owner, ...(req.signal && { signal: req.signal }) };
+    let fromGrant: Pick<DeductResult, 'ticket'> = {};
     const { value: outcome, releaseError } = await scope(lock, STOCK_LOCK_RESOURCE, opts, async (held) => {
+      if (answer) fromGrant = await answer(held);
       req.hooks?.afterAcquire?.();
       const fence = req.fenced ? await fenceOf(lock, held) : undefined;
       return readThenWrite(deps.stock[req.store], req.workMs, {
@@ -29,21 +31,14 @@ export function guarded(lock: Lock, deps: SharedDeps, scope = withLock): Pick<St
         },
       });
     });
-    if (!releaseError) return { outcome };
+    if (!releaseError) return { outcome, ...fromGrant };
     const expired = releaseError instanceof LockNotHeldError;
     if (!expired) deps.logger.warn({ err: releaseError }, 'lock release failed');
-    return { outcome, warning: expired ? 'lock_expired_before_release' : 'lock_release_failed' };
+    return { outcome, warning: expired ? 'lock_expired_before_release' : 'lock_release_failed', ...fromGrant };
   };
-  if (!lock.fencing) return { guard: {}, deduct };
-  return { guard: { fencing: lock.fencing }, sqlFenced: deps.stock.mysql.sql.readThenWriteFenced[lock.fencing], deduct };
 }
 
-/** A strategy whose deduction is the shared read-then-write under `lock`, on either store. */
-export function lockedStrategy(deps: SharedDeps, lock: Lock, about: Pick<Strategy, 'name' | 'family' | 'description' | 'expected'>, scope = withLock): Strategy {
-  return { ...about, stores: ['mysql', 'redis'], sql: deps.stock.mysql.sql.readThenWrite, ...guarded(lock, deps, scope) };
-}
-
-async function fenceOf(lock: Lock, held: Held): Promise<Fence> {
+async function fenceOf<L extends Lease>(lock: Lock<L>, held: Held<LeaseExtras<L>>): Promise<Fence> {
   // The route accepts fenced=1 only for strategies whose lock issues tokens.
   if (!lock.fencing || !held.fencingToken) throw new TypeError(`lock for ${held.resource} issues no fencing token`);
   return { source: lock.fencing, token: await held.fencingToken() };

@@ -2,18 +2,17 @@
 // each, with the request's ttl, wait and retry, so no row is a straw man (README: the strategies).
 import { LIBRARY_KEY_PATTERN, LibMutexLock, LibRedlockMutexLock } from '../locks/library/redis-semaphore.js';
 import { LibRedlockUsingLock } from '../locks/library/redlock-using.js';
-import type { Lock } from '../locks/lock.js';
 import { deleteLockKeys, redlockKey } from '../locks/redis/keys.js';
-import { Redlock } from '../locks/redis/redlock-package.js';
-import { connectRedlockMasters } from '../redis/connect.js';
-import { lockedStrategy } from './guarded.js';
-import type { FamilyFactory, SharedDeps, Strategy } from './strategy.js';
+import { Redlock } from '../locks/redis/redlock/package.js';
+import { connectRedlockMasters } from '../redis-client/connect.js';
+import { declareStrategies } from './declare.js';
+import type { FamilyFactory, OwnDeduction } from './strategy.js';
 
-function libraryStrategy(deps: SharedDeps, name: string, description: string, note: string, lock: Lock): Strategy {
-  // Measured by the tests (test/integration/library.test.ts): each renews its lease while held, and the lease
-  // check before the write refuses what outlived it.
-  return lockedStrategy(deps, lock, { name, family: 'library', description, expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note } });
-}
+/**
+ * Measured by the tests (test/integration/library.test.ts): each renews its lease while held, and the lease
+ * check before the write refuses what outlived it.
+ */
+const expected = (note: string): OwnDeduction['expected'] => ({ oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note });
 
 export const libraryFamily: FamilyFactory = async (deps) => {
   const { config } = deps;
@@ -22,15 +21,34 @@ export const libraryFamily: FamilyFactory = async (deps) => {
   const redlock = new Redlock(masters, { driftFactor: 0.01 });
   redlock.on('error', () => undefined);
   return {
-    strategies: [
-      libraryStrategy(deps, 'lib-redis-semaphore', "redis-semaphore's Mutex on the main Redis: SET NX PX, polled every retryMs, refreshed at 0.8 × ttl.",
-        'the most used Node lock library; no fencing token', new LibMutexLock(deps.redis)),
-      libraryStrategy(deps, 'lib-redlock-mutex', `redis-semaphore's RedlockMutex over the ${masters.length} RedLock masters, polled every retryMs.`,
-        'RedLock as redis-semaphore implements it', new LibRedlockMutexLock(masters)),
-      libraryStrategy(deps, 'lib-redlock', "The redlock package's own using(): its retry loop (retryMs plus jitter) and its automatic extension.",
-        "compare with redlock, the same package under stocklab's retry loop: its own retries keep a failed attempt's partial votes, and under heavy contention almost every request times out; needs ttlMs ≥ 200",
-        new LibRedlockUsingLock(redlock)),
-    ],
+    strategies: declareStrategies(deps, [
+      {
+        name: 'lib-redis-semaphore',
+        family: 'library',
+        course: 'beyond the course',
+        description: "redis-semaphore's Mutex on the main Redis: SET NX PX, polled every retryMs, refreshed at 0.8 × ttl.",
+        expected: expected('the most used Node lock library; no fencing token'),
+        lock: new LibMutexLock(deps.redis),
+      },
+      {
+        name: 'lib-redlock-mutex',
+        family: 'library',
+        course: 'beyond the course',
+        description: `redis-semaphore's RedlockMutex over the ${masters.length} RedLock masters, polled every retryMs.`,
+        expected: expected('RedLock as redis-semaphore implements it'),
+        lock: new LibRedlockMutexLock(masters),
+      },
+      {
+        name: 'lib-redlock',
+        family: 'library',
+        course: 'beyond the course',
+        description: "The redlock package's own using(): its retry loop (retryMs plus jitter) and its automatic extension.",
+        expected: expected(
+          "compare with redlock, the same package under stocklab's retry loop: its own retries keep a failed attempt's partial votes, and under heavy contention almost every request times out; needs ttlMs ≥ 200",
+        ),
+        lock: new LibRedlockUsingLock(redlock),
+      },
+    ]),
     clearLocks: async () => {
       await Promise.allSettled([deps.redis, ...masters].map((c) => deleteLockKeys(c, LIBRARY_KEY_PATTERN)));
       await Promise.allSettled(masters.map((c) => deleteLockKeys(c, redlockKey('lib:*'))));

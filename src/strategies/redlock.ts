@@ -1,11 +1,11 @@
 // RedLock (course §2.9) over N independent Redis masters, through the `redlock` package.
-import { connectRedlockMasters } from '../redis/connect.js';
+import { connectRedlockMasters } from '../redis-client/connect.js';
 import { deleteLockKeys } from '../locks/redis/keys.js';
-import { RedlockReleaseHints } from '../locks/redis/redlock-hints.js';
-import { Redlock } from '../locks/redis/redlock-package.js';
-import { RedlockLock } from '../locks/redis/redlock.js';
+import { RedlockReleaseHints } from '../locks/redis/redlock/release-hints.js';
+import { Redlock } from '../locks/redis/redlock/package.js';
+import { RedlockLock } from '../locks/redis/redlock/redlock.js';
 import { MAX_HANDOFF_STREAK } from '../locks/handoff.js';
-import { lockedStrategy } from './guarded.js';
+import { declareStrategies } from './declare.js';
 import type { FamilyFactory } from './strategy.js';
 
 /**
@@ -31,21 +31,22 @@ export const redlockFamily: FamilyFactory = async (deps) => {
   const quorum = Math.floor(clients.length / 2) + 1;
 
   return {
-    strategies: [
-      lockedStrategy(deps, new RedlockLock(redlock, hints), {
+    strategies: declareStrategies(deps, [
+      {
         name: 'redlock',
         family: 'redlock',
+        course: '§2.9',
         description: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease. A holder passes the lock straight to its instance's waiting contender, value for value on every master (at most ${MAX_HANDOFF_STREAK} times in a row).`,
         expected: {
           oneInstance: 'exact',
           threeInstances: 'exact',
           workOverTtl: 'exact',
           note: `survives ${clients.length - quorum} of ${clients.length} servers down; 503 without a quorum; no fencing token (no single counter)`,
-          // A lost reply's votes are not retried: they expire with the lease.
-          faults: { holderCrash: 'after ttlMs', holderPause: 'oversells', lostReply: 'expires after ttlMs' },
         },
-      }),
-    ],
+        lock: new RedlockLock(redlock, hints),
+        faultLab: true,
+      },
+    ]),
     // Servers that are down keep their leftovers until they expire; the others are cleaned now.
     clearLocks: async () => void (await Promise.allSettled(clients.map((c) => deleteLockKeys(c)))),
     async health() {

@@ -1,6 +1,7 @@
 import { LockTimeoutError } from '../locks/errors.js';
 import { isLockWaitTimeout } from '../stock/mysql-stock.js';
 import { sleep } from '../time.js';
+import { declareStrategies } from './declare.js';
 import { retryOnConflict } from './retry.js';
 import type { FamilyFactory } from './strategy.js';
 
@@ -8,10 +9,11 @@ import type { FamilyFactory } from './strategy.js';
 export const sqlFamily: FamilyFactory = async (deps) => {
   const stock = deps.stock.mysql;
   return {
-    strategies: [
+    strategies: declareStrategies(deps, [
       {
         name: 'sql-update',
         family: 'sql',
+        course: '§1.7',
         description: 'One conditional UPDATE … SET count = count − 1 WHERE count >= 1; the row lock serializes it.',
         expected: { oneInstance: 'exact', threeInstances: 'exact' },
         stores: ['mysql'],
@@ -25,6 +27,7 @@ export const sqlFamily: FamilyFactory = async (deps) => {
       {
         name: 'sql-for-update',
         family: 'sql',
+        course: '§1.7',
         description: 'SELECT … FOR UPDATE then UPDATE in one transaction: a pessimistic row lock.',
         expected: { oneInstance: 'exact', threeInstances: 'exact' },
         stores: ['mysql'],
@@ -47,6 +50,7 @@ export const sqlFamily: FamilyFactory = async (deps) => {
       {
         name: 'sql-optimistic',
         family: 'sql',
+        course: '§1.7',
         description: 'Read count and version, write only if the version is unchanged; retry with jittered backoff.',
         expected: { oneInstance: 'exact', threeInstances: 'exact', note: 'slows down sharply as concurrency grows' },
         stores: ['mysql'],
@@ -66,6 +70,6 @@ export const sqlFamily: FamilyFactory = async (deps) => {
           return { outcome };
         },
       },
-    ],
+    ]),
   };
 };

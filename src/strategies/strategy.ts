@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import type { ServiceConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { FenceSource } from '../fencing.js';
-import type { LockOptions } from '../locks/lock.js';
+import type { Lease, LeaseExtras, Lock, LockOptions, LockWithExpiry } from '../locks/lock.js';
+import type { Held, Scope } from '../locks/scope.js';
 import type { MysqlStock } from '../stock/mysql-stock.js';
 import type { RedisStock } from '../stock/redis-stock.js';
 import type { StoreKind } from '../stock/store.js';
@@ -61,15 +62,27 @@ export interface DeductResult {
   ticket?: { queued: number; granted: number };
 }
 
+/** Where the course teaches a strategy (docs/course.md's § keys), or that it goes beyond the course. */
+export type CourseSection = `§${string}` | 'beyond the course';
+
+/**
+ * What the course shows, and what the tests assert. `workOverTtl`, for locks with a lease: the
+ * outcome (on one instance or three) once the work inside the lock outlasts the lease (workMs > ttlMs).
+ */
+export interface Expected {
+  oneInstance: Outcome;
+  threeInstances: Outcome;
+  workOverTtl?: Outcome;
+  note?: string;
+  faults?: FaultOutcomes;
+}
+
 export interface Strategy {
   name: string;
   family: FamilyName;
+  course: CourseSection;
   description: string;
-  /**
-   * What the course shows, and what the tests assert. `workOverTtl`, for locks with a lease: the
-   * outcome (on one instance or three) once the work inside the lock outlasts the lease (workMs > ttlMs).
-   */
-  expected: { oneInstance: Outcome; threeInstances: Outcome; workOverTtl?: Outcome; note?: string; faults?: FaultOutcomes };
+  expected: Expected;
   /** Stores it can deduct from; the first is the default. */
   stores: readonly [StoreKind, ...StoreKind[]];
   /**
@@ -87,6 +100,43 @@ export interface Strategy {
   guard?: { fencing?: FenceSource };
   deduct(req: DeductRequest): Promise<DeductResult>;
 }
+
+/** What every strategy declares about itself. */
+interface Declared {
+  name: string;
+  family: FamilyName;
+  course: CourseSection;
+  description: string;
+  /** The fault outcomes are never declared: a lock strategy's follow from its lock (see declare.ts). */
+  expected: Omit<Expected, 'faults'>;
+}
+
+/** A strategy that deducts its own way: no lock, or what the store itself serializes (a row lock, WATCH, a script). */
+export interface OwnDeduction extends Declared {
+  stores: Strategy['stores'];
+  sql?: readonly string[];
+  deduct(req: DeductRequest): Promise<DeductResult>;
+}
+
+/** A strategy whose deduction is the shared read-then-write under `lock`, on either store (see guarded.ts). */
+interface LockedBase<L extends Lease> extends Declared {
+  lock: Lock<L>;
+  /** How the deduction holds the lock: withLock (the default), or withLockReentered for the reentrant strategies. */
+  scope?: Scope;
+  /** What the lock itself sends to MySQL before and after the deduction (the lock table's statements). */
+  lockSql?: { acquire: readonly string[]; release: readonly string[] };
+  /** What the answer carries from the grant (redis-fair: its place in line), read right after the acquire. */
+  answer?(held: Held<LeaseExtras<L>>): Promise<Pick<DeductResult, 'ticket'>>;
+}
+
+/**
+ * `faultLab`: the fault lab (faults/) measures it, so GET /strategies declares its `expected.faults`,
+ * which follow from how its lock's grants end: its lock must say so (LockWithExpiry).
+ */
+export type LockedDeduction<L extends Lease = Lease> = LockedBase<L> & ({ faultLab: true; lock: LockWithExpiry<L> } | { faultLab?: false });
+
+/** One strategy, as a family declares it; declareStrategy (declare.ts) makes it a Strategy. */
+export type StrategyDeclaration<L extends Lease = Lease> = OwnDeduction | LockedDeduction<L>;
 
 /** A group of strategies sharing connections (a Redis set, a ZooKeeper session, …). */
 export interface StrategyFamily {

@@ -16,7 +16,7 @@ import { resume } from '../../faults/process-state.js';
 import { freezeRedis } from '../../faults/redis-inspect.js';
 import { redisAt, redisRoles } from '../../faults/replication.js';
 import { SENTINEL_MASTER_NAME } from '../../src/config.js';
-import { connectMainRedis, waitReady } from '../../src/redis/connect.js';
+import { connectMainRedis, waitReady } from '../../src/redis-client/connect.js';
 import { pollUntil } from '../../src/time.js';
 import { withOwnCluster } from '../support/cluster.js';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { race, resetStock, type RaceResult } from '../../bench/race.js';
 import { unitsLeft } from '../../bench/stores.js';
 import { redlockKey } from '../../src/locks/redis/keys.js';
-import { redlockReleaseChannel } from '../../src/locks/redis/redlock-hints.js';
+import { redlockReleaseChannel } from '../../src/locks/redis/redlock/release-hints.js';
 import { STOCK_LOCK_RESOURCE } from '../../src/stock/product.js';
 import { pollUntil } from '../../src/time.js';
 import { withOwnCluster } from '../support/cluster.js';

@@ -7,7 +7,7 @@ import { LibMutexLock, LibRedlockMutexLock } from '../../src/locks/library/redis
 import { LibRedlockUsingLock } from '../../src/locks/library/redlock-using.js';
 import type { Lock } from '../../src/locks/lock.js';
 import { redlockKey } from '../../src/locks/redis/keys.js';
-import { Redlock } from '../../src/locks/redis/redlock-package.js';
+import { Redlock } from '../../src/locks/redis/redlock/package.js';
 import { lockContract } from '../support/lock-contract.js';
 import { withServers } from '../support/servers.js';
 import { openRedis } from '../support/redis-client.js';

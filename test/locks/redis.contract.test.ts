@@ -1,20 +1,20 @@
 // Every Redis lock under the lock contract, against three Redis servers of its own (one for the
 // single-server locks, all three as RedLock's masters).
 import type { Redis } from 'ioredis';
-import { FairLock } from '../../src/locks/redis/fair.js';
+import { FairLock } from '../../src/locks/redis/redisson/fair.js';
 import { fairLockKeys, hashLockKey, readWriteLockKeys, redlockKey, semaphoreKeys, stringLockKey } from '../../src/locks/redis/keys.js';
-import { MultiLock } from '../../src/locks/redis/multi.js';
-import { ReadWriteLock } from '../../src/locks/redis/read-write.js';
-import { ExpirableSemaphore } from '../../src/locks/redis/semaphore.js';
-import { OwnedLock } from '../../src/locks/redis/owned.js';
-import { PubsubLock } from '../../src/locks/redis/pubsub.js';
-import { Redlock } from '../../src/locks/redis/redlock-package.js';
-import { RedlockLock } from '../../src/locks/redis/redlock.js';
-import { ReentrantLock } from '../../src/locks/redis/reentrant.js';
-import { ReleaseNotifier } from '../../src/locks/redis/release-notifier.js';
-import { SetnxExpiryLock } from '../../src/locks/redis/setnx-expiry.js';
-import { SetnxLock } from '../../src/locks/redis/setnx.js';
-import { WatchdogLock } from '../../src/locks/redis/watchdog.js';
+import { MultiLock } from '../../src/locks/redis/redisson/multi.js';
+import { ReadWriteLock } from '../../src/locks/redis/redisson/read-write.js';
+import { ExpirableSemaphore } from '../../src/locks/redis/redisson/semaphore.js';
+import { OwnedLock } from '../../src/locks/redis/string/owned.js';
+import { PubsubLock } from '../../src/locks/redis/hash/pubsub.js';
+import { Redlock } from '../../src/locks/redis/redlock/package.js';
+import { RedlockLock } from '../../src/locks/redis/redlock/redlock.js';
+import { ReentrantLock } from '../../src/locks/redis/hash/reentrant.js';
+import { ReleaseNotifier } from '../../src/locks/redis/wait/release-notifier.js';
+import { SetnxExpiryLock } from '../../src/locks/redis/string/setnx-expiry.js';
+import { SetnxLock } from '../../src/locks/redis/string/setnx.js';
+import { WatchdogLock } from '../../src/locks/redis/hash/watchdog.js';
 import type { Lock } from '../../src/locks/lock.js';
 import { lockContract, type LockClaims, type LockSubject } from '../support/lock-contract.js';
 import { withServers } from '../support/servers.js';

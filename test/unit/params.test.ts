@@ -14,6 +14,7 @@ function strategy(name: string, stores: Strategy['stores']): Strategy {
   return {
     name,
     family: 'baseline',
+    course: '§1.4–1.6',
     description: name,
     expected: { oneInstance: 'exact', threeInstances: 'exact' },
     stores,

@@ -2,7 +2,7 @@
 // Mutex and RedlockMutex behind the same Lock interface, with the request's ttl, wait and retry.
 import type { Redis } from 'ioredis';
 import { Mutex, RedlockMutex, TimeoutError } from 'redis-semaphore';
-import { redisCall } from '../../redis/call.js';
+import { redisCall } from '../../redis-client/call.js';
 import { LockTimeoutError } from '../errors.js';
 import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 

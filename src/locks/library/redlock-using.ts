@@ -4,8 +4,8 @@
 import { LockLostError, LockTimeoutError } from '../errors.js';
 import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { redlockKey } from '../redis/keys.js';
-import { explainFailure } from '../redis/redlock.js';
-import type { Redlock } from '../redis/redlock-package.js';
+import { explainFailure } from '../redis/redlock/redlock.js';
+import type { Redlock } from '../redis/redlock/package.js';
 
 /** The package's default: extend when 500 ms of the lease are left. It needs ttl ≥ threshold + 100. */
 const EXTENSION_THRESHOLD_MS = 500;

@@ -66,6 +66,9 @@ export class MysqlTableLock implements Lock {
    */
   private readonly holds = new HoldCounter<Grant>();
   readonly fencing = 'lock-table';
+  readonly expiry = 'lease';
+  /** A row whose INSERT's reply was lost is reclaimed once its lease ends. */
+  readonly lostAcquire = 'expires with its lease';
 
   constructor(private readonly db: DataSource) {}
 

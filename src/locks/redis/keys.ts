@@ -1,7 +1,7 @@
 // Where each Redis lock keeps its state. String locks (SETNX family) and hash locks (reentrant
 // family) use different keys, so switching strategies never meets a WRONGTYPE left by the other.
 import type { Redis } from 'ioredis';
-import { redisCall } from '../../redis/call.js';
+import { redisCall } from '../../redis-client/call.js';
 
 /** Every lock key starts with this, so a reset can find and delete leftovers. */
 export const LOCK_KEY_PREFIX = 'lock:';

@@ -12,6 +12,8 @@ import { ZkDeadlineError, czxidOf, zkCode, type ZkSession } from './session.js';
  */
 export class ZkEphemeralLock implements Lock {
   readonly fencing = 'zookeeper';
+  readonly expiry = 'session';
+  readonly lostAcquire = 'released by its owner';
 
   constructor(private readonly session: ZkSession) {}
 

@@ -2,12 +2,6 @@ import type { FenceSource } from '../../fencing.js';
 import { HoldCounter, type HoldMode } from '../holds.js';
 import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 
-/** A lock whose leases say more than Lease (a queue lock's say which node they hold). */
-interface InnerLock<L extends Lease> {
-  readonly fencing?: FenceSource;
-  acquire(resource: string, opts: AcquireOptions): Promise<L>;
-}
-
 interface Hold<L> {
   lease: Promise<L>;
   /** Set once granted. */
@@ -24,7 +18,8 @@ export class OwnerReentrant<L extends Lease> implements Lock {
   private readonly holds = new HoldCounter<Hold<L>>();
 
   constructor(
-    private readonly inner: InnerLock<L>,
+    /** Its leases may say more than Lease (a queue lock's say which node they hold). */
+    private readonly inner: Lock<L>,
     private readonly mode: HoldMode,
   ) {
     if (inner.fencing) this.fencing = inner.fencing;

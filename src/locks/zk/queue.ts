@@ -61,6 +61,8 @@ export interface QueueStats {
 export abstract class QueueLock implements Lock {
   readonly stats: QueueStats = { childListings: 0, wakeUps: 0 };
   readonly fencing = 'zookeeper';
+  readonly expiry = 'session';
+  readonly lostAcquire = 'released by its owner';
 
   constructor(protected readonly session: ZkSession) {}
 

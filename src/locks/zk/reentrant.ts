@@ -8,6 +8,10 @@ import { ZkWatchLock } from './watch.js';
  * acquire by the same owner only counts; ZooKeeper sees one node per owner.
  */
 export class ZkReentrantLock extends OwnerReentrant<Awaited<ReturnType<ZkWatchLock['acquire']>>> {
+  /** zk-watch's: ZooKeeper sees one node per owner, which dies with the session. */
+  readonly expiry = 'session';
+  readonly lostAcquire = 'released by its owner';
+
   constructor(session: ZkSession) {
     super(new ZkWatchLock(session), 'exclusive');
   }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
-import { pollUntilAcquired } from '../poll.js';
+import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
+import { pollUntilAcquired } from '../../poll.js';
 import { HashLockScripts } from './hash-lock-scripts.js';
 
 /**
@@ -9,6 +9,8 @@ import { HashLockScripts } from './hash-lock-scripts.js';
  */
 export class ReentrantLock implements Lock {
   readonly fencing = 'redis';
+  readonly expiry = 'lease';
+  readonly lostAcquire = 'released by its owner';
 
   constructor(private readonly redis: Redis) {}
 

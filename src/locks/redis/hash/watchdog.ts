@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { HoldCounter } from '../holds.js';
-import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
-import { pollUntilAcquired } from '../poll.js';
+import { HoldCounter } from '../../holds.js';
+import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
+import { pollUntilAcquired } from '../../poll.js';
 import { HashLockScripts } from './hash-lock-scripts.js';
 import { Renewal } from './renewal.js';
 
@@ -11,6 +11,8 @@ import { Renewal } from './renewal.js';
  */
 export class WatchdogLock implements Lock {
   readonly fencing = 'redis';
+  readonly expiry = 'lease';
+  readonly lostAcquire = 'released by its owner';
 
   /** Redis counts the holds for the lock; these count them for the renewal nested holds share. */
   private readonly holds = new HoldCounter<Renewal>();

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { leaseOf, neverLost, type AcquireOptions, type Lease, type Lock } from '../lock.js';
+import { leaseOf, neverLost, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import { acquireStringLock, releaseOwnedStringLock } from './string-lock.js';
 
 /**
@@ -8,6 +8,8 @@ import { acquireStringLock, releaseOwnedStringLock } from './string-lock.js';
  */
 export class OwnedLock implements Lock {
   readonly fencing = 'redis';
+  readonly expiry = 'lease';
+  readonly lostAcquire = 'released by its owner';
 
   constructor(private readonly redis: Redis) {}
 

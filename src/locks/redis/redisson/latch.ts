@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import { redisCall } from '../../redis/call.js';
-import { runLua } from '../../redis/lua.js';
-import { RECHECK_MS, waitOnChannel } from './channel-wait.js';
-import { latchKeys } from './keys.js';
-import type { ReleaseNotifier } from './release-notifier.js';
+import { redisCall } from '../../../redis-client/call.js';
+import { runLua } from '../../../redis-client/lua.js';
+import { RECHECK_MS, waitOnChannel } from '../wait/channel-wait.js';
+import { latchKeys } from '../keys.js';
+import type { ReleaseNotifier } from '../wait/release-notifier.js';
 
 
 /**

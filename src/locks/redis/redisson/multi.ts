@@ -1,6 +1,6 @@
-import { LockTimeoutError } from '../errors.js';
-import { leaseOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
-import { remaining } from '../../time.js';
+import { LockTimeoutError } from '../../errors.js';
+import { leaseOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
+import { remaining } from '../../../time.js';
 
 /**
  * docs/course.md §2.10.3, Redisson's RedissonMultiLock: several locks (each may live on another

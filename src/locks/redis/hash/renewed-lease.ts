@@ -1,5 +1,5 @@
-import type { HoldCounter, HoldKey } from '../holds.js';
-import { leaseOf, type Lease } from '../lock.js';
+import type { HoldCounter, HoldKey } from '../../holds.js';
+import { leaseOf, type Lease } from '../../lock.js';
 import { Renewal, type Renewable } from './renewal.js';
 
 /** A hold the watchdog renews and its owner gives back. */

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import { Handoffs } from '../handoff.js';
-import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
-import { waitOnChannel, type Attempt } from './channel-wait.js';
+import { Handoffs } from '../../handoff.js';
+import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
+import { waitOnChannel, type Attempt } from '../wait/channel-wait.js';
 import { HashLockScripts } from './hash-lock-scripts.js';
-import { releaseChannel } from './keys.js';
-import type { ReleaseNotifier } from './release-notifier.js';
+import { releaseChannel } from '../keys.js';
+import type { ReleaseNotifier } from '../wait/release-notifier.js';
 
 /** A sleeping waiter, as a holder passing the lock on needs it. */
 interface Sleeper {
@@ -23,6 +23,8 @@ interface Sleeper {
  */
 export class PubsubLock implements Lock {
   readonly fencing = 'redis';
+  readonly expiry = 'lease';
+  readonly lostAcquire = 'released by its owner';
   /** Its waiters asleep between attempts; tests wait on `sleeping` to sequence a hand-off. */
   readonly handoffs = new Handoffs<Sleeper, bigint>();
 

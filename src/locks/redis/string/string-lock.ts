@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
-import { LockNotHeldError } from '../errors.js';
-import { ownerOf, type AcquireOptions } from '../lock.js';
-import { pollUntilAcquired } from '../poll.js';
-import { runLua } from '../../redis/lua.js';
-import { redisCall } from '../../redis/call.js';
-import { fenceCounterKey, stringLockKey } from './keys.js';
-import { undoIfReplyLost } from './lost-reply.js';
+import { LockNotHeldError } from '../../errors.js';
+import { ownerOf, type AcquireOptions } from '../../lock.js';
+import { pollUntilAcquired } from '../../poll.js';
+import { runLua } from '../../../redis-client/lua.js';
+import { redisCall } from '../../../redis-client/call.js';
+import { fenceCounterKey, stringLockKey } from '../keys.js';
+import { undoIfReplyLost } from '../lost-reply.js';
 
 export interface StringLockHold {
   key: string;

@@ -1,15 +1,15 @@
 import type { Redis } from 'ioredis';
-import { redisCall } from '../../redis/call.js';
-import { runLua } from '../../redis/lua.js';
-import { LockNotHeldError } from '../errors.js';
-import { HoldCounter } from '../holds.js';
-import { ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
-import { RECHECK_MS, waitOnChannel } from './channel-wait.js';
-import { readWriteLockKeys } from './keys.js';
-import { undoIfReplyLost } from './lost-reply.js';
-import type { ReleaseNotifier } from './release-notifier.js';
-import type { Renewal, Renewable } from './renewal.js';
-import { renewedLease } from './renewed-lease.js';
+import { redisCall } from '../../../redis-client/call.js';
+import { runLua } from '../../../redis-client/lua.js';
+import { LockNotHeldError } from '../../errors.js';
+import { HoldCounter } from '../../holds.js';
+import { ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
+import { RECHECK_MS, waitOnChannel } from '../wait/channel-wait.js';
+import { readWriteLockKeys } from '../keys.js';
+import { undoIfReplyLost } from '../lost-reply.js';
+import type { ReleaseNotifier } from '../wait/release-notifier.js';
+import type { Renewal, Renewable } from '../hash/renewal.js';
+import { renewedLease } from '../hash/renewed-lease.js';
 
 export type ReadWriteMode = 'read' | 'write';
 

@@ -3,7 +3,7 @@
 // runtime import from the package, typed with the package's own declaration file.
 // @ts-expect-error TS7016: the package's exports map hides dist/index.d.ts (typed below)
 import * as untyped from 'redlock';
-import type * as Typed from '../../../node_modules/redlock/dist/index.js';
+import type * as Typed from '../../../../node_modules/redlock/dist/index.js';
 
 const runtime = untyped as typeof Typed;
 

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { E_TIMEOUT, Mutex, withTimeout } from 'async-mutex';
 import type { Redis } from 'ioredis';
-import { DependencyDownError } from '../../dependency.js';
-import { LockLostError, LockNotHeldError, LockTimeoutError } from '../errors.js';
-import { expiringAt, leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock, type LockOptions } from '../lock.js';
-import { remaining, sleep } from '../../time.js';
-import { runLua } from '../../redis/lua.js';
-import { Handoffs, sleepOffered } from '../handoff.js';
-import { redlockKey } from './keys.js';
-import { ExecutionError, RedlockLease, ResourceLockedError, type Redlock, type RedlockHold } from './redlock-package.js';
-import type { RedlockReleaseHints, ReleaseHint } from './redlock-hints.js';
+import { DependencyDownError } from '../../../dependency.js';
+import { LockLostError, LockNotHeldError, LockTimeoutError } from '../../errors.js';
+import { expiringAt, leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock, type LockOptions } from '../../lock.js';
+import { remaining, sleep } from '../../../time.js';
+import { runLua } from '../../../redis-client/lua.js';
+import { Handoffs, sleepOffered } from '../../handoff.js';
+import { redlockKey } from '../keys.js';
+import { ExecutionError, RedlockLease, ResourceLockedError, type Redlock, type RedlockHold } from './package.js';
+import type { RedlockReleaseHints, ReleaseHint } from './release-hints.js';
 
 /**
  * Backoff ceiling, in units of retryMs: a pause grows retryMs·2^failures up to this. With release
@@ -63,6 +63,9 @@ const HINT_JITTER_DIVISOR = 4;
  * LockTimeoutError (503 lock_timeout).
  */
 export class RedlockLock implements Lock {
+  readonly expiry = 'lease';
+  /** Each master's vote expires with the lease: a lost reply's votes are not given back. */
+  readonly lostAcquire = 'expires with its lease';
   /** Per resource, this process's waiters in arrival order (async-mutex is first come first served). */
   private readonly lines = new Map<string, Mutex>();
   /** This process's contender asleep between attempts, by the lease it asked for (tests wait on `sleeping`). */

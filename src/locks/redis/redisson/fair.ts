@@ -1,15 +1,15 @@
 import type { Redis } from 'ioredis';
-import { redisCall } from '../../redis/call.js';
-import { runLua } from '../../redis/lua.js';
-import { LockNotHeldError } from '../errors.js';
-import { HoldCounter } from '../holds.js';
-import { ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
-import { waitOnChannel, type Attempt } from './channel-wait.js';
-import { fairLockKeys, fenceCounterKey } from './keys.js';
-import { undoIfReplyLost } from './lost-reply.js';
-import type { ReleaseNotifier } from './release-notifier.js';
-import type { Renewal, Renewable } from './renewal.js';
-import { renewedLease } from './renewed-lease.js';
+import { redisCall } from '../../../redis-client/call.js';
+import { runLua } from '../../../redis-client/lua.js';
+import { LockNotHeldError } from '../../errors.js';
+import { HoldCounter } from '../../holds.js';
+import { ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
+import { waitOnChannel, type Attempt } from '../wait/channel-wait.js';
+import { fairLockKeys, fenceCounterKey } from '../keys.js';
+import { undoIfReplyLost } from '../lost-reply.js';
+import type { ReleaseNotifier } from '../wait/release-notifier.js';
+import type { Renewal, Renewable } from '../hash/renewal.js';
+import { renewedLease } from '../hash/renewed-lease.js';
 
 /**
  * How long a waiter keeps its place in line without asking again: past it, the waiter counts as
@@ -88,7 +88,7 @@ class FairLockScripts implements Renewable {
  * up leaves the line; one whose instance died is dropped after STAY_IN_LINE_MS. The watchdog
  * renews the lease while it is held, as Redisson's does when lock() is given no lease.
  */
-export class FairLock implements Lock {
+export class FairLock implements Lock<FairLease> {
   readonly fencing = 'redis';
 
   private readonly holds = new HoldCounter<Renewal>();

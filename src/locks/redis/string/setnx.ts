@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { leaseOf, neverLost, type Lease, type Lock, type AcquireOptions } from '../lock.js';
-import { redisCall } from '../../redis/call.js';
+import { leaseOf, neverLost, type Lease, type Lock, type AcquireOptions } from '../../lock.js';
+import { redisCall } from '../../../redis-client/call.js';
 import { acquireStringLock } from './string-lock.js';
 
 /**
@@ -9,6 +9,8 @@ import { acquireStringLock } from './string-lock.js';
  */
 export class SetnxLock implements Lock {
   readonly fencing = 'redis';
+  readonly expiry = 'none';
+  readonly lostAcquire = 'released by its owner';
 
   constructor(private readonly redis: Redis) {}
 

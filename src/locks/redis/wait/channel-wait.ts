@@ -1,10 +1,10 @@
 // Redisson's way of waiting, shared by redis-pubsub and Redisson's primitives beyond the mutex
 // (fair lock, read-write lock, semaphore, latch): try; when refused, sleep until a message on the primitive's channel wakes
 // this waiter, or until the state may have changed on its own (a lease ran out); try again.
-import { LockTimeoutError } from '../errors.js';
-import { redisCall } from '../../redis/call.js';
-import { remaining } from '../../time.js';
-import { sleepOffered, type HandoffOffer } from '../handoff.js';
+import { LockTimeoutError } from '../../errors.js';
+import { redisCall } from '../../../redis-client/call.js';
+import { remaining } from '../../../time.js';
+import { sleepOffered, type HandoffOffer } from '../../handoff.js';
 import type { ReleaseNotifier, ReleaseWait, Wakes } from './release-notifier.js';
 
 /**

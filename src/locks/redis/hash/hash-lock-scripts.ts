@@ -2,11 +2,11 @@
 // shared by the reentrant, watchdog and pub/sub variants, which differ only in how they wait
 // and whether they renew.
 import type { Redis } from 'ioredis';
-import { runLua } from '../../redis/lua.js';
-import { LockNotHeldError } from '../errors.js';
-import { fenceCounterKey, hashLockKey, releaseChannel } from './keys.js';
-import { redisCall } from '../../redis/call.js';
-import { undoIfReplyLost } from './lost-reply.js';
+import { runLua } from '../../../redis-client/lua.js';
+import { LockNotHeldError } from '../../errors.js';
+import { fenceCounterKey, hashLockKey, releaseChannel } from '../keys.js';
+import { redisCall } from '../../../redis-client/call.js';
+import { undoIfReplyLost } from '../lost-reply.js';
 
 export type HashLockAttempt = { held: true; token: bigint } | { held: false; holderLeaseMs: number };
 
