@@ -34,17 +34,20 @@ const RECOVER_BOUND_MS = 15_000;
 
 /**
  * `clients` loops, one per instance in turn, each sending its next request as soon as its last one
- * answered (after PACE_MS), until `until` resolves: whatever the strategy's speed, requests are in
- * flight at the moment the server stops.
+ * answered (after PACE_MS), until `until` resolves, or holds (a check made before each request):
+ * whatever the strategy's speed, requests are in flight at the moment the server stops. Stopped by
+ * a check, a loop sends nothing more once it holds, so at most one request per other client is
+ * still out then.
  */
-export async function keepSending(c: Case, targets: readonly Instance[], clients: number, until: Promise<unknown>, params: CheckParams = IN_FLIGHT): Promise<Sent[]> {
+export async function keepSending(c: Case, targets: readonly Instance[], clients: number, until: Promise<unknown> | (() => boolean), params: CheckParams = IN_FLIGHT, role = 'inflight'): Promise<Sent[]> {
   let done = false;
-  void until.finally(() => (done = true));
+  if (typeof until !== 'function') void until.finally(() => (done = true));
+  const over = () => done || (typeof until === 'function' && until());
   const loop = async (k: number): Promise<Sent[]> => {
     const out: Sent[] = [];
-    while (!done) {
-      out.push(await c.send(targets[k % targets.length]!, 'inflight', params));
-      if (!done) await sleep(PACE_MS);
+    while (!over()) {
+      out.push(await c.send(targets[k % targets.length]!, role, params));
+      if (!over()) await sleep(PACE_MS);
     }
     return out;
   };

@@ -1,7 +1,7 @@
 // zk-leader-loss: the ensemble's leader is killed while deductions run under a ZooKeeper lock.
 // The other two nodes elect a new leader; the locks must stay exact throughout and sell again
 // once the election is over. Reported: the election, the pause in sales, and the 503s.
-import { pollUntil, sleep } from '../../src/time.js';
+import { pollUntil } from '../../src/time.js';
 import { runCase, type Verdict } from '../case.js';
 import { instances } from '../cluster-ops.js';
 import { isSold, type CheckParams, type Sent } from '../client.js';
@@ -13,11 +13,20 @@ import type { FaultContext, Scenario } from '../scenario.js';
 import { keepSending } from './dependency-stop.js';
 
 const LOAD: CheckParams = { workMs: 20, waitMs: 5_000 };
-/** Into the run when the leader is killed: sales are flowing by then. */
-const KILL_AFTER_MS = 1_000;
-/** Sales after the kill before the run ends: the locks work again, not merely one lucky request. */
+/** Sales before the leader is killed: sales are flowing by then. */
+const SALES_BEFORE = 5;
+/** Sales of requests sent after the kill before the run ends: the locks work again, not merely one lucky request. */
 const SALES_AFTER = 5;
+/** Bound on SALES_BEFORE (a whole ensemble makes them in well under a second). */
+const FLOWING_BOUND_MS = 15_000;
 const RECOVER_BOUND_MS = 15_000;
+
+/**
+ * Units in stock for `clients` senders: more than the case can ever sell, so a sold-out stock never
+ * hides the sales after the election, however fast the machine. Each phase stops sending at its
+ * count of sales, when every other client has at most one request still out.
+ */
+const stockFor = (clients: number): number => SALES_BEFORE + SALES_AFTER + 2 * (clients - 1) + 1;
 
 const doneAt = (s: Sent) => s.startedAt + s.ms;
 
@@ -35,37 +44,48 @@ function longestPause(sent: readonly Sent[], from: number): number {
 
 async function leaderLossCase(ctx: FaultContext, strategy: string): Promise<FaultRow> {
   const key = { scenario: 'zk-leader-loss', strategy, variant: '3-node ensemble, leader killed', store: 'mysql' as const };
-  return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
+  const clients = ctx.sizes.inFlight;
+  const initial = Math.max(ctx.sizes.initial, stockFor(clients));
+  return runCase(ctx, key, initial, async (c): Promise<Verdict> => {
     const leader = await zkLeader(ctx.cluster);
     if (!leader) throw new Error('the ensemble has no leader');
-    let killedAt = 0;
-    let electedMs: number | null = null;
-    let recoverMs: number | null = null;
-    const run = (async () => {
-      await sleep(KILL_AFTER_MS);
-      await leader.kill();
-      killedAt = Date.now();
-      const elected = await pollUntil(async () => (await zkLeader(ctx.cluster)) !== undefined, RECOVER_BOUND_MS, 50);
-      if (elected) electedMs = Date.now() - killedAt;
-      // sales again: requests sent after the kill, answered 200
-      await pollUntil(() => c.sent.filter((s) => s.startedAt > killedAt && isSold(s.outcome)).length >= SALES_AFTER, RECOVER_BOUND_MS, 20);
-      const first = c.sent.filter((s) => s.startedAt > killedAt && isSold(s.outcome)).map(doneAt).sort((a, b) => a - b)[0];
-      if (first !== undefined) recoverMs = first - killedAt;
-    })();
-    const answers = await keepSending(c, instances(ctx.cluster), ctx.sizes.inFlight, run, LOAD);
-    await run;
+    const all = instances(ctx.cluster);
+    const sold = (role: string) => c.sent.filter((s) => s.role === role && isSold(s.outcome));
+    const startedAt = Date.now();
+    // Before: the load stops at SALES_BEFORE sales, and the leader is killed as soon as they are
+    // in, without waiting for the other clients' last requests.
+    let flowing!: () => void;
+    const flowingNow = new Promise<void>((resolve) => (flowing = resolve));
+    const enoughBefore = () => {
+      const enough = sold('before').length >= SALES_BEFORE || Date.now() - startedAt > FLOWING_BOUND_MS;
+      if (enough) flowing();
+      return enough;
+    };
+    const before = keepSending(c, all, clients, enoughBefore, LOAD, 'before');
+    await Promise.race([flowingNow, before]);
+    const flowingMs = Date.now() - startedAt;
+    await leader.kill();
+    const killedAt = Date.now();
+    // After: requests sent once the leader is dead, until SALES_AFTER of them sold.
+    const elected = pollUntil(async () => (await zkLeader(ctx.cluster)) !== undefined, RECOVER_BOUND_MS, 50).then((ok) => (ok ? Date.now() - killedAt : null));
+    const after = keepSending(c, all, clients, () => sold('after').length >= SALES_AFTER || Date.now() - killedAt > RECOVER_BOUND_MS, LOAD, 'after');
+    const answers = [...(await before), ...(await after)];
+    const electedMs = await elected;
     await leader.start();
-    const pauseMs = longestPause(c.sent, killedAt - KILL_AFTER_MS);
+    const first = sold('after').map(doneAt).sort((x, y) => x - y)[0];
+    const recoverMs = sold('after').length >= SALES_AFTER && first !== undefined ? first - killedAt : null;
+    const pauseMs = longestPause(c.sent, killedAt);
     return {
       expected: `exact throughout; a new leader and sales again ≤ ${RECOVER_BOUND_MS / 1000} s after the kill`,
       recoverMs,
       recoverBoundMs: RECOVER_BOUND_MS,
       details: [
-        `${leader.name} (the leader) killed ${KILL_AFTER_MS} ms in; new leader after ${electedMs ?? 'never'} ms; longest pause in sales ${pauseMs} ms`,
-        `${ctx.sizes.inFlight} clients: ${answersText(answers)}`,
+        `${leader.name} (the leader) killed after ${sold('before').length >= SALES_BEFORE ? `${SALES_BEFORE} sales` : 'no flow of sales'} (${flowingMs} ms in); new leader after ${electedMs ?? 'never'} ms; longest pause in sales from the kill ${pauseMs} ms`,
+        `${clients} clients, ${initial} units: ${answersText(answers)}`,
       ],
       facts: { electedMs: electedMs ?? -1, pauseMs },
-      holds: (m) => isSafe(m) && (m.answers['no answer'] ?? 0) === 0 && electedMs !== null && recoverMs !== null,
+      holds: (m) =>
+        isSafe(m) && (m.answers['no answer'] ?? 0) === 0 && (m.answers['409 sold_out'] ?? 0) === 0 && sold('before').length >= SALES_BEFORE && electedMs !== null && recoverMs !== null,
     };
   });
 }
@@ -75,8 +95,10 @@ export const zkLeaderLoss: Scenario = {
   topology: 'replicated',
   description:
     `A few clients send deductions (workMs ${LOAD.workMs}, waitMs ${LOAD.waitMs}) through the three instances, whose sessions span a three-node ZooKeeper ensemble; ` +
-    `${KILL_AFTER_MS} ms in, the leader is killed (SIGKILL). The two others elect a new one. Sold must equal deducted exactly throughout; "recover" is the time from the kill ` +
-    `to the first sale of a request sent after it; the run ends after ${SALES_AFTER} such sales. The details give the election time and the longest pause in sales. The node is restarted after.`,
+    `once ${SALES_BEFORE} have sold, they stop sending and the leader is killed (SIGKILL) at once, their last requests possibly still out. The two others elect a new one, and the clients send again ` +
+    `until ${SALES_AFTER} requests sent after the kill have sold. Each phase ends at a count of sales, not a time, and the stock exceeds what both can sell, so it never runs out ` +
+    `before the sales after the election, however fast the machine. Sold must equal deducted exactly throughout; "recover" is the time from the kill to the first sale of a ` +
+    `request sent after it. The details give the election time and the longest pause in sales. The node is restarted after.`,
   async run(ctx) {
     const rows: FaultRow[] = [];
     for (const strategy of ZK_STRATEGIES.filter(ctx.wants)) rows.push(await leaderLossCase(ctx, strategy));

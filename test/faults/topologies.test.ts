@@ -60,7 +60,7 @@ describe('replicated topologies', () => {
 
   it('zk-watch stays exact while the ensemble loses its leader, and sells again after the election', async () => {
     const [row] = await run(zkLeaderLoss, 'zk-watch');
-    console.log(`[liveness] zk leader loss: new leader after ${row!.facts.electedMs} ms, sales again after ${row!.recoverMs} ms (bound ${row!.recoverBoundMs} ms), 503s ${JSON.stringify(row!.refused)}`);
+    console.log(`[liveness] zk leader loss: new leader after ${row!.facts.electedMs} ms, sales again after ${row!.recoverMs} ms (bound ${row!.recoverBoundMs} ms), sold ${row!.sold} of ${row!.initial}, 503s ${JSON.stringify(row!.refused)}`);
     expect(isSafe(row!), JSON.stringify(figures(row!))).toBe(true);
     expect(row!.sold).toBeGreaterThan(0);
     expect(row!.asExpected, JSON.stringify(figures(row!))).toBe(true);

@@ -3,7 +3,7 @@
 // attempts. Each case is sequenced: the waiter is known to sleep (Handoffs.sleeping) before the
 // holder lets go.
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LockNotHeldError } from '../../src/locks/errors.js';
 import { MAX_HANDOFF_STREAK } from '../../src/locks/handoff.js';
 import type { Lease, Lock, LockOptions } from '../../src/locks/lock.js';
@@ -148,15 +148,36 @@ describe('redlock', () => {
   });
 
   it('a holder whose lease ran out passes nothing on: the contender takes the lock by its own attempt', async () => {
-    const a = await take(lock, 'A', { ttlMs: 300 });
-    const waiting = take(lock, 'B', { retryMs: 20 });
-    await asleep(lock, 1);
-    expect(await pollUntil(async () => (await values()).every((v) => v === null), 3_000, 10)).toBe(true);
-    // Whether B still sleeps (A's hand-off then finds its value on no master and moves nothing) or
-    // has taken the lock already, A's release finds nothing of its own to give back.
-    await expect(a.release()).rejects.toBeInstanceOf(LockNotHeldError);
-    const b = await waiting;
-    expect(new Set(await values()).size).toBe(1);
-    await b.release();
+    // A contender's pause after a failed attempt is random (full jitter, uniform from 0): fixed at
+    // retryMs here, so B provably sleeps from before A's lease runs out until A's release claims it,
+    // and nobody can take the lock while the masters are read empty.
+    const SLEEP_MS = 30_000;
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    try {
+      // A's lease is long enough that B's first attempt, made at once, finds A holding on any machine.
+      const a = await take(lock, 'A', { ttlMs: 1_500 });
+      const waiting = take(lock, 'B', { retryMs: SLEEP_MS, waitMs: 2 * SLEEP_MS });
+      await asleep(lock, 1);
+      const expiredWithin = 10_000;
+      expect(await pollUntil(async () => (await values()).every((v) => v === null), expiredWithin, 10)).toBe(true);
+      // Checked and released in one tick: A's release claims B while B still sleeps, and its hand-off
+      // finds A's value on no master, so it moves nothing and wakes B to attempt again.
+      expect(lock.handoffs.sleeping(R)).toBe(1);
+      const releasedAt = Date.now();
+      await expect(a.release()).rejects.toBeInstanceOf(LockNotHeldError);
+      const b = await waiting;
+      const wokeAfter = Date.now() - releasedAt;
+      console.log(`[handoff] redlock: A's lease ran out while B slept; B took the lock by its own attempt ${wokeAfter} ms after A's release (bound 10000 ms; its sleep was ${SLEEP_MS} ms)`);
+      expect(wokeAfter).toBeLessThan(10_000);
+      const held = await values();
+      expect(new Set(held).size).toBe(1);
+      expect(held[0]).not.toBeNull();
+      expect(b.lost.aborted).toBe(false);
+      await b.release();
+      expect(await values()).toEqual(clients.map(() => null));
+    } finally {
+      random.mockRestore();
+    }
   });
+
 });

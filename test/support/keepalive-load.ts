@@ -5,6 +5,11 @@
 // Why such closes happen at all: a server that stops (an instance's listener closing, an nginx
 // worker retired by a reload) closes its idle keep-alive connections, and a request written into
 // one at that instant is never read (nginx 1.22 has no keepalive_min_timeout to hold them open).
+//
+// Each client has one connection of its own (not a pool shared by all): a client cut off opens a
+// new one, which a retired nginx worker no longer accepts, so one reload cuts a client off once at
+// most, whichever connections the reload closes and whenever.
+import http from 'node:http';
 import { expect } from 'vitest';
 import { RequestIds } from '../../faults/request-ids.js';
 import type { Sales } from '../../faults/service.js';
@@ -36,17 +41,20 @@ export class KeepAliveLoad {
   }
 
   private async loop(url: string, client: number, afterNoAnswer: 'end' | 'go-on'): Promise<void> {
-    while (!this.stopping) {
-      const id = this.ids.next(`c${client}-`);
-      try {
-        const res = await fetch(url, { headers: { 'x-request-id': id } });
-        const body = (await res.json().catch(() => ({}))) as { error?: string };
-        this.answers.push({ id, status: res.status, error: body.error });
-      } catch {
-        this.unanswered.push(id);
-        this.unansweredBy[client] = (this.unansweredBy[client] ?? 0) + 1;
-        if (afterNoAnswer === 'end') return;
+    const connection = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      while (!this.stopping) {
+        const id = this.ids.next(`c${client}-`);
+        try {
+          this.answers.push(await get(connection, url, id));
+        } catch {
+          this.unanswered.push(id);
+          this.unansweredBy[client] = (this.unansweredBy[client] ?? 0) + 1;
+          if (afterNoAnswer === 'end') return;
+        }
       }
+    } finally {
+      connection.destroy();
     }
   }
 
@@ -62,6 +70,29 @@ export class KeepAliveLoad {
 
   get sold(): number {
     return this.answers.filter((a) => a.status === 200).length;
+  }
+}
+
+/** One GET on `connection`: its answer once a status arrived (whole body or not); rejects when the connection closed before any. */
+function get(connection: http.Agent, url: string, id: string): Promise<LoadAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: connection, headers: { 'x-request-id': id } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('close', () => resolve({ id, status: res.statusCode ?? 0, error: errorOf(body) }));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** The `error` of a JSON answer, if it has one. */
+function errorOf(body: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null && 'error' in parsed && typeof parsed.error === 'string' ? parsed.error : undefined;
+  } catch {
+    return undefined;
   }
 }
 
