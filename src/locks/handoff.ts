@@ -27,6 +27,12 @@ export interface HandoffClaim<W, G> {
   readonly waiter: W;
   /** The fused step's outcome: the sleeper's grant, or undefined when it failed (the sleeper attempts again). */
   settle(grant: G | undefined): void;
+  /**
+   * The fused step's outcome is unknown (its reply was lost): the sleeper may hold the lock without
+   * knowing, and a clean-up is giving that back under the sleeper's owner. It must not attempt again
+   * under that owner meanwhile, so its wait ends with `err`.
+   */
+  fail(err: unknown): void;
 }
 
 interface Sleeper<W, G> {
@@ -70,9 +76,10 @@ export class Handoffs<W, G> {
     this.leave(resource, first);
     this.streaks.set(resource, streak + 1);
     let settle!: (grant: G | undefined) => void;
-    first.result = new Promise<G | undefined>((resolve) => (settle = resolve));
+    let fail!: (err: unknown) => void;
+    first.result = new Promise<G | undefined>((resolve, reject) => ((settle = resolve), (fail = reject)));
     first.claim();
-    return { waiter: first.waiter, settle };
+    return { waiter: first.waiter, settle, fail };
   }
 
   /** How many waiters sleep on `resource` now, offered for a hand-off. */

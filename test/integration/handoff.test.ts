@@ -2,6 +2,9 @@
 // servers: a holder passes the lock straight to a waiter of its own process that sleeps between
 // attempts. Each case is sequenced: the waiter is known to sleep (Handoffs.sleeping) before the
 // holder lets go.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LockNotHeldError } from '../../src/locks/errors.js';
@@ -13,7 +16,11 @@ import { redlockReleaseChannel, RedlockReleaseHints } from '../../src/locks/redi
 import { Redlock } from '../../src/locks/redis/redlock/package.js';
 import { RedlockLock } from '../../src/locks/redis/redlock/redlock.js';
 import { ReleaseNotifier } from '../../src/locks/redis/wait/release-notifier.js';
-import { pollUntil } from '../../src/time.js';
+import { DependencyDownError } from '../../src/dependency.js';
+import { REPO_ROOT } from '../../src/paths.js';
+import { connectRedis } from '../../src/redis-client/connect.js';
+import { pollUntil, sleep } from '../../src/time.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
 import { sharedCluster } from '../support/cluster.js';
 import { openRedis } from '../support/redis-client.js';
 
@@ -28,6 +35,11 @@ async function listen(url: string, channel: string): Promise<{ messages: string[
   listener.on('message', (_channel: string, message: string) => messages.push(message));
   await listener.subscribe(channel);
   return { messages, close: () => listener.disconnect() };
+}
+
+/** The promise's outcome, or 'still waiting' when it has not settled within `ms`. */
+function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | 'still waiting'> {
+  return Promise.race([promise, sleep(ms).then(() => 'still waiting' as const)]);
 }
 
 /** Waits until `n` waiters of `lock` sleep on R, offered for a hand-off. */
@@ -102,6 +114,62 @@ describe('redis-pubsub', () => {
     await b.release();
     await (await waiting).release();
   });
+
+  it('a waiter whose client left stops waiting at once and is never handed the lock', async () => {
+    const a = await take(lock, 'A');
+    const client = new AbortController();
+    const waiting = lock.acquire(R, { ...opts(), owner: 'B', signal: client.signal }).then(() => 'granted', (err: unknown) => err);
+    await asleep(lock, 1);
+    const gone = new Error('the client left');
+    client.abort(gone);
+    expect(await settledWithin(waiting, 2_000)).toBe(gone);
+    expect(lock.handoffs.sleeping(R)).toBe(0);
+    await a.release();
+    // Released for everyone (published), not passed to the waiter that left.
+    expect(await redis.exists(hashLockKey(R))).toBe(0);
+    expect(await pollUntil(() => published.messages.length === 1, 2_000, 5)).toBe(true);
+  });
+
+  it("a hand-off whose reply is lost ends the waiter's wait: it never attempts again under its owner while the clean-up gives its hold back", async () => {
+    const url = sharedCluster().redis;
+    const proxy = await TcpProxy.start(Number(new URL(url).port));
+    const viaProxy = connectRedis(`redis://127.0.0.1:${proxy.port}`, { commandTimeoutMs: 500 });
+    await viaProxy.connect();
+    const monitor = await (await openRedis(url)).monitor();
+    const acquireSha = createHash('sha1').update(fs.readFileSync(path.join(REPO_ROOT, 'lua', 'lock-reentrant-acquire.lua'))).digest('hex');
+    const attemptsOfB: string[][] = [];
+    const markers: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'evalsha' && args[1] === acquireSha && args.includes('B')) attemptsOfB.push(args);
+      if (args[0]?.toLowerCase() === 'echo' && args[1]) markers.push(args[1]);
+    });
+    /** B's attempts so far: MONITOR reports commands in the order Redis ran them, so once a marker sent now is seen, all of B's are. */
+    const attemptsSoFar = async (marker: string) => {
+      await redis.echo(marker);
+      expect(await pollUntil(() => markers.includes(marker), 2_000, 5)).toBe(true);
+      return attemptsOfB.length;
+    };
+    try {
+      const lossy = new PubsubLock(viaProxy, new ReleaseNotifier(subscriber));
+      const a = await take(lossy, 'A');
+      const waiting = take(lossy, 'B', { waitMs: 10_000 }).then(() => 'granted', (err: unknown) => err);
+      await asleep(lossy, 1);
+      const before = await attemptsSoFar('asleep');
+      expect(before).toBeGreaterThan(0);
+      proxy.dropReplies();
+      // The hand-off is applied (B owns the hash), its answer never comes back.
+      await expect(a.release()).rejects.toBeInstanceOf(DependencyDownError);
+      expect(await settledWithin(waiting, 2_000)).toBeInstanceOf(DependencyDownError);
+      proxy.cut();
+      // Once Redis answers again, the clean-up gives back whatever the hand-off moved.
+      expect(await pollUntil(async () => (await redis.exists(hashLockKey(R))) === 0, 5_000, 20)).toBe(true);
+      expect(await attemptsSoFar('cleaned up')).toBe(before);
+    } finally {
+      monitor.disconnect();
+      viaProxy.disconnect();
+      await proxy.close();
+    }
+  });
 });
 
 describe('redlock', () => {
@@ -127,7 +195,7 @@ describe('redlock', () => {
     try {
       const a = await take(lock, 'A', { ttlMs: 10_000 });
       const before = await values();
-      expect(new Set(before).size).toBe(1);
+      expect(new Set(before).size, JSON.stringify(before)).toBe(1);
       const waiting = take(lock, 'B', { ttlMs: 30_000, retryMs: 1_000 });
       await asleep(lock, 1);
       await a.release();
@@ -180,4 +248,23 @@ describe('redlock', () => {
     }
   });
 
+
+  it('a contender whose client left stops at once, asleep or in line, and is never handed the lock', async () => {
+    const a = await take(lock, 'A');
+    const asleepClient = new AbortController();
+    const inLineClient = new AbortController();
+    const sleeping = lock.acquire(R, { ...opts({ retryMs: 1_000 }), owner: 'B', signal: asleepClient.signal }).then(() => 'granted', (err: unknown) => err);
+    await asleep(lock, 1);
+    const inLine = lock.acquire(R, { ...opts({ retryMs: 1_000 }), owner: 'C', signal: inLineClient.signal }).then(() => 'granted', (err: unknown) => err);
+    const gone = new Error('the client left');
+    inLineClient.abort(gone);
+    expect(await settledWithin(inLine, 2_000)).toBe(gone);
+    asleepClient.abort(gone);
+    expect(await settledWithin(sleeping, 2_000)).toBe(gone);
+    expect(lock.handoffs.sleeping(R)).toBe(0);
+    await a.release();
+    expect(await values()).toEqual(clients.map(() => null));
+    // The line is free again: the next contender goes straight in.
+    await (await take(lock, 'D', { waitMs: 2_000 })).release();
+  });
 });

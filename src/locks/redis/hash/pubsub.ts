@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { DependencyDownError } from '../../../dependency.js';
 import { Handoffs } from '../../handoff.js';
 import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import { waitOnChannel, type Attempt } from '../wait/channel-wait.js';
@@ -51,6 +52,8 @@ export class PubsubLock implements Lock {
       {
         resource,
         waitMs: opts.waitMs,
+        // A waiter whose client left stops waiting, and is no longer offered a hand-off.
+        ...(opts.signal && { signal: opts.signal }),
         channel: releaseChannel(resource),
         wakes: 'one',
         recheckMs: Infinity,
@@ -71,8 +74,12 @@ export class PubsubLock implements Lock {
     let token: bigint | undefined;
     try {
       token = await scripts.handOff(claim.waiter.owner, claim.waiter.ttlMs);
-    } finally {
-      claim.settle(token);
+    } catch (err) {
+      // A lost reply: the waiter may hold the lock, and the clean-up releases that under its owner.
+      if (err instanceof DependencyDownError) claim.fail(err);
+      else claim.settle(undefined);
+      throw err;
     }
+    claim.settle(token);
   }
 }

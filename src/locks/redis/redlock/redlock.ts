@@ -3,7 +3,7 @@ import { E_TIMEOUT, Mutex, withTimeout } from 'async-mutex';
 import type { Redis } from 'ioredis';
 import { DependencyDownError } from '../../../dependency.js';
 import { LockLostError, LockNotHeldError, LockTimeoutError } from '../../errors.js';
-import { expiringAt, leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock, type LockOptions } from '../../lock.js';
+import { expiringAt, leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import { remaining, sleep } from '../../../time.js';
 import { runLua } from '../../../redis-client/lua.js';
 import { Handoffs, sleepOffered } from '../../handoff.js';
@@ -83,7 +83,7 @@ export class RedlockLock implements Lock {
     this.hints?.watch(resource);
     let leaveLine: () => void;
     try {
-      leaveLine = await withTimeout(this.lineFor(resource), remaining(deadline)).acquire();
+      leaveLine = await untilAborted(withTimeout(this.lineFor(resource), remaining(deadline)).acquire(), opts.signal, (leave) => leave());
     } catch (err) {
       throw err === E_TIMEOUT ? new LockTimeoutError(resource, opts.waitMs) : err;
     }
@@ -151,9 +151,10 @@ export class RedlockLock implements Lock {
   }
 
   /** Attempts until a quorum agrees with validity left, or the deadline passes. */
-  private async contend(resource: string, opts: LockOptions, deadline: number): Promise<RedlockHold> {
+  private async contend(resource: string, opts: AcquireOptions, deadline: number): Promise<RedlockHold> {
     let failures = 0;
     for (;;) {
+      opts.signal?.throwIfAborted();
       const hint = this.hints?.nextRelease(resource);
       let hold: RedlockHold | undefined;
       try {
@@ -184,7 +185,8 @@ export class RedlockLock implements Lock {
       let hinted = false;
       const passed = await sleepOffered(
         this.handoffs.offer(resource, { ttlMs: opts.ttlMs }),
-        async (claimed) => (hinted = await pauseUnlessHinted(pause, hint, claimed)),
+        // A contender whose client left stops at once (a hand-off claimed meanwhile is given back).
+        async (claimed) => (hinted = await untilAborted(pauseUnlessHinted(pause, hint, claimed), opts.signal)),
         (h) => this.redlock.release(h, { retryCount: 0 }),
       );
       if (passed) return passed;
@@ -207,6 +209,28 @@ async function pauseUnlessHinted(ms: number, hint: ReleaseHint | undefined, clai
   } finally {
     clearTimeout(timer);
     hint?.cancel();
+  }
+}
+
+/**
+ * `work`, or the signal's reason once it aborts first; a result that arrives after the abort goes
+ * to `discard` (a place in line taken too late is left again).
+ */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, discard?: (late: T) => void): Promise<T> {
+  if (!signal) return work;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } catch (err) {
+    if (signal.aborted) void work.then((late) => discard?.(late), () => undefined);
+    throw err;
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
 }
 
