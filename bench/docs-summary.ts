@@ -25,15 +25,16 @@ const goodputOn3 = (runs: RunResult[], name: string) => runs.find((r) => r.strat
 
 /** What a fault run shows breaking these strategies: oversold, deducted twice, or never recovered. */
 export function faultsBreaking(rows: readonly FaultRow[], strategies: readonly string[]): string {
-  const broken = new Map<string, string[]>();
+  const broken = new Map<string, Set<string>>();
   for (const r of rows.filter((x) => strategies.includes(x.strategy))) {
     const what = r.oversold > 0 ? `oversold ${r.oversold}` : (r.doubleDeductions ?? 0) > 0 ? 'deducted twice' : r.recoverMs === null && r.recoverBoundMs !== undefined ? 'never recovers' : undefined;
     if (!what) continue;
     const key = `${r.scenario}${r.variant ? ` (${r.variant})` : ''}: ${what}`;
-    broken.set(key, [...(broken.get(key) ?? []), r.strategy]);
+    broken.set(key, (broken.get(key) ?? new Set()).add(r.strategy));
   }
   if (broken.size === 0) return 'none measured';
-  return [...broken].map(([key, names]) => `${key}, ${names.length === strategies.length && names.length > 1 ? 'all' : names.map(code).join(', ')}`).join('; ');
+  // a long list of names would drown the fault: past two, a count (the fault table names them)
+  return [...broken].map(([key, names]) => `${key}, ${names.size > 2 ? `${names.size} locks` : [...names].map(code).join(', ')}`).join('; ');
 }
 
 export function familySummaries(report: BenchReport, faults?: readonly FaultRow[]): FamilySummary[] {

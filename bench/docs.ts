@@ -69,7 +69,7 @@ const fileOf = (p: string) => path.relative(process.cwd(), path.resolve(p));
 
 /** Which run a table comes from: the command, the date, the file, how it was measured and on what. */
 function runLine(report: BenchReport, file: string, command: string): string {
-  return `Measured with \`${command}\` on ${report.date.slice(0, 10)} (${(report.seconds / 60).toFixed(1)} min; \`${fileOf(file)}\`): ${methodText(report)} ${report.machine.platform}.`;
+  return `Measured with \`${command}\` (\`${fileOf(file)}\`): ${methodText(report)} ${report.machine.platform}.`;
 }
 
 /** The README's summary table: one row per family, with the fault column when a fault run is given. */
