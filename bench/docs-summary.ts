@@ -25,8 +25,10 @@ const goodputOn3 = (runs: RunResult[], name: string) => runs.find((r) => r.strat
 
 /** What a fault run shows breaking these strategies: oversold, deducted twice, or never recovered. */
 export function faultsBreaking(rows: readonly FaultRow[], strategies: readonly string[]): string {
+  const mine = rows.filter((x) => strategies.includes(x.strategy));
+  if (mine.length === 0) return 'not in the fault lab';
   const broken = new Map<string, Set<string>>();
-  for (const r of rows.filter((x) => strategies.includes(x.strategy))) {
+  for (const r of mine) {
     const what = r.oversold > 0 ? `oversold ${r.oversold}` : (r.doubleDeductions ?? 0) > 0 ? 'deducted twice' : r.recoverMs === null && r.recoverBoundMs !== undefined ? 'never recovers' : undefined;
     if (!what) continue;
     const key = `${r.scenario}${r.variant ? ` (${r.variant})` : ''}: ${what}`;
