@@ -4,17 +4,18 @@
 // `--stop` takes it down at the end instead.
 import { clusterDown, clusterUp } from '../src/cluster/lifecycle.js';
 import { aptInstall } from '../src/cluster/packages.js';
-import { parseBenchArgs, USAGE, type BenchOptions } from './options.js';
+import { LAB_FLAGS, parseBenchArgs, USAGE, type BenchOptions } from './options.js';
 import { benchAndPrint, exitWith } from './report-cli.js';
 import { resolveTarget } from './target.js';
 import { wrkPath } from './wrk.js';
 
 exitWith('lab', async () => {
   const args = process.argv.slice(2);
+  const labFlags: readonly string[] = LAB_FLAGS.map((f) => `--${f}`);
   const stop = args.includes('--stop');
   let opts: BenchOptions;
   try {
-    opts = parseBenchArgs(args.filter((a) => a !== '--stop'));
+    opts = parseBenchArgs(args.filter((a) => !labFlags.includes(a)));
   } catch (err) {
     console.error(`${(err as Error).message}\n${USAGE}\n  --stop               (lab only) stop the cluster when done`);
     return 2;

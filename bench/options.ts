@@ -92,16 +92,19 @@ function url(name: string, raw: string | undefined): string | undefined {
   }
 }
 
+const str = { type: 'string' } as const;
+
+/** Every flag `npm run bench` (and `npm run lab`) accepts, as node:util's parseArgs takes them. */
+export const BENCH_FLAGS = {
+  strategies: str, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
+  requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
+} as const;
+
+/** `npm run lab` takes the bench's flags and these. */
+export const LAB_FLAGS = ['stop'] as const;
+
 export function parseBenchArgs(argv: string[]): BenchOptions {
-  const str = { type: 'string' } as const;
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      strategies: str, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
-      requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
-    },
-  });
+  const { values } = parseArgs({ args: argv, strict: true, options: BENCH_FLAGS });
   const strategies = values.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
   if (strategies && strategies.length === 0) throw new UsageError('--strategies needs at least one name');
   const full = values.full ?? false;

@@ -107,3 +107,10 @@ export function renderBarChart(c: BarChart): string {
   out.push('</svg>');
   return out.join('\n');
 }
+
+/** A chart as a file of its own (an .svg an image tag can show): its namespace, a white page and its styles inlined. */
+export function standaloneSvg(chart: string, css: string): string {
+  const open = chart.indexOf('>') + 1;
+  const head = chart.slice(0, open).replace('<svg ', '<svg xmlns="http://www.w3.org/2000/svg" ');
+  return `${head}\n<style>svg.chart { background: #fff; }\n${css}</style>\n<rect width="100%" height="100%" fill="#fff"/>${chart.slice(open)}\n`;
+}

@@ -21,18 +21,16 @@ export const USAGE = `usage: npm run faults -- [options]
 const list = (values: string[] | undefined): string[] | undefined =>
   values === undefined ? undefined : values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 
+/** Every flag `npm run faults` accepts, as node:util's parseArgs takes them. */
+export const FAULT_FLAGS = {
+  scenario: { type: 'string', multiple: true },
+  strategy: { type: 'string', multiple: true },
+  sell: { type: 'string' },
+  out: { type: 'string', default: 'faults/results' },
+} as const;
+
 export function parseFaultArgs(argv: string[]): FaultOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      scenario: { type: 'string', multiple: true },
-      strategy: { type: 'string', multiple: true },
-      sell: { type: 'string' },
-      out: { type: 'string', default: 'faults/results' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const { values } = parseArgs({ args: argv, options: FAULT_FLAGS, strict: true, allowPositionals: false });
   const names = list(values.scenario);
   const unknown = (names ?? []).filter((n) => !SCENARIOS.some((s) => s.name === n));
   if (unknown.length > 0) throw new Error(`unknown scenario: ${unknown.join(', ')}`);

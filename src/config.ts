@@ -96,6 +96,9 @@ const envSchema = z.object({
 
 type Env = z.infer<typeof envSchema>;
 
+/** The name of every environment variable stocklab reads. */
+export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 export interface MysqlConfig {
   host: string;
   port: number;

@@ -1,0 +1,44 @@
+// `npm run docs -- <bench or lab results .json> [<faults results .json>] [--command "…"]`: rewrites
+// the generated blocks of the docs from those runs and draws the chart (docs.ts).
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { FaultReport } from '../faults/report/report.js';
+import { benchCommand, CHART_FILE, docBlocks, DOCS_FLAGS, DOCS_USAGE, docFiles, resultsChart } from './docs.js';
+import { fillBlocks } from './docs-blocks.js';
+import type { BenchReport } from './report.js';
+import { exitWith } from './report-cli.js';
+
+function readJson<T>(file: string, has: string[]): T {
+  const data: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const missing = has.filter((k) => typeof data !== 'object' || data === null || !(k in data));
+  if (missing.length > 0) throw new Error(`${file} is not a results file of that kind (no ${missing.join(', ')})`);
+  return data as T;
+}
+
+exitWith('docs', async () => {
+  const { values, positionals } = parseArgs({ args: process.argv.slice(2), options: DOCS_FLAGS, allowPositionals: true, strict: true });
+  const [benchFile, faultsFile, ...rest] = positionals;
+  if (!benchFile || rest.length > 0) {
+    console.error(DOCS_USAGE);
+    return 2;
+  }
+  const bench = readJson<BenchReport>(benchFile, ['runs', 'catalog', 'ceilings', 'options']);
+  const faults = faultsFile ? { report: readJson<FaultReport>(faultsFile, ['rows', 'options', 'scenarios']), file: faultsFile } : undefined;
+  const lease = values.lease ? { report: readJson<BenchReport>(values.lease, ['runs', 'catalog', 'options']), file: values.lease } : undefined;
+  const blocks = docBlocks({ report: bench, file: benchFile, command: values.command ?? benchCommand(bench) }, faults, lease);
+  const root = process.cwd();
+  const filled = new Set<string>();
+  for (const file of docFiles(root)) {
+    const before = fs.readFileSync(path.join(root, file), 'utf8');
+    const after = fillBlocks(before, blocks);
+    after.filled.forEach((n) => filled.add(n));
+    if (after.text !== before) fs.writeFileSync(path.join(root, file), after.text);
+    if (after.filled.length > 0) console.log(`${file}: ${after.filled.join(', ')}`);
+  }
+  fs.writeFileSync(path.join(root, CHART_FILE), resultsChart(bench));
+  console.log(`${CHART_FILE}: goodput chart`);
+  const unused = [...blocks.keys()].filter((n) => !filled.has(n));
+  if (unused.length > 0) console.log(`no block in the docs for: ${unused.join(', ')}`);
+  return 0;
+});

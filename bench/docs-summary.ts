@@ -1,0 +1,69 @@
+// The README's summary: one row per family of the catalog, read from one bench run (and, when
+// given, one fault run): the strategy to use, the ones that oversell, the one to avoid, and the
+// faults that break them.
+import type { FaultRow } from '../faults/row.js';
+import { efficiencyText, int } from './format.js';
+import { verdictOf, type BenchReport, type RunResult, type Topology } from './report.js';
+
+export interface FamilySummary {
+  family: string;
+  use: string;
+  oversells: string;
+  avoid: string;
+  faults: string;
+}
+
+const code = (name: string) => `\`${name}\``;
+
+/** "`sql-update` 2.58× / 2.25×": a strategy with its ratio to mutex on one instance and on three. */
+function withRatios(runs: RunResult[], name: string): string {
+  const of = (t: Topology) => runs.find((r) => r.strategy === name && r.topology === t)?.efficiency ?? null;
+  return `${code(name)} ${efficiencyText(of('one'))} / ${efficiencyText(of('three'))}`;
+}
+
+const goodputOn3 = (runs: RunResult[], name: string) => runs.find((r) => r.strategy === name && r.topology === 'three')?.throughput.goodput.median ?? 0;
+
+/** What a fault run shows breaking these strategies: oversold, deducted twice, or never recovered. */
+export function faultsBreaking(rows: readonly FaultRow[], strategies: readonly string[]): string {
+  const mine = rows.filter((x) => strategies.includes(x.strategy));
+  if (mine.length === 0) return 'not in the fault lab';
+  const broken = new Map<string, Set<string>>();
+  for (const r of mine) {
+    const what = r.oversold > 0 ? `oversold ${r.oversold}` : (r.doubleDeductions ?? 0) > 0 ? 'deducted twice' : r.recoverMs === null && r.recoverBoundMs !== undefined ? 'never recovers' : undefined;
+    if (!what) continue;
+    const key = `${r.scenario}${r.variant ? ` (${r.variant})` : ''}: ${what}`;
+    broken.set(key, (broken.get(key) ?? new Set()).add(r.strategy));
+  }
+  if (broken.size === 0) return 'none measured';
+  // a long list of names would drown the fault: past two, a count (the fault table names them)
+  return [...broken].map(([key, names]) => `${key}, ${names.size > 2 ? `${names.size} locks` : [...names].map(code).join(', ')}`).join('; ');
+}
+
+export function familySummaries(report: BenchReport, faults?: readonly FaultRow[]): FamilySummary[] {
+  const families = [...new Set(report.catalog.map((s) => s.family))];
+  return families.map((family) => {
+    const entries = report.catalog.filter((s) => s.family === family);
+    const names = entries.map((s) => s.name);
+    const runs = report.runs.filter((r) => names.includes(r.strategy));
+    const measuredOversold = names.filter((n) => runs.some((r) => r.strategy === n && verdictOf(r.worst) === 'oversold'));
+    const exact = names.filter((n) => !measuredOversold.includes(n) && runs.some((r) => r.strategy === n));
+    const byGoodput = [...exact].sort((a, b) => goodputOn3(runs, b) - goodputOn3(runs, a));
+    const best = byGoodput[0];
+    const worst = byGoodput.length > 1 ? byGoodput[byGoodput.length - 1] : undefined;
+    const overLease = entries.filter((s) => s.expected.workOverTtl === 'oversells' && !measuredOversold.includes(s.name)).map((s) => s.name);
+    const oversells = [
+      ...measuredOversold.map((n) => {
+        const worstRun = runs.filter((r) => r.strategy === n).reduce((a, b) => (b.worst.oversold > a.worst.oversold ? b : a));
+        return `${code(n)}: ${int(worstRun.worst.oversold)} units`;
+      }),
+      ...(overLease.length > 0 ? [`${overLease.map(code).join(', ')} once work > lease`] : []),
+    ];
+    return {
+      family,
+      use: best ? withRatios(runs, best) : '–',
+      oversells: oversells.length > 0 ? oversells.join('; ') : 'none',
+      avoid: worst ? withRatios(runs, worst) : '–',
+      faults: faults ? faultsBreaking(faults, names) : 'not run',
+    };
+  });
+}

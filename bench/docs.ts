@@ -1,0 +1,139 @@
+// What `npm run docs` writes (docs-cli.ts runs it): the generated blocks of README.md and docs/*.md
+// and docs/results.svg, from one bench run's JSON and optionally one fault run's, so every figure
+// the docs quote comes from a run and says which.
+import fs from 'node:fs';
+import path from 'node:path';
+import { COLUMNS as FAULT_COLUMNS, DEFINITIONS as FAULT_DEFINITIONS, rowCells } from '../faults/report/cells.js';
+import { methodText as faultMethodText } from '../faults/report/markdown.js';
+import type { FaultReport } from '../faults/report/report.js';
+import type { FaultRow } from '../faults/row.js';
+import { SCENARIOS } from '../faults/scenarios/index.js';
+import { faultsByLock } from './docs-faults.js';
+import { fillBlocks } from './docs-blocks.js';
+import { familySummaries } from './docs-summary.js';
+import { CEILING_COLUMNS, ceilingCells, RUN_COLUMNS, runCells, tieGroups } from './format.js';
+import { chartRows } from './html.js';
+import { parseBenchArgs } from './options.js';
+import { ceilingOf, TOPOLOGIES, TOPOLOGY_LABEL, verdictOf, type BenchReport } from './report.js';
+import { CHART_CSS } from './report-style.js';
+import { renderBarChart, standaloneSvg } from './svg.js';
+import { DEFINITIONS, markdownTable, methodText } from './table.js';
+
+/** Every flag `npm run docs` accepts. */
+export const DOCS_FLAGS = { command: { type: 'string' }, lease: { type: 'string' } } as const;
+
+/** The blocks `npm run docs` writes; a doc may hold any of them. */
+export const GENERATED_BLOCKS = ['lab-run', 'summary', 'ceiling', 'results', 'lease-run', 'lease-results', 'faults-run', 'faults-by-lock', 'faults-single', 'faults-replicated'] as const;
+
+export const DOCS_USAGE = `usage: npm run docs -- <bench results .json> [<faults results .json>] [options]
+  --command "…"   the command that made the bench run (default: npm run bench with the options it records)
+  --lease FILE     a bench run with work longer than the lease (--workMs > --ttlMs), for its own table`;
+
+export const CHART_FILE = 'docs/results.svg';
+
+/** The docs whose generated blocks are rewritten: the README and every page of docs/. */
+export function docFiles(root: string): string[] {
+  const dir = path.join(root, 'docs');
+  return ['README.md', ...fs.readdirSync(dir).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+}
+
+/** The bench's flags that differ from their defaults, so a run says how it was made. */
+/** `subset`: the run benched only the strategies of its catalog (the reference joins any subset). */
+export function benchCommand(report: BenchReport, subset = false): string {
+  const d = parseBenchArgs([]);
+  const o = report.options;
+  const flags: string[] = [];
+  const add = (flag: string, value: number | undefined, fallback: number | undefined) => void (value !== fallback && value !== undefined && flags.push(`--${flag} ${value}`));
+  add('rounds', o.rounds, d.rounds);
+  add('warmup', o.warmupSeconds, d.warmupSeconds);
+  add('window', o.windowSeconds, d.windowSeconds);
+  add('connections', o.connections, d.connections);
+  add('workMs', o.workMs, d.workMs);
+  add('ttlMs', o.ttlMs, d.ttlMs);
+  add('waitMs', o.waitMs, d.waitMs);
+  add('maxSeconds', o.maxSeconds, d.maxSeconds);
+  if (o.raceSeconds === undefined) flags.push(`--requests ${o.requests} --initial ${o.initial}`);
+  const chosen = report.catalog.map((c) => c.name).filter((n) => n !== report.reference);
+  if (subset) flags.unshift(`--strategies ${chosen.join(',')}`);
+  else add('raceSeconds', o.raceSeconds, d.raceSeconds);
+  return ['npm run bench', ...(flags.length > 0 ? ['--', ...flags] : [])].join(' ');
+}
+
+export function faultsCommand(report: FaultReport): string {
+  const o = report.options;
+  const flags = [...(o.strategies ? [`--strategy ${o.strategies.join(',')}`] : [])];
+  return ['npm run faults', ...(flags.length > 0 ? ['--', ...flags] : [])].join(' ');
+}
+
+const fileOf = (p: string) => path.relative(process.cwd(), path.resolve(p));
+
+/** Which run a table comes from: the command, the date, the file, how it was measured and on what. */
+function runLine(report: BenchReport, file: string, command: string): string {
+  return `Measured with \`${command}\` (\`${fileOf(file)}\`): ${methodText(report)} ${report.machine.platform}.`;
+}
+
+/** The README's summary table: one row per family, with the fault column when a fault run is given. */
+export function summaryBlock(report: BenchReport, faults?: FaultReport): string {
+  const rows = familySummaries(report, faults?.rows);
+  const header = ['family', 'use (× mutex: 1 instance / 3)', 'oversells', 'slowest exact (× mutex)'];
+  const mutex = report.runs.find((r) => r.strategy === report.reference && r.topology === 'one');
+  const table = faults
+    ? markdownTable([...header, `what breaks them (\`${faultsCommand(faults)}\`)`], rows.map((s) => [s.family, s.use, s.oversells, s.avoid, s.faults]))
+    : markdownTable(header, rows.map((s) => [s.family, s.use, s.oversells, s.avoid]));
+  return `${table}\n\n\`mutex\` on one instance, the reference: ${mutex ? Math.round(mutex.throughput.goodput.median) : 'n/a'} units sold per second.`;
+}
+
+/** The blocks one bench run (and optionally one fault run) fills. */
+export function docBlocks(
+  bench: { report: BenchReport; file: string; command: string },
+  faults?: { report: FaultReport; file: string },
+  lease?: { report: BenchReport; file: string },
+): Map<string, string> {
+  const report = bench.report;
+  const ties = tieGroups(report.runs);
+  const blocks = new Map([
+    ['lab-run', runLine(report, bench.file, bench.command)],
+    ['summary', summaryBlock(report, faults?.report)],
+    ['ceiling', markdownTable(CEILING_COLUMNS, report.ceilings.map(ceilingCells))],
+    [
+      'results',
+      [markdownTable(RUN_COLUMNS, report.runs.map(runCells)), '', ...DEFINITIONS.map((d) => `- ${d}`), ...(ties.length > 0 ? ['', `Ties (overlapping ranges): ${ties.join('; ')}.`] : [])].join('\n'),
+    ],
+  ]);
+  if (lease) {
+    const l = lease.report;
+    blocks.set('lease-run', runLine(l, lease.file, benchCommand(l, true)));
+    blocks.set('lease-results', markdownTable(RUN_COLUMNS, l.runs.map(runCells)));
+  }
+  if (faults) {
+    const f = faults.report;
+    blocks.set('faults-run', `Measured with \`${faultsCommand(f)}\` (\`${fileOf(faults.file)}\`): ${faultMethodText(f)} ${f.rows.filter((r) => r.asExpected).length} of ${f.rows.length} cases as expected.`);
+    blocks.set('faults-by-lock', faultsByLock(f.rows));
+    const replicated = new Set(SCENARIOS.filter((s) => s.topology === 'replicated').map((s) => s.name));
+    const table = (rows: FaultRow[]) => markdownTable(FAULT_COLUMNS, rows.map(rowCells));
+    blocks.set('faults-single', [table(f.rows.filter((r) => !replicated.has(r.scenario))), '', ...FAULT_DEFINITIONS.map((d) => `- ${d}`)].join('\n'));
+    blocks.set('faults-replicated', table(f.rows.filter((r) => replicated.has(r.scenario))));
+  }
+  return blocks;
+}
+
+/** Goodput per strategy, one instance against three; ✗ marks a strategy that oversold in this run. */
+export function resultsChart(report: BenchReport): string {
+  const oversold = new Set(report.runs.filter((r) => verdictOf(r.worst) === 'oversold').map((r) => r.strategy));
+  const rows = chartRows(report, (r) => r.throughput.goodput.median).map((row, i) => {
+    const name = report.catalog[i]?.name ?? '';
+    return { ...row, label: oversold.has(name) ? `${row.label} ✗ oversold` : row.label };
+  });
+  const refLines = TOPOLOGIES.flatMap((t) => {
+    const c = ceilingOf(report, t);
+    return c ? [{ label: `GET /noop, ${TOPOLOGY_LABEL[t]}: ${Math.round(c.autocannon.median)}`, value: c.autocannon.median, color: t === 'one' ? '#4c78a8' : '#f58518' }] : [];
+  });
+  const chart = renderBarChart({
+    title: `Units sold per second, median of ${report.options.rounds} rounds (${report.date.slice(0, 10)}, ${report.machine.nproc} CPUs)`,
+    unit: 'sold/s',
+    series: TOPOLOGIES.map((t) => ({ name: TOPOLOGY_LABEL[t], color: t === 'one' ? '#4c78a8' : '#f58518' })),
+    rows,
+    refLines,
+  });
+  return standaloneSvg(chart, CHART_CSS);
+}
