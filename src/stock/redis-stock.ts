@@ -1,9 +1,14 @@
 import type { Redis } from 'ioredis';
 import { callDependency, callDependencyWrite } from '../dependency.js';
 import type { Fence } from '../fencing.js';
-import { runLua } from '../redis-client/lua.js';
+import { isOne, luaScript } from '../redis-client/lua.js';
 import { REDIS_SALES_KEY, REDIS_STOCK_KEY, redisStockFenceKey } from './product.js';
 import type { SaleId, StockStore } from './store.js';
+
+/** Raises the stock's fence for one token source to `token` if every token seen so far is smaller: true when claimed. */
+const stockFenceClaim = luaScript('stock-fence-claim', ['fence'], ['token'], isOne);
+/** Writes the count and records the sale only while the fence is still `token`: true when written. */
+const stockFencedWrite = luaScript('stock-fenced-write', ['stock', 'fence', 'sales'], ['token', 'count', 'sale'], isOne);
 
 /** The Redis stock key: the same read-then-write as MySQL, for the Redis-side strategies. */
 export class RedisStock implements StockStore {
@@ -23,12 +28,12 @@ export class RedisStock implements StockStore {
   }
 
   claim(fence: Fence): Promise<boolean> {
-    return this.redis(async () => (await runLua(this.client, 'stock-fence-claim', [redisStockFenceKey(fence.source)], [fence.token.toString()])) === 1);
+    return this.redis(() => stockFenceClaim.run(this.client, { fence: redisStockFenceKey(fence.source) }, { token: fence.token.toString() }));
   }
 
   writeFenced(fence: Fence, count: number, sale?: SaleId): Promise<boolean> {
-    const keys = [this.key, redisStockFenceKey(fence.source), REDIS_SALES_KEY];
-    return callDependencyWrite('redis', async () => (await runLua(this.client, 'stock-fenced-write', keys, [fence.token.toString(), count, sale ?? ''])) === 1);
+    const keys = { stock: this.key, fence: redisStockFenceKey(fence.source), sales: REDIS_SALES_KEY };
+    return callDependencyWrite('redis', () => stockFencedWrite.run(this.client, keys, { token: fence.token.toString(), count, sale: sale ?? '' }));
   }
 
   reset(count: number): Promise<void> {
