@@ -1,6 +1,7 @@
 // Deductions that are atomic on the Redis stock key by themselves, without any lock.
 import type { Redis } from 'ioredis';
-import { callDependency, callDependencyWrite } from '../dependency.js';
+import { callDependencyWrite } from '../dependency.js';
+import { redisCall } from '../redis-client/call.js';
 import { sleep } from '../time.js';
 import { isOne, luaScript } from '../redis-client/lua.js';
 import { REDIS_SALES_KEY, REDIS_STOCK_KEY } from './product.js';
@@ -15,7 +16,7 @@ const stockDecrement = luaScript('stock-decrement', ['stock', 'sales'], ['sale']
  * alone (WATCH state belongs to the connection). 'conflict' means: aborted, try again.
  */
 export function watchedDecrement(conn: Redis, workMs: number, sale?: SaleId): Promise<'deducted' | 'sold_out' | 'conflict'> {
-  return callDependency('redis', async () => {
+  return redisCall(async () => {
     await conn.watch(REDIS_STOCK_KEY);
     let executed = false;
     try {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { callDependency, callDependencyWrite } from '../dependency.js';
+import { callDependencyWrite } from '../dependency.js';
+import { redisCall } from '../redis-client/call.js';
 import type { Fence } from '../fencing.js';
 import { isOne, luaScript } from '../redis-client/lua.js';
 import { REDIS_SALES_KEY, REDIS_STOCK_KEY, redisStockFenceKey } from './product.js';
@@ -17,7 +18,7 @@ export class RedisStock implements StockStore {
   constructor(readonly client: Redis) {}
 
   read(): Promise<number> {
-    return this.redis(async () => Number((await this.client.get(this.key)) ?? 0));
+    return redisCall(async () => Number((await this.client.get(this.key)) ?? 0));
   }
 
   write(count: number, sale?: SaleId): Promise<void> {
@@ -28,7 +29,7 @@ export class RedisStock implements StockStore {
   }
 
   claim(fence: Fence): Promise<boolean> {
-    return this.redis(() => stockFenceClaim.run(this.client, { fence: redisStockFenceKey(fence.source) }, { token: fence.token.toString() }));
+    return redisCall(() => stockFenceClaim.run(this.client, { fence: redisStockFenceKey(fence.source) }, { token: fence.token.toString() }));
   }
 
   writeFenced(fence: Fence, count: number, sale?: SaleId): Promise<boolean> {
@@ -37,24 +38,20 @@ export class RedisStock implements StockStore {
   }
 
   reset(count: number): Promise<void> {
-    return this.redis(async () => {
+    return redisCall(async () => {
       await this.client.multi().set(this.key, count).del(REDIS_SALES_KEY).exec();
     });
   }
 
   async sales(): Promise<Record<string, number>> {
-    const all = await this.redis(() => this.client.hgetall(REDIS_SALES_KEY));
+    const all = await redisCall(() => this.client.hgetall(REDIS_SALES_KEY));
     return Object.fromEntries(Object.entries(all).map(([id, n]) => [id, Number(n)]));
   }
 
   /** Sets the count only where the key is missing: Redis keeps no data across restarts here. */
   seed(count: number): Promise<void> {
-    return this.redis(async () => {
+    return redisCall(async () => {
       await this.client.set(this.key, count, 'NX');
     });
-  }
-
-  private redis<T>(call: () => Promise<T>): Promise<T> {
-    return callDependency('redis', call);
   }
 }
