@@ -47,6 +47,3 @@ export const UNKNOWN_OUTCOME = answerKey(503, 'outcome_unknown');
 
 export const isAllowedAnswer = (key: string): boolean => allowedKeys.has(key);
 export const isRefusal = (key: string): boolean => refusalKeys.has(key);
-
-/** The 503 error codes the service may send. */
-export const SERVICE_UNAVAILABLE_ERRORS: readonly string[] = ALLOWED_ANSWERS.filter((a) => a.status === 503).map((a) => a.error as string);

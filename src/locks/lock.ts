@@ -83,6 +83,19 @@ export function leaseOf(resource: string, lost: AbortSignal, release: () => Prom
   };
 }
 
+/** Releases every lease, last taken first, even when one fails; then throws the first failure (the multi-locks' release). */
+export async function releaseAll(leases: readonly Lease[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const lease of [...leases].reverse()) {
+    try {
+      await lease.release();
+    } catch (err) {
+      failures.push(err);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
+}
+
 /**
  * A `lost` signal that fires at `expiresAt` (a lease's end by this process's clock, which started
  * before the grant: early, never late), until `cancel`. For leases nothing renews.

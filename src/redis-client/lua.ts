@@ -1,6 +1,7 @@
 // Lua scripts live in lua/*.lua, one a file. Each file's first line declares its key count
 // (`-- keys: N`). They are read from disk once per process and defined on each connection, where
-// ioredis runs them by SHA and sends the body only when the server does not have it yet.
+// ioredis runs them by SHA and sends the body only when the server does not have it yet. Code runs
+// a script only through its declaration (luaScript), which sits beside the lock or store that uses it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,17 +9,17 @@ import type { Redis } from 'ioredis';
 
 export const LUA_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'lua');
 
-export interface LuaScript {
+interface LuaFile {
   name: string;
   numberOfKeys: number;
   lua: string;
 }
 
-let cached: Map<string, LuaScript> | undefined;
+let cached: Map<string, LuaFile> | undefined;
 
-export function luaScripts(): Map<string, LuaScript> {
+function luaFiles(): Map<string, LuaFile> {
   if (cached) return cached;
-  const scripts = new Map<string, LuaScript>();
+  const scripts = new Map<string, LuaFile>();
   for (const file of readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua')).sort()) {
     const lua = readFileSync(join(LUA_DIR, file), 'utf8');
     const header = /^--\s*keys:\s*(\d+)/.exec(lua);
@@ -32,22 +33,53 @@ export function luaScripts(): Map<string, LuaScript> {
 
 /** Defines every script as a command on this connection (once per connection). */
 export function defineLuaScripts(client: Redis): void {
-  for (const s of luaScripts().values()) {
+  for (const s of luaFiles().values()) {
     client.defineCommand(commandName(s.name), { numberOfKeys: s.numberOfKeys, lua: s.lua });
   }
 }
 
 type ScriptCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
 
-/** Runs lua/<name>.lua on a connection made by connectRedis. */
-export function runLua(client: Redis, name: string, keys: string[], args: (string | number)[] = []): Promise<unknown> {
-  const script = luaScripts().get(name);
+/**
+ * One lua/<name>.lua, its KEYS and ARGV named in their order: `run` takes them by name, so a key
+ * or argument missing, extra or misnamed fails to compile, and `reply` turns the script's raw
+ * answer into what it means.
+ */
+export interface LuaScript<K extends string, A extends string, R> {
+  readonly name: string;
+  run(client: Redis, keys: Readonly<Record<K, string>>, args: Readonly<Record<A, string | number>>): Promise<R>;
+}
+
+/**
+ * Declares lua/<name>.lua's KEYS and ARGV, in order. Checked against the file when the module that
+ * declares it loads: its `-- keys: N` header and the highest ARGV it reads must match the names.
+ */
+export function luaScript<const K extends readonly string[], const A extends readonly string[], R>(
+  name: string,
+  keys: K,
+  args: A,
+  reply: (raw: unknown) => R,
+): LuaScript<K[number], A[number], R> {
+  const script = luaFiles().get(name);
   if (!script) throw new Error(`no lua/${name}.lua`);
-  if (keys.length !== script.numberOfKeys) throw new Error(`lua/${name}.lua takes ${script.numberOfKeys} keys, got ${keys.length}`);
+  if (script.numberOfKeys !== keys.length) throw new Error(`lua/${name}.lua takes ${script.numberOfKeys} keys, declared ${keys.length}`);
+  const argc = Math.max(0, ...[...script.lua.matchAll(/ARGV\[(\d+)\]/g)].map((m) => Number(m[1])));
+  if (argc !== args.length) throw new Error(`lua/${name}.lua reads ${argc} arguments, declared ${args.length}`);
+  return {
+    name,
+    run: async (client, k, a) => reply(await runLua(client, name, keys.map((key: K[number]) => k[key]), args.map((arg: A[number]) => a[arg]))),
+  };
+}
+
+/** Runs lua/<name>.lua on a connection made by connectRedis. */
+function runLua(client: Redis, name: string, keys: string[], args: (string | number)[]): Promise<unknown> {
   const command = (client as unknown as Record<string, ScriptCommand | undefined>)[commandName(name)];
   if (!command) throw new Error(`lua/${name}.lua is not defined on this connection`);
   return command.call(client, ...keys, ...args);
 }
+
+/** Replies of scripts that answer 1 for yes and 0 for no. */
+export const isOne = (raw: unknown): boolean => raw === 1;
 
 // ioredis exposes defined commands as methods; prefix them so they never shadow a real command.
 function commandName(script: string): string {

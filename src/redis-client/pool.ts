@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { callDependency } from '../dependency.js';
 import { remaining } from '../time.js';
+import { redisCall } from './call.js';
 
 /**
  * A bounded set of dedicated connections, for commands whose state lives on the connection:
@@ -54,7 +54,7 @@ export class ConnectionPool {
     const conn = this.open();
     this.opened.add(conn);
     try {
-      await callDependency('redis', () => conn.connect());
+      await redisCall(() => conn.connect());
       return conn;
     } catch (err) {
       this.opened.delete(conn);

@@ -1,10 +1,14 @@
 // Deductions that are atomic on the Redis stock key by themselves, without any lock.
 import type { Redis } from 'ioredis';
-import { callDependency, callDependencyWrite } from '../dependency.js';
+import { callDependencyWrite } from '../dependency.js';
+import { redisCall } from '../redis-client/call.js';
 import { sleep } from '../time.js';
-import { runLua } from '../redis-client/lua.js';
+import { isOne, luaScript } from '../redis-client/lua.js';
 import { REDIS_SALES_KEY, REDIS_STOCK_KEY } from './product.js';
 import type { SaleId } from './store.js';
+
+/** Takes a unit if one is left and records the sale ('' for none): true when taken. */
+const stockDecrement = luaScript('stock-decrement', ['stock', 'sales'], ['sale'], isOne);
 
 /**
  * docs/course.md §1.8, Redis's optimistic lock: WATCH the key, read, work, then MULTI/SET/EXEC, which
@@ -12,7 +16,7 @@ import type { SaleId } from './store.js';
  * alone (WATCH state belongs to the connection). 'conflict' means: aborted, try again.
  */
 export function watchedDecrement(conn: Redis, workMs: number, sale?: SaleId): Promise<'deducted' | 'sold_out' | 'conflict'> {
-  return callDependency('redis', async () => {
+  return redisCall(async () => {
     await conn.watch(REDIS_STOCK_KEY);
     let executed = false;
     try {
@@ -36,6 +40,6 @@ export function watchedDecrement(conn: Redis, workMs: number, sale?: SaleId): Pr
 export async function luaDecrement(redis: Redis, workMs: number, sale?: SaleId): Promise<'deducted' | 'sold_out'> {
   // Nothing is read before the script, so the work happens before it, outside any critical section.
   if (workMs > 0) await sleep(workMs);
-  const taken = await callDependencyWrite('redis', () => runLua(redis, 'stock-decrement', [REDIS_STOCK_KEY, REDIS_SALES_KEY], [sale ?? '']));
-  return taken === 1 ? 'deducted' : 'sold_out';
+  const taken = await callDependencyWrite('redis', () => stockDecrement.run(redis, { stock: REDIS_STOCK_KEY, sales: REDIS_SALES_KEY }, { sale: sale ?? '' }));
+  return taken ? 'deducted' : 'sold_out';
 }

@@ -1,9 +1,15 @@
 import type { Redis } from 'ioredis';
-import { callDependency, callDependencyWrite } from '../dependency.js';
+import { callDependencyWrite } from '../dependency.js';
+import { redisCall } from '../redis-client/call.js';
 import type { Fence } from '../fencing.js';
-import { runLua } from '../redis-client/lua.js';
+import { isOne, luaScript } from '../redis-client/lua.js';
 import { REDIS_SALES_KEY, REDIS_STOCK_KEY, redisStockFenceKey } from './product.js';
 import type { SaleId, StockStore } from './store.js';
+
+/** Raises the stock's fence for one token source to `token` if every token seen so far is smaller: true when claimed. */
+const stockFenceClaim = luaScript('stock-fence-claim', ['fence'], ['token'], isOne);
+/** Writes the count and records the sale only while the fence is still `token`: true when written. */
+const stockFencedWrite = luaScript('stock-fenced-write', ['stock', 'fence', 'sales'], ['token', 'count', 'sale'], isOne);
 
 /** The Redis stock key: the same read-then-write as MySQL, for the Redis-side strategies. */
 export class RedisStock implements StockStore {
@@ -12,7 +18,7 @@ export class RedisStock implements StockStore {
   constructor(readonly client: Redis) {}
 
   read(): Promise<number> {
-    return this.redis(async () => Number((await this.client.get(this.key)) ?? 0));
+    return redisCall(async () => Number((await this.client.get(this.key)) ?? 0));
   }
 
   write(count: number, sale?: SaleId): Promise<void> {
@@ -23,33 +29,29 @@ export class RedisStock implements StockStore {
   }
 
   claim(fence: Fence): Promise<boolean> {
-    return this.redis(async () => (await runLua(this.client, 'stock-fence-claim', [redisStockFenceKey(fence.source)], [fence.token.toString()])) === 1);
+    return redisCall(() => stockFenceClaim.run(this.client, { fence: redisStockFenceKey(fence.source) }, { token: fence.token.toString() }));
   }
 
   writeFenced(fence: Fence, count: number, sale?: SaleId): Promise<boolean> {
-    const keys = [this.key, redisStockFenceKey(fence.source), REDIS_SALES_KEY];
-    return callDependencyWrite('redis', async () => (await runLua(this.client, 'stock-fenced-write', keys, [fence.token.toString(), count, sale ?? ''])) === 1);
+    const keys = { stock: this.key, fence: redisStockFenceKey(fence.source), sales: REDIS_SALES_KEY };
+    return callDependencyWrite('redis', () => stockFencedWrite.run(this.client, keys, { token: fence.token.toString(), count, sale: sale ?? '' }));
   }
 
   reset(count: number): Promise<void> {
-    return this.redis(async () => {
+    return redisCall(async () => {
       await this.client.multi().set(this.key, count).del(REDIS_SALES_KEY).exec();
     });
   }
 
   async sales(): Promise<Record<string, number>> {
-    const all = await this.redis(() => this.client.hgetall(REDIS_SALES_KEY));
+    const all = await redisCall(() => this.client.hgetall(REDIS_SALES_KEY));
     return Object.fromEntries(Object.entries(all).map(([id, n]) => [id, Number(n)]));
   }
 
   /** Sets the count only where the key is missing: Redis keeps no data across restarts here. */
   seed(count: number): Promise<void> {
-    return this.redis(async () => {
+    return redisCall(async () => {
       await this.client.set(this.key, count, 'NX');
     });
-  }
-
-  private redis<T>(call: () => Promise<T>): Promise<T> {
-    return callDependency('redis', call);
   }
 }

@@ -1,6 +1,6 @@
 import type { FenceSource } from '../../fencing.js';
 import { LockTimeoutError } from '../errors.js';
-import { leaseOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
+import { leaseOf, releaseAll, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { remaining } from '../../time.js';
 
 /**
@@ -41,17 +41,4 @@ export class MultiLock implements Lock {
       held.get(resource)?.fencingToken,
     );
   }
-}
-
-/** Releases every lease, last taken first; throws the first failure once all were tried. */
-async function releaseAll(leases: readonly Lease[]): Promise<void> {
-  let first: unknown;
-  for (const lease of [...leases].reverse()) {
-    try {
-      await lease.release();
-    } catch (err) {
-      first ??= err;
-    }
-  }
-  if (first !== undefined) throw first;
 }

@@ -2,11 +2,21 @@
 // shared by the reentrant, watchdog and pub/sub variants, which differ only in how they wait
 // and whether they renew.
 import type { Redis } from 'ioredis';
-import { runLua } from '../../../redis-client/lua.js';
+import { isOne, luaScript } from '../../../redis-client/lua.js';
 import { LockNotHeldError } from '../../errors.js';
 import { fenceCounterKey, hashLockKey, releaseChannel } from '../keys.js';
 import { redisCall } from '../../../redis-client/call.js';
 import { undoIfReplyLost } from '../lost-reply.js';
+
+/** Holds-left replies: null when this owner holds nothing, 0 when holds remain, 1 when the last one went. */
+const holdsLeft = (raw: unknown): 0 | 1 | null => raw as 0 | 1 | null;
+
+const lockReentrantAcquire = luaScript('lock-reentrant-acquire', ['lock', 'fence'], ['owner', 'ttlMs'], (raw) => raw as [held: number, tokenOrHolderLeaseMs: number]);
+const lockReentrantRelease = luaScript('lock-reentrant-release', ['lock', 'channel'], ['owner', 'ttlMs'], holdsLeft);
+/** null when the holder holds nothing; [1, waiter's token] when passed on; [0] when the holder's holds remain. */
+const lockReentrantHandoff = luaScript('lock-reentrant-handoff', ['lock', 'fence'], ['holder', 'waiter', 'holderTtlMs', 'waiterTtlMs'], (raw) => raw as [passed: number, token?: number] | null);
+/** Extends a hash lock's lease while `owner` holds it (the fair lock's too: the same hash): true when extended. */
+export const lockReentrantRenew = luaScript('lock-reentrant-renew', ['lock'], ['owner', 'ttlMs'], isOne);
 
 export type HashLockAttempt = { held: true; token: bigint } | { held: false; holderLeaseMs: number };
 
@@ -25,17 +35,17 @@ export class HashLockScripts {
   /** Held (first time or re-entered) with the grant's fencing token, or busy with the holder's remaining lease in ms (−1: none). */
   async tryAcquire(): Promise<HashLockAttempt> {
     // A lost reply may hide a hold: give it back (the release is owner-checked).
-    const [held, value] = (await undoIfReplyLost(
-      () => redisCall(() => runLua(this.redis, 'lock-reentrant-acquire', [this.key, fenceCounterKey(this.resource)], [this.owner, this.ttlMs])),
+    const [held, value] = await undoIfReplyLost(
+      () => redisCall(() => lockReentrantAcquire.run(this.redis, { lock: this.key, fence: fenceCounterKey(this.resource) }, { owner: this.owner, ttlMs: this.ttlMs })),
       () => this.release(),
-    )) as [number, number];
+    );
     return held === 1 ? { held: true, token: BigInt(value) } : { held: false, holderLeaseMs: value };
   }
 
   /** Gives back one hold; true when that was the last one and the lock is free. */
   async release(): Promise<boolean> {
     const left = await redisCall(() =>
-      runLua(this.redis, 'lock-reentrant-release', [this.key, releaseChannel(this.resource)], [this.owner, this.ttlMs]),
+      lockReentrantRelease.run(this.redis, { lock: this.key, channel: releaseChannel(this.resource) }, { owner: this.owner, ttlMs: this.ttlMs }),
     );
     if (left === null) throw new LockNotHeldError(this.resource);
     return left === 1;
@@ -48,21 +58,22 @@ export class HashLockScripts {
    * unsure, so both are given back (owner-checked, announced): the waiter attempts again as usual.
    */
   async handOff(waiter: string, waiterTtlMs: number): Promise<bigint | undefined> {
-    const keys = [this.key, fenceCounterKey(this.resource)];
-    const passed = (await undoIfReplyLost(
-      () => redisCall(() => runLua(this.redis, 'lock-reentrant-handoff', keys, [this.owner, waiter, this.ttlMs, waiterTtlMs])),
+    const keys = { lock: this.key, fence: fenceCounterKey(this.resource) };
+    const args = { holder: this.owner, waiter, holderTtlMs: this.ttlMs, waiterTtlMs };
+    const passed = await undoIfReplyLost(
+      () => redisCall(() => lockReentrantHandoff.run(this.redis, keys, args)),
       async () => {
         await new HashLockScripts(this.redis, this.resource, waiter, waiterTtlMs).release().catch(notHeldIsAnAnswer);
         await this.release();
       },
-    )) as [number, number?] | null;
+    );
     if (passed === null) throw new LockNotHeldError(this.resource);
     return passed[0] === 1 ? BigInt(passed[1] as number) : undefined;
   }
 
   /** Extends the lease to ttlMs from now; false when this owner no longer holds it. */
   async renew(): Promise<boolean> {
-    return (await redisCall(() => runLua(this.redis, 'lock-reentrant-renew', [this.key], [this.owner, this.ttlMs]))) === 1;
+    return redisCall(() => lockReentrantRenew.run(this.redis, { lock: this.key }, { owner: this.owner, ttlMs: this.ttlMs }));
   }
 }
 

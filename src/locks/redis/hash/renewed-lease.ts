@@ -8,7 +8,7 @@ export interface RenewableHold extends Renewable {
 }
 
 /**
- * The lease of a hold that the watchdog renews while it is held (as WatchdogLock's): an owner's
+ * The lease of a hold that the watchdog renews while it is held (WatchdogLock's, Redisson's primitives'): an owner's
  * nested holds share one renewal, counted in `holds`, which stops with the last release.
  * `grantedAt`: when the acquire that was granted was sent.
  */

@@ -1,9 +1,10 @@
 import type { Redis } from 'ioredis';
 import { HoldCounter } from '../../holds.js';
-import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
+import { ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import { pollUntilAcquired } from '../../poll.js';
 import { HashLockScripts } from './hash-lock-scripts.js';
-import { Renewal } from './renewal.js';
+import type { Renewal } from './renewal.js';
+import { renewedLease } from './renewed-lease.js';
 
 /**
  * docs/course.md §2.7: the reentrant lock plus a watchdog that keeps renewing the lease while it is held, so
@@ -30,16 +31,6 @@ export class WatchdogLock implements Lock {
       if (attempt.held) token = attempt.token;
       return attempt.held;
     });
-    const key = { resource, owner };
-    const renewal = this.holds.enter(key, () => new Renewal(scripts, opts.ttlMs, sentAt));
-    return leaseOf(resource, renewal.lost, async () => {
-      // Counted down before the await, so an acquire by the same owner meanwhile starts a renewal of its own.
-      const left = this.holds.leave(key, renewal);
-      try {
-        await scripts.release();
-      } finally {
-        if (left <= 0) renewal.stop();
-      }
-    }, async () => token);
+    return renewedLease(this.holds, { resource, owner }, scripts, opts.ttlMs, sentAt, async () => token);
   }
 }

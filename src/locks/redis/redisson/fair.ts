@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
 import { redisCall } from '../../../redis-client/call.js';
-import { runLua } from '../../../redis-client/lua.js';
+import { luaScript } from '../../../redis-client/lua.js';
 import { LockNotHeldError } from '../../errors.js';
 import { HoldCounter } from '../../holds.js';
 import { ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import { waitOnChannel, type Attempt } from '../wait/channel-wait.js';
+import { lockReentrantRenew } from '../hash/hash-lock-scripts.js';
 import { fairLockKeys, fenceCounterKey } from '../keys.js';
 import { undoIfReplyLost } from '../lost-reply.js';
 import type { ReleaseNotifier } from '../wait/release-notifier.js';
@@ -24,6 +25,13 @@ export interface FairLease extends Lease {
   readonly ticket: number;
   fencingToken(): Promise<bigint>;
 }
+
+const LINE_KEYS = ['lock', 'queue', 'alive', 'channel'] as const;
+/** [1, token, ticket] when held (or re-entered); [0, ms until asking again, ticket] when in line. */
+const fairAcquire = luaScript('fair-acquire', ['lock', 'queue', 'alive', 'tickets', 'fence', 'channel'], ['owner', 'ttlMs', 'stayInLineMs'], (raw) => raw as [held: number, value: number, ticket: number]);
+/** Holds left: null when this owner holds nothing, 0 when holds remain, 1 when the lock was freed. */
+const fairRelease = luaScript('fair-release', LINE_KEYS, ['owner', 'ttlMs'], (raw) => raw as 0 | 1 | null);
+const fairLeave = luaScript('fair-leave', LINE_KEYS, ['owner'], (raw) => raw);
 
 interface Granted {
   token: bigint;
@@ -45,32 +53,29 @@ class FairLockScripts implements Renewable {
 
   /** Held (or re-entered), or in line with a hint of when to ask again. */
   async tryAcquire(): Promise<Attempt<Granted>> {
-    const { lock, queue, alive, tickets, channel } = this.keys;
-    const keys = [lock, queue, alive, tickets, fenceCounterKey(this.resource), channel];
+    const keys = { ...this.keys, fence: fenceCounterKey(this.resource) };
     // A lost reply may hide a hold or a place in line: both are given back.
-    const [held, value, ticket] = (await undoIfReplyLost(
-      () => redisCall(() => runLua(this.redis, 'fair-acquire', keys, [this.owner, this.ttlMs, STAY_IN_LINE_MS])),
+    const [held, value, ticket] = await undoIfReplyLost(
+      () => redisCall(() => fairAcquire.run(this.redis, keys, { owner: this.owner, ttlMs: this.ttlMs, stayInLineMs: STAY_IN_LINE_MS })),
       () => this.abandon(),
-    )) as [number, number, number];
+    );
     return held === 1 ? { done: true, value: { token: BigInt(value), ticket } } : { done: false, hintMs: value };
   }
 
   /** Gives back one hold; true when that was the last one (the first in line is told). */
   async release(): Promise<boolean> {
-    const { lock, queue, alive, channel } = this.keys;
-    const left = await redisCall(() => runLua(this.redis, 'fair-release', [lock, queue, alive, channel], [this.owner, this.ttlMs]));
+    const left = await redisCall(() => fairRelease.run(this.redis, this.keys, { owner: this.owner, ttlMs: this.ttlMs }));
     if (left === null) throw new LockNotHeldError(this.resource);
     return left === 1;
   }
 
   /** Leaves the line (a waiter that gives up). */
   async leave(): Promise<void> {
-    const { lock, queue, alive, channel } = this.keys;
-    await redisCall(() => runLua(this.redis, 'fair-leave', [lock, queue, alive, channel], [this.owner]));
+    await redisCall(() => fairLeave.run(this.redis, this.keys, { owner: this.owner }));
   }
 
   async renew(): Promise<boolean> {
-    return (await redisCall(() => runLua(this.redis, 'lock-reentrant-renew', [this.keys.lock], [this.owner, this.ttlMs]))) === 1;
+    return redisCall(() => lockReentrantRenew.run(this.redis, this.keys, { owner: this.owner, ttlMs: this.ttlMs }));
   }
 
   private async abandon(): Promise<void> {

@@ -1,10 +1,13 @@
 import type { Redis } from 'ioredis';
 import { redisCall } from '../../../redis-client/call.js';
-import { runLua } from '../../../redis-client/lua.js';
+import { isOne, luaScript } from '../../../redis-client/lua.js';
 import { RECHECK_MS, waitOnChannel } from '../wait/channel-wait.js';
 import { latchKeys } from '../keys.js';
 import type { ReleaseNotifier } from '../wait/release-notifier.js';
 
+const latchTrySet = luaScript('latch-try-set', ['count'], ['count'], isOne);
+/** The count left (0 also when it was already open). */
+const latchCountDown = luaScript('latch-count-down', ['count', 'channel'], [], (raw) => raw as number);
 
 /**
  * docs/course.md §2.10.7, Redisson's RCountDownLatch: a count in Redis. trySetCount arms it once
@@ -19,13 +22,12 @@ export class CountDownLatch {
 
   /** Arms the latch with `count` unless it is armed; true when this call armed it. */
   async trySetCount(name: string, count: number): Promise<boolean> {
-    return (await redisCall(() => runLua(this.redis, 'latch-try-set', [latchKeys(name).count], [count]))) === 1;
+    return redisCall(() => latchTrySet.run(this.redis, latchKeys(name), { count }));
   }
 
   /** One fewer; returns the count left (0: open). */
   async countDown(name: string): Promise<number> {
-    const { count, channel } = latchKeys(name);
-    return (await redisCall(() => runLua(this.redis, 'latch-count-down', [count, channel]))) as number;
+    return redisCall(() => latchCountDown.run(this.redis, latchKeys(name), {}));
   }
 
   async count(name: string): Promise<number> {

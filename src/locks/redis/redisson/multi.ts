@@ -1,5 +1,5 @@
 import { LockTimeoutError } from '../../errors.js';
-import { leaseOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
+import { leaseOf, releaseAll, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import { remaining } from '../../../time.js';
 
 /**
@@ -36,17 +36,4 @@ export class MultiLock implements Lock {
     const first = held[0];
     return leaseOf(resource, lost, () => releaseAll(held), first?.fencingToken && (() => first.fencingToken!()));
   }
-}
-
-/** Releases every part, last taken first, even when one fails; then throws the first failure. */
-async function releaseAll(leases: readonly Lease[]): Promise<void> {
-  const failures: unknown[] = [];
-  for (const lease of [...leases].reverse()) {
-    try {
-      await lease.release();
-    } catch (err) {
-      failures.push(err);
-    }
-  }
-  if (failures.length > 0) throw failures[0];
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { redisCall } from '../../../redis-client/call.js';
-import { runLua } from '../../../redis-client/lua.js';
+import { isOne, luaScript } from '../../../redis-client/lua.js';
 import { LockNotHeldError } from '../../errors.js';
 import { HoldCounter } from '../../holds.js';
 import { ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
@@ -12,6 +12,12 @@ import type { Renewal, Renewable } from '../hash/renewal.js';
 import { renewedLease } from '../hash/renewed-lease.js';
 
 export type ReadWriteMode = 'read' | 'write';
+
+/** [1, 0] when held; [0, ms until the soonest lease ends (−1: none)] when refused. */
+const rwAcquire = luaScript('rw-acquire', ['lock', 'leases'], ['owner', 'mode', 'ttlMs'], (raw) => raw as [held: number, hintMs: number]);
+/** null when this owner holds nothing in this mode, 0 when holds remain, 1 when its last one went. */
+const rwRelease = luaScript('rw-release', ['lock', 'leases', 'channel'], ['owner', 'mode'], (raw) => raw as 0 | 1 | null);
+const rwRenew = luaScript('rw-renew', ['lock', 'leases'], ['owner', 'mode', 'ttlMs'], isOne);
 
 
 /** One owner's hold of a read-write lock in one mode. */
@@ -30,22 +36,20 @@ class ReadWriteScripts implements Renewable {
 
   /** Held, or refused with the ms until the soonest lease ends (−1: none). */
   async tryAcquire(): Promise<{ done: true; value: undefined } | { done: false; hintMs: number }> {
-    const [held, value] = (await undoIfReplyLost(
-      () => redisCall(() => runLua(this.redis, 'rw-acquire', [this.keys.lock, this.keys.leases], [this.owner, this.mode, this.ttlMs])),
+    const [held, value] = await undoIfReplyLost(
+      () => redisCall(() => rwAcquire.run(this.redis, this.keys, { owner: this.owner, mode: this.mode, ttlMs: this.ttlMs })),
       () => this.release(),
-    )) as [number, number];
+    );
     return held === 1 ? { done: true, value: undefined } : { done: false, hintMs: value };
   }
 
   async release(): Promise<void> {
-    const { lock, leases, channel } = this.keys;
-    const left = await redisCall(() => runLua(this.redis, 'rw-release', [lock, leases, channel], [this.owner, this.mode]));
+    const left = await redisCall(() => rwRelease.run(this.redis, this.keys, { owner: this.owner, mode: this.mode }));
     if (left === null) throw new LockNotHeldError(this.resource);
   }
 
   async renew(): Promise<boolean> {
-    const { lock, leases } = this.keys;
-    return (await redisCall(() => runLua(this.redis, 'rw-renew', [lock, leases], [this.owner, this.mode, this.ttlMs]))) === 1;
+    return redisCall(() => rwRenew.run(this.redis, this.keys, { owner: this.owner, mode: this.mode, ttlMs: this.ttlMs }));
   }
 }
 

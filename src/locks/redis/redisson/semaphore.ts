@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { redisCall } from '../../../redis-client/call.js';
-import { runLua } from '../../../redis-client/lua.js';
+import { isOne, luaScript } from '../../../redis-client/lua.js';
 import { LockNotHeldError } from '../../errors.js';
 import { HoldCounter } from '../../holds.js';
 import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
@@ -12,6 +12,14 @@ import type { ReleaseNotifier } from '../wait/release-notifier.js';
 import type { Renewal } from '../hash/renewal.js';
 import { renewedLease } from '../hash/renewed-lease.js';
 
+const semaphoreTrySet = luaScript('semaphore-try-set', ['permits', 'total', 'channel'], ['permits'], isOne);
+const semaphoreAcquire = luaScript('semaphore-acquire', ['permits'], [], isOne);
+/** The permits left, or −1 when the semaphore is gone. */
+const semaphoreRelease = luaScript('semaphore-release', ['permits', 'channel'], [], (raw) => raw as number);
+/** [1, 0] when taken; [0, ms until the soonest lease ends (−1: none)] when none is left. */
+const expirableAcquire = luaScript('semaphore-expirable-acquire', ['permits', 'leases'], ['permit', 'ttlMs'], (raw) => raw as [taken: number, hintMs: number]);
+const expirableRelease = luaScript('semaphore-expirable-release', ['permits', 'leases', 'channel'], ['permit'], isOne);
+const expirableRenew = luaScript('semaphore-expirable-renew', ['leases'], ['permit', 'ttlMs'], isOne);
 
 export interface PermitCount {
   /** Permits free now. */
@@ -35,8 +43,7 @@ export class Semaphore implements Lock {
 
   /** Sets `permits` unless the semaphore already has permits set; true when this call set them. */
   async trySetPermits(name: string, permits: number): Promise<boolean> {
-    const { permits: left, total, channel } = semaphoreKeys(name);
-    return (await redisCall(() => runLua(this.redis, 'semaphore-try-set', [left, total, channel], [permits]))) === 1;
+    return redisCall(() => semaphoreTrySet.run(this.redis, semaphoreKeys(name), { permits }));
   }
 
   async count(name: string): Promise<PermitCount> {
@@ -47,13 +54,13 @@ export class Semaphore implements Lock {
 
   async acquire(name: string, opts: AcquireOptions): Promise<Lease> {
     ownerOf(opts);
-    const { permits, channel } = semaphoreKeys(name);
-    const release = () => redisCall(() => runLua(this.redis, 'semaphore-release', [permits, channel]));
+    const keys = semaphoreKeys(name);
+    const release = () => redisCall(() => semaphoreRelease.run(this.redis, keys, {}));
     await this.waitForPermit(name, opts, async () => {
       // Not undone when the reply is lost: without an id, giving back a permit that was perhaps never
       // taken could let permits + 1 in. It stays taken (ExpirableSemaphore's come back by themselves).
-      const taken = await redisCall(() => runLua(this.redis, 'semaphore-acquire', [permits]));
-      return taken === 1 ? { done: true, value: undefined } : { done: false, hintMs: -1 };
+      const taken = await redisCall(() => semaphoreAcquire.run(this.redis, keys, {}));
+      return taken ? { done: true, value: undefined } : { done: false, hintMs: -1 };
     });
     return leaseOf(name, neverLost, release);
   }
@@ -75,22 +82,22 @@ export class ExpirableSemaphore extends Semaphore {
 
   override async acquire(name: string, opts: AcquireOptions): Promise<Lease> {
     const owner = ownerOf(opts);
-    const { permits, leases, channel } = semaphoreKeys(name);
+    const keys = semaphoreKeys(name);
     const permit = `${owner}:${randomUUID()}`;
     const hold = {
       release: async () => {
-        const given = await redisCall(() => runLua(this.redis, 'semaphore-expirable-release', [permits, leases, channel], [permit]));
-        if (given !== 1) throw new LockNotHeldError(name);
+        const given = await redisCall(() => expirableRelease.run(this.redis, keys, { permit }));
+        if (!given) throw new LockNotHeldError(name);
       },
-      renew: async () => (await redisCall(() => runLua(this.redis, 'semaphore-expirable-renew', [leases], [permit, opts.ttlMs]))) === 1,
+      renew: () => redisCall(() => expirableRenew.run(this.redis, keys, { permit, ttlMs: opts.ttlMs })),
     };
     let sentAt = 0;
     await this.waitForPermit(name, opts, async () => {
       sentAt = Date.now();
-      const [taken, hintMs] = (await undoIfReplyLost(
-        () => redisCall(() => runLua(this.redis, 'semaphore-expirable-acquire', [permits, leases], [permit, opts.ttlMs])),
+      const [taken, hintMs] = await undoIfReplyLost(
+        () => redisCall(() => expirableAcquire.run(this.redis, keys, { permit, ttlMs: opts.ttlMs })),
         () => hold.release(),
-      )) as [number, number];
+      );
       return taken === 1 ? { done: true, value: undefined } : { done: false, hintMs };
     });
     // Every permit is a hold of its own: keyed by its id, never shared.

@@ -14,4 +14,3 @@ export const ResourceLockedError = runtime.ResourceLockedError;
 export type RedlockHold = Typed.Lock;
 /** The package's hold, built for a value set by a script of stocklab's own (a hand-off). */
 export const RedlockLease = runtime.Lock;
-export type RedlockSettings = Typed.Settings;

@@ -5,11 +5,14 @@ import { DependencyDownError } from '../../../dependency.js';
 import { LockLostError, LockNotHeldError, LockTimeoutError } from '../../errors.js';
 import { expiringAt, leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import { remaining, sleep } from '../../../time.js';
-import { runLua } from '../../../redis-client/lua.js';
+import { isOne, luaScript } from '../../../redis-client/lua.js';
 import { Handoffs, sleepOffered } from '../../handoff.js';
 import { redlockKey } from '../keys.js';
 import { ExecutionError, RedlockLease, ResourceLockedError, type Redlock, type RedlockHold } from './package.js';
 import type { RedlockReleaseHints, ReleaseHint } from './release-hints.js';
+
+/** On one master: where the holder's value is still there, it becomes the waiter's, with the waiter's lease. */
+const redlockHandoff = luaScript('redlock-handoff', ['lock'], ['holderValue', 'waiterValue', 'waiterTtlMs'], isOne);
 
 /**
  * Backoff ceiling, in units of retryMs: a pause grows retryMs·2^failures up to this. With release
@@ -131,8 +134,8 @@ export class RedlockLock implements Lock {
     const start = Date.now();
     // The package's connections, which connectRedis made (the project's scripts are defined on them).
     const masters = [...this.redlock.clients] as Redis[];
-    const votes = await Promise.allSettled(masters.map((m) => runLua(m, 'redlock-handoff', [key as string], [hold.value, value, ttlMs])));
-    const moved = votes.filter((v) => v.status === 'fulfilled' && v.value === 1).length;
+    const votes = await Promise.allSettled(masters.map((m) => redlockHandoff.run(m, { lock: key as string }, { holderValue: hold.value, waiterValue: value, waiterTtlMs: ttlMs })));
+    const moved = votes.filter((v) => v.status === 'fulfilled' && v.value).length;
     // The package's validity, as it computes it: ttl − elapsed − drift (round(ttl × driftFactor) + 2 ms).
     const expiration = start + ttlMs - Math.round(ttlMs * this.redlock.settings.driftFactor) - 2;
     const passed = new RedlockLease(this.redlock, [key as string], value, [], expiration);

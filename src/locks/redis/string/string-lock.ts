@@ -2,10 +2,15 @@ import type { Redis } from 'ioredis';
 import { LockNotHeldError } from '../../errors.js';
 import { ownerOf, type AcquireOptions } from '../../lock.js';
 import { pollUntilAcquired } from '../../poll.js';
-import { runLua } from '../../../redis-client/lua.js';
+import { isOne, luaScript } from '../../../redis-client/lua.js';
 import { redisCall } from '../../../redis-client/call.js';
 import { fenceCounterKey, stringLockKey } from '../keys.js';
 import { undoIfReplyLost } from '../lost-reply.js';
+
+/** SET NX (PX when `ttlMs` > 0) and the grant's fencing token in one step: the token, or null when the lock is taken. */
+const lockStringAcquire = luaScript('lock-string-acquire', ['lock', 'fence'], ['owner', 'ttlMs'], (raw) => (raw === null ? null : BigInt(raw as number)));
+/** Deletes the lock only while it holds `owner`: true when deleted. */
+const lockOwnedRelease = luaScript('lock-owned-release', ['lock'], ['owner'], isOne);
 
 export interface StringLockHold {
   key: string;
@@ -26,11 +31,11 @@ export async function acquireStringLock(redis: Redis, resource: string, opts: Ac
   let token = 0n;
   await pollUntilAcquired(resource, opts, async () => {
     const granted = await undoIfReplyLost(
-      () => redisCall(() => runLua(redis, 'lock-string-acquire', [key, fenceCounterKey(resource)], [owner, expires ? opts.ttlMs : 0])),
+      () => redisCall(() => lockStringAcquire.run(redis, { lock: key, fence: fenceCounterKey(resource) }, { owner, ttlMs: expires ? opts.ttlMs : 0 })),
       () => releaseOwnedStringLock(redis, resource, key, owner),
     );
     if (granted === null) return false;
-    token = BigInt(granted as number);
+    token = granted;
     return true;
   });
   return { key, owner, token };
@@ -38,6 +43,6 @@ export async function acquireStringLock(redis: Redis, resource: string, opts: Ac
 
 /** Deletes the lock only if it still holds `owner` (lua/lock-owned-release.lua); LockNotHeldError otherwise. */
 export async function releaseOwnedStringLock(redis: Redis, resource: string, key: string, owner: string): Promise<void> {
-  const deleted = await redisCall(() => runLua(redis, 'lock-owned-release', [key], [owner]));
-  if (deleted !== 1) throw new LockNotHeldError(resource);
+  const deleted = await redisCall(() => lockOwnedRelease.run(redis, { lock: key }, { owner }));
+  if (!deleted) throw new LockNotHeldError(resource);
 }
