@@ -93,7 +93,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(`redis master ${r.oldMaster} killed: Sentinel promoted ${r.newMaster} in ${r.promotedMs} ms, /health green in ${r.healthyMs} ms`);
       console.log(`race ${r.race.strategy} through nginx after it: ${r.race.ok} sold, ${r.race.deducted} deducted, ${r.race.oversold} oversold, ${r.race.noAnswer} unanswered`);
       if (problems.length > 0) console.log(`NOT exact: ${problems.join('; ')}`);
-      console.log('(redis stays killed: `npm run compose -- down --topology replicated` to clean up)');
+      console.log('(the killed Redis stays down until `npm run compose -- down` with the same flags)');
       return problems.length === 0 ? 0 : 1;
     }
   }
