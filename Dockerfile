@@ -1,15 +1,31 @@
 # The stocklab service image, shared by the three instances and the one-shot migrate service.
 # Runs the TypeScript with tsx, as the native cluster does, so both run the same code the same way.
+
+# Stage 1: the runtime dependencies only (tsx is one; vitest and tsc are not).
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# npm can fail and still exit 0 ("Exit handler never called!", e.g. after a TLS error), leaving a
+# partial node_modules behind: check that every dependency and tsx's binary are really there.
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && test -x node_modules/.bin/tsx \
+ && node -e ' \
+      const fs = require("fs"); \
+      const deps = Object.keys(require("./package.json").dependencies); \
+      const missing = deps.filter((d) => !fs.existsSync(`node_modules/${d}/package.json`)); \
+      if (missing.length) { console.error("npm ci left out: " + missing.join(", ")); process.exit(1); }'
+
+# Stage 2: the service; npm's cache and the install's leftovers stay in stage 1.
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
-COPY package.json package-lock.json ./
-# tsx is a runtime dependency; dev tools (vitest, tsc) are not needed in the image
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-COPY tsconfig.json ./
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json tsconfig.json ./
 COPY src ./src
 COPY migrations ./migrations
 COPY lua ./lua
+# Every module the service loads resolves, and tsx (esbuild's platform binary included) compiles it.
+RUN node --import tsx --input-type=module -e 'await import("./src/service.ts")'
 USER node
 # HOST and PORT come from docker-compose.yml; 0.0.0.0 inside the container is reachable only
 # through the ports compose publishes, and those are bound to 127.0.0.1.

@@ -46,6 +46,12 @@ export default defineConfig({
         extends: true,
         test: { name: 'faults', include: ['test/faults/**/*.test.ts'], sequence: { groupOrder: 2 }, fileParallelism: false, testTimeout: 120_000, hookTimeout: 180_000 },
       },
+      {
+        // docker compose, really run (a Docker engine it starts if need be, images built once per
+        // machine): last, alone, so its containers never compete with the native clusters' tests.
+        extends: true,
+        test: { name: 'compose', include: ['test/compose/*.test.ts'], sequence: { groupOrder: 3 }, fileParallelism: false, testTimeout: 300_000, hookTimeout: 1_200_000 },
+      },
     ],
   },
 });

@@ -1,0 +1,114 @@
+// `npm run compose -- up|down|bench|faults [--topology replicated]`: the docker compose cluster of
+// this repository, brought up and measured with the same bench and checks as the native one.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { parseBenchArgs, UsageError } from '../../bench/options.js';
+import { benchAndPrint, exitWith } from '../../bench/report-cli.js';
+import { expectedSafety } from './checks.js';
+import { detectCompose, down, endpointsOf, ROOT, topologyFiles, up, type ComposeProject, type ComposeTopologyName } from './compose.js';
+import { redisFailover } from './failover.js';
+import { renderOnFreePorts } from './render.js';
+
+export const USAGE = `usage: npm run compose -- <command> [--topology base|replicated] [--project NAME] [--free-ports] [-- bench options]
+  up       build and start the topology, wait until every service is healthy, print its addresses
+  down     stop it and remove its containers, networks and volumes (down -v)
+  bench    run \`npm run bench\` against it: nginx and app1 through their published ports, units
+           left read from its MySQL and Redis; options after a second -- go to the bench
+  faults   kill the Redis master of the replicated topology; Sentinel promotes the replica and a
+           race through nginx must stay exact (replicated topology only)
+  --topology   base (docker-compose.yml, default) or replicated (+ docker-compose.replicated.yml)
+  --project    compose project name (default: compose's own, the directory name)
+  --free-ports publish on free loopback ports instead of the files' (8080, 8000, 13306, …, which a
+               native cluster holds): \`up\` writes the moved topology to .stocklab/compose/<project>.json
+               and the other commands use it while it exists (\`down\` removes it)
+Uses \`docker compose\` (v2) when installed, else \`docker-compose\` (v1).`;
+
+const COMMANDS = ['up', 'down', 'bench', 'faults'] as const;
+type Command = (typeof COMMANDS)[number];
+
+const say = (line: string) => console.error(line);
+
+async function main(argv: string[]): Promise<number> {
+  const split = argv.indexOf('--');
+  const own = split < 0 ? argv : argv.slice(0, split);
+  const benchArgs = split < 0 ? [] : argv.slice(split + 1);
+  let command: Command;
+  let topology: ComposeTopologyName;
+  let name: string | undefined;
+  let freePorts = false;
+  try {
+    const { values, positionals } = parseArgs({
+      args: own,
+      allowPositionals: true,
+      options: { topology: { type: 'string' }, project: { type: 'string' }, 'free-ports': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
+    if (values.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    const [cmd, ...extra] = positionals;
+    if (!COMMANDS.includes(cmd as Command) || extra.length > 0) throw new UsageError(`expected one command of ${COMMANDS.join(', ')}, got "${positionals.join(' ')}"`);
+    if (values.topology !== undefined && values.topology !== 'base' && values.topology !== 'replicated') throw new UsageError(`--topology must be base or replicated, got "${values.topology}"`);
+    command = cmd as Command;
+    topology = values.topology ?? 'base';
+    name = values.project;
+    freePorts = values['free-ports'] ?? false;
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+
+  const cmd = detectCompose();
+  if (!cmd) throw new Error('neither `docker compose` nor `docker-compose` is installed');
+  let project: ComposeProject = { command: cmd, files: topologyFiles(topology), name, directory: ROOT };
+  if (freePorts) project = await movedProject(project, topology, command);
+
+  switch (command) {
+    case 'up': {
+      const t0 = Date.now();
+      await up(project, 300_000, say);
+      const e = await endpointsOf(project);
+      console.log(`${topology} topology healthy in ${((Date.now() - t0) / 1000).toFixed(1)} s\n  nginx    ${e.nginx}\n  app1     ${e.instance}\n  mysql    ${e.stores.mysql.host}:${e.stores.mysql.port}\n  redis    ${e.stores.redis.replace(/\/\/:[^@]*@/, '//')}`);
+      return 0;
+    }
+    case 'down':
+      await down(project);
+      if (freePorts) fs.rmSync(project.files[0] as string, { force: true });
+      return 0;
+    case 'bench': {
+      const e = await endpointsOf(project);
+      const opts = parseBenchArgs(benchArgs);
+      await benchAndPrint(opts, { three: e.nginx, one: e.instance, stores: e.stores, source: `docker compose (${topology} topology)` });
+      return 0;
+    }
+    case 'faults': {
+      if (topology !== 'replicated') {
+        console.error('faults: the Redis failover needs the replicated topology (--topology replicated)');
+        return 2;
+      }
+      const e = await endpointsOf(project);
+      const r = await redisFailover(project, { nginx: e.nginx, stores: e.stores, strategy: 'redis-pubsub', initial: 300, requests: 400, connections: 50, boundMs: 30_000 });
+      const problems = expectedSafety(r.race);
+      console.log(`redis master ${r.oldMaster} killed: Sentinel promoted ${r.newMaster} in ${r.promotedMs} ms, /health green in ${r.healthyMs} ms`);
+      console.log(`race ${r.race.strategy} through nginx after it: ${r.race.ok} sold, ${r.race.deducted} deducted, ${r.race.oversold} oversold, ${r.race.noAnswer} unanswered`);
+      if (problems.length > 0) console.log(`NOT exact: ${problems.join('; ')}`);
+      console.log('(the killed Redis stays down until `npm run compose -- down` with the same flags)');
+      return problems.length === 0 ? 0 : 1;
+    }
+  }
+}
+
+/** The topology on free ports: rendered by `up` (project name required by compose for a file of
+ * its own), reused by the other commands. */
+async function movedProject(source: ComposeProject, topology: ComposeTopologyName, command: Command): Promise<ComposeProject> {
+  const name = source.name ?? `stocklab-${topology}`;
+  const dir = path.join(ROOT, '.stocklab', 'compose');
+  const file = path.join(dir, `${name}.json`);
+  if (fs.existsSync(file)) return { ...source, name, files: [file] };
+  if (command !== 'up') throw new Error(`no ${path.relative(ROOT, file)}: bring it up with --free-ports first`);
+  fs.mkdirSync(dir, { recursive: true });
+  return (await renderOnFreePorts(source, name, dir)).project;
+}
+
+exitWith('compose', () => main(process.argv.slice(2)));
