@@ -10,6 +10,14 @@ import { detectCompose, down, endpointsOf, ROOT, topologyFiles, up, type Compose
 import { redisFailover } from './failover.js';
 import { renderOnFreePorts } from './render.js';
 
+/** The compose command's own flags (the bench's come after a second --). */
+export const COMPOSE_FLAGS = {
+  topology: { type: 'string' },
+  project: { type: 'string' },
+  'free-ports': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export const USAGE = `usage: npm run compose -- <command> [--topology base|replicated] [--project NAME] [--free-ports] [-- bench options]
   up       build and start the topology, wait until every service is healthy, print its addresses
   down     stop it and remove its containers, networks and volumes (down -v)
@@ -41,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
     const { values, positionals } = parseArgs({
       args: own,
       allowPositionals: true,
-      options: { topology: { type: 'string' }, project: { type: 'string' }, 'free-ports': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: COMPOSE_FLAGS,
     });
     if (values.help) {
       console.log(USAGE);

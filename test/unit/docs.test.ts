@@ -10,6 +10,7 @@ import { BENCH_FLAGS, LAB_FLAGS } from '../../bench/options.js';
 import { FAULT_FLAGS } from '../../faults/options.js';
 import { SCENARIOS } from '../../faults/scenarios/index.js';
 import { CLUSTER_COMMANDS, CLUSTER_FLAGS } from '../../src/cluster/cli-options.js';
+import { COMPOSE_FLAGS } from '../../src/compose/cli.js';
 import { ENV_VARIABLES } from '../../src/config.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -40,6 +41,8 @@ const FLAGS: Record<string, readonly string[]> = {
   faults: Object.keys(FAULT_FLAGS),
   cluster: CLUSTER_FLAGS,
   docs: Object.keys(DOCS_FLAGS),
+  // after a second --, the bench's
+  compose: [...Object.keys(COMPOSE_FLAGS), ...Object.keys(BENCH_FLAGS)],
 };
 
 function sourceFiles(dir: string): string[] {
@@ -72,10 +75,19 @@ const STRATEGIES = new Set(
 /** Names of that shape that are not strategies: fault scenarios, and packages the docs name. */
 const NOT_STRATEGIES = new Set([...SCENARIOS.map((s) => s.name), 'redis-server', 'redis-semaphore', 'mariadb-server']);
 
-/** Variables: what src/config.ts parses, and what the compose files take from the environment. */
+/** The compose stand-ins' files (their entrypoints read the official images' variables). */
+const STANDIN_FILES = fs.readdirSync(path.join(ROOT, 'test/compose/standins'), { recursive: true, withFileTypes: true })
+  .filter((e) => e.isFile())
+  .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)));
+
+/**
+ * Variables: what src/config.ts parses, what the compose files take from the environment or set,
+ * and what the stand-in images read.
+ */
 const VARIABLES = new Set([
   ...ENV_VARIABLES,
   ...['docker-compose.yml', 'docker-compose.replicated.yml'].flatMap((f) => [...read(f).matchAll(/\$\{(\w+)/g)].map((m) => m[1] as string)),
+  ...['docker-compose.yml', 'docker-compose.replicated.yml', 'Dockerfile', ...STANDIN_FILES].flatMap((f) => [...read(f).matchAll(/\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/g)].map((m) => m[1] as string)),
 ]);
 /** UPPER_CASE words the docs show that are not variables (SQL, a column attribute). */
 const NOT_VARIABLES = new Set(['AUTO_INCREMENT', 'LOCK_NAME']);
