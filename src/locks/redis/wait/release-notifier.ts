@@ -1,4 +1,8 @@
-import type { Redis } from 'ioredis';
+/** What the notifier uses of its subscriber connection (an ioredis client in subscriber mode). */
+export interface ReleaseSubscriber {
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  subscribe(channel: string): Promise<unknown>;
+}
 
 export interface ReleaseWait {
   /** Resolves on the next message for the channel that wakes this waiter, or after `ms`, whichever is first. */
@@ -30,7 +34,7 @@ export class ReleaseNotifier {
   private readonly waiters = new Map<string, Waiter[]>();
   private readonly subscriptions = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly subscriber: Redis) {
+  constructor(private readonly subscriber: ReleaseSubscriber) {
     subscriber.on('message', (channel: string, message: string) => this.deliver(channel, message));
   }
 
