@@ -11,7 +11,7 @@ import { FENCE_SOURCES, FencedError, type Fence, type FenceSource } from '../../
 import { OwnedLock } from '../../src/locks/redis/string/owned.js';
 import { connectRedis } from '../../src/redis-client/connect.js';
 import { MysqlStock } from '../../src/stock/mysql-stock.js';
-import { INITIAL_COUNT, redisStockFenceKey } from '../../src/stock/product.js';
+import { INITIAL_COUNT, PRODUCT_CODE, REDIS_STOCK_KEY, STOCK_CODE, redisStockFenceKey } from '../../src/stock/product.js';
 import { readThenWrite } from '../../src/stock/read-then-write.js';
 import { RedisStock } from '../../src/stock/redis-stock.js';
 import type { StockStore } from '../../src/stock/store.js';
@@ -84,36 +84,56 @@ describe.each(['mysql', 'redis'] as const)('the %s store', (kind) => {
 });
 
 /**
- * The store, with A's write held at a gate: `read` says when A has read, and A's write (fenced or
- * not) waits until `open`. Explicit sequencing: A has read before B starts, and writes after B is done.
+ * The store, with A held at a gate: before its write (after its read), or before its claim.
+ * `arrived` says A has reached the gate, which stays shut until `open`. Explicit sequencing: A has
+ * read (or taken its token) before B starts, and goes on after B is done.
  */
-function gated(store: StockStore): { store: StockStore; hasRead: Promise<void>; open: () => void } {
-  let readDone = () => {};
+function gated(store: StockStore, before: 'write' | 'claim'): { store: StockStore; arrived: Promise<void>; open: () => void } {
+  let arrive = () => {};
   let open = () => {};
-  const hasRead = new Promise<void>((resolve) => (readDone = resolve));
+  const arrived = new Promise<void>((resolve) => (arrive = resolve));
   const gate = new Promise<void>((resolve) => (open = resolve));
+  const atGate = async () => {
+    arrive();
+    await gate;
+  };
+  const at = (step: 'write' | 'claim') => (before === step ? atGate() : Promise.resolve());
   return {
-    hasRead,
+    arrived,
     open,
     store: {
-      claim: (f) => store.claim(f),
+      claim: async (f) => (await at('claim'), store.claim(f)),
       read: async () => {
         const count = await store.read();
-        readDone();
+        if (before === 'write') arrive();
         return count;
       },
-      write: async (count, sale) => (await gate, store.write(count, sale)),
-      writeFenced: async (f, count, sale) => (await gate, store.writeFenced(f, count, sale)),
+      write: async (count, sale) => (await at('write'), store.write(count, sale)),
+      writeFenced: async (f, count, sale) => (await at('write'), store.writeFenced(f, count, sale)),
       reset: (c) => store.reset(c),
       sales: () => store.sales(),
     },
   };
 }
 
-describe.each(['mysql', 'redis'] as const)('redis-owned on the %s store: holder A reads, its lease runs out, B sells, then A writes', (kind) => {
+/** The count and the fence of redis tokens, read straight from the server (not through the store under test). */
+async function stored(kind: 'mysql' | 'redis'): Promise<{ count: number; fence: bigint }> {
+  if (kind === 'redis') {
+    const [count, fence] = await Promise.all([redis.get(REDIS_STOCK_KEY), redis.get(redisStockFenceKey('redis'))]);
+    return { count: Number(count), fence: BigInt(fence ?? 0) };
+  }
+  const [row] = (await ds.query('SELECT `count`, fence_redis FROM db_stock WHERE product_code = ? AND stock_code = ?', [PRODUCT_CODE, STOCK_CODE])) as {
+    count: number;
+    fence_redis: string;
+  }[];
+  return { count: Number(row?.count), fence: BigInt(row?.fence_redis ?? 0) };
+}
+
+describe.each(['mysql', 'redis'] as const)('redis-owned on the %s store: holder A stops, its lease runs out, B sells, then A goes on', (kind) => {
   const TTL_MS = 200;
 
-  async function staleHolder(fenced: boolean): Promise<{ a: unknown; left: number; sales: Record<string, number> }> {
+  /** A stopped before its write (after its read) or before its claim (with its token); the outcome of A, and the store after. */
+  async function staleHolder(fenced: boolean, aStopsBefore: 'write' | 'claim' = 'write') {
     const store = stores[kind];
     const lock = new OwnedLock(redis);
     await store.reset(10);
@@ -122,28 +142,40 @@ describe.each(['mysql', 'redis'] as const)('redis-owned on the %s store: holder 
       fenced ? { source: 'redis', token: await lease.fencingToken!() } : undefined;
 
     const leaseA = await lock.acquire('fencing-test', { ...opts, owner: 'A' });
-    const slowA = gated(store);
+    const slowA = gated(store, aStopsBefore);
     const a = readThenWrite(slowA.store, 0, { fence: await tokenOf(leaseA), sale: 'a' }).catch((err: unknown) => err);
-    await slowA.hasRead;
+    await slowA.arrived;
     await sleep(TTL_MS + 50); // A's lease runs out; B's acquire proves it
     const leaseB = await lock.acquire('fencing-test', { ...opts, owner: 'B', waitMs: 0 });
-    expect(await readThenWrite(store, 0, { fence: await tokenOf(leaseB), sale: 'b' })).toBe('deducted');
+    const fenceB = await tokenOf(leaseB);
+    expect(await readThenWrite(store, 0, { fence: fenceB, sale: 'b' })).toBe('deducted');
     await leaseB.release();
     slowA.open();
     const outcome = await a;
     await leaseA.release().catch(() => undefined);
-    return { a: outcome, left: await store.read(), sales: await store.sales() };
+    return { a: outcome, left: await store.read(), sales: await store.sales(), stored: await stored(kind), tokenB: fenceB?.token };
   }
 
   it("unfenced: A's stale write lands, two units sold and one deducted (the flaw fencing closes)", async () => {
-    const { a, left, sales } = await staleHolder(false);
+    const { a, left, sales, stored } = await staleHolder(false);
     expect(a).toBe('deducted');
-    expect({ left, sales }).toEqual({ left: 9, sales: { a: 1, b: 1 } });
+    expect({ left, sales, count: stored.count }).toEqual({ left: 9, sales: { a: 1, b: 1 }, count: 9 });
   });
 
   it("fenced: A's write is refused (FencedError), one unit sold and one deducted", async () => {
-    const { a, left, sales } = await staleHolder(true);
+    const { a, left, sales, stored, tokenB } = await staleHolder(true);
     expect(a).toBeInstanceOf(FencedError);
+    expect(String(a)).toMatch(/refused at write/);
     expect({ left, sales }).toEqual({ left: 9, sales: { b: 1 } });
+    // Read from the server itself: B's unit gone, and the fence still B's token.
+    expect(stored).toEqual({ count: 9, fence: tokenB });
+  });
+
+  it("fenced, A stopped before its claim: A's late claim is refused (FencedError), the fence stays B's, one unit sold and one deducted", async () => {
+    const { a, left, sales, stored, tokenB } = await staleHolder(true, 'claim');
+    expect(a).toBeInstanceOf(FencedError);
+    expect(String(a)).toMatch(/refused at claim/);
+    expect({ left, sales }).toEqual({ left: 9, sales: { b: 1 } });
+    expect(stored).toEqual({ count: 9, fence: tokenB });
   });
 });

@@ -1,9 +1,10 @@
 // The MySQL lock table: exact on three instances, reentrant, and a crashed holder blocks the
 // others only until its lease (ttlMs) runs out.
+import { createConnection } from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
 import { race, resetStock } from '../../bench/race.js';
 import { unitsLeft } from '../../bench/stores.js';
-import { sleep } from '../../src/time.js';
+import { pollUntil, sleep } from '../../src/time.js';
 import { sharedCluster, withOwnCluster } from '../support/cluster.js';
 import { getJson } from '../support/lock-helpers.js';
 import { expectExactRace } from '../support/race-checks.js';
@@ -95,6 +96,54 @@ describe('the table lock held twice by one owner (shared cluster MySQL, lock dri
         expect(await row()).toBeUndefined();
       }
     } finally {
+      await db.destroy();
+    }
+  });
+});
+
+describe('a live row that appears between the peek and the reclaim (shared cluster MySQL, lock driven directly)', () => {
+  it('is never reclaimed: its holder keeps the lock, and the contender waits until its waitMs', async () => {
+    const { mysql } = sharedCluster();
+    const db = createDataSource({ ...mysql, poolSize: 4, connectTimeoutMs: 5_000 });
+    await db.initialize();
+    // The other holder's connection: its takeover stays uncommitted until the contender's reclaim waits on it.
+    const other = await createConnection(mysql);
+    const lock = new MysqlTableLock(db);
+    const resource = 'test:table-lock-live-row';
+    const rows = async () =>
+      (await db.query('SELECT id, owner FROM tb_lock WHERE lock_name = ?', [resource])) as { id: string; owner: string }[];
+    try {
+      // A crashed holder's row, its lease over: what the contender's peek will see.
+      await db.query('DELETE FROM tb_lock WHERE lock_name = ?', [resource]);
+      await db.query("INSERT INTO tb_lock (lock_name, owner, expires_at) VALUES (?, 'crashed', NOW(3) - INTERVAL 1 SECOND)", [resource]);
+      // Another holder reclaims it and inserts its own live row, in a transaction not yet committed:
+      // its row locks hold up any DELETE of the name, and a plain read still sees the expired row.
+      await other.query('BEGIN');
+      await other.query('DELETE FROM tb_lock WHERE lock_name = ?', [resource]);
+      await other.query("INSERT INTO tb_lock (lock_name, owner, expires_at) VALUES (?, 'live-holder', NOW(3) + INTERVAL 60 SECOND)", [resource]);
+      const [[inserted]] = (await other.query('SELECT LAST_INSERT_ID() AS id')) as unknown as [{ id: number }[]];
+
+      const contender = lock.acquire(resource, { ttlMs: 30_000, waitMs: 3_000, retryMs: 10, owner: 'contender' }).then(
+        (lease) => lease,
+        (err: unknown) => err,
+      );
+      // The contender peeked (expired) and sent its reclaim, which now waits on the other holder's row locks.
+      const reclaimWaits = async () => {
+        const [found] = await other.query(
+          "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE 'DELETE FROM `tb_lock`%'",
+        );
+        return Number((found as { n: unknown }[])[0]?.n ?? 0) === 1;
+      };
+      expect(await pollUntil(reclaimWaits, 5_000, 5)).toBe(true);
+      // The live row lands between the contender's peek and its reclaim.
+      await other.query('COMMIT');
+
+      const outcome = await contender;
+      expect(outcome).toBeInstanceOf(LockTimeoutError);
+      expect(await rows()).toEqual([{ id: String(inserted?.id), owner: 'live-holder' }]);
+    } finally {
+      await db.query('DELETE FROM tb_lock WHERE lock_name = ?', [resource]);
+      await other.end();
       await db.destroy();
     }
   });

@@ -1,36 +1,19 @@
 // A dependency that goes away must produce a fast, named 503 — never a hung request, never a
 // half-applied change — and the instance must recover by itself when it returns.
 import { describe, expect, it } from 'vitest';
-import { createConnection, type ConnectionOptions } from 'mysql2/promise';
 import { resetStock } from '../../bench/race.js';
 import { unitsLeft } from '../../bench/stores.js';
+import { freezeRedis } from '../../faults/redis-inspect.js';
+import { isStopped, resume } from '../../faults/process-state.js';
 import { pollUntil } from '../../src/time.js';
 import { withOwnCluster } from '../support/cluster.js';
 import { getJson } from '../support/lock-helpers.js';
+import { holdRowLock } from '../support/row-lock.js';
 
-/** The stock row locked from outside the service (SELECT … FOR UPDATE in an open transaction). */
-async function holdRowLock(login: ConnectionOptions): Promise<{ lockWaits(): Promise<number>; release(): Promise<void> }> {
-  const conn = await createConnection(login);
-  await conn.query('BEGIN');
-  await conn.query("SELECT `count` FROM db_stock WHERE product_code = '1001' AND stock_code = '001' FOR UPDATE");
-  return {
-    /** Other connections of the lab's user running a FOR UPDATE right now: waiting on this lock (the user sees its own threads without PROCESS). */
-    async lockWaits() {
-      const [rows] = await conn.query(
-        "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE '%FOR UPDATE%'",
-      );
-      return Number((rows as { n: unknown }[])[0]?.n ?? 0);
-    },
-    async release() {
-      await conn.query('ROLLBACK');
-      await conn.end();
-    },
-  };
-}
-
-// A short Redis command timeout, so the reply delayed below outlives it quickly.
+// A short Redis command timeout, so the reply delayed below outlives it quickly; the fault hooks, so
+// a request can stop its instance at a point of the deduction (pause=...).
 const REDIS_COMMAND_TIMEOUT_MS = 1_000;
-const own = withOwnCluster({ instances: 1, instanceEnv: { REDIS_COMMAND_TIMEOUT_MS: String(REDIS_COMMAND_TIMEOUT_MS) } });
+const own = withOwnCluster({ instances: 1, instanceEnv: { REDIS_COMMAND_TIMEOUT_MS: String(REDIS_COMMAND_TIMEOUT_MS), FAULT_INJECTION: '1' } });
 
 describe('a fresh cluster', () => {
   it('starts with the course’s 5000 units in MySQL and in Redis', async () => {
@@ -167,5 +150,35 @@ describe('a pool-exhaustion attack (every pooled connection waiting on a row loc
     const left = await unitsLeft(info, 'mysql');
     expect((await getJson(`${base}/check/lock?strategy=sql-update`)).status).toBe(200);
     expect(await unitsLeft(info, 'mysql')).toBe(left - 1);
+  });
+});
+
+describe('Redis frozen between a committed sale and its lock release (pause=before-write, then redis-server SIGSTOPped)', () => {
+  it('answers 200 with warning lock_release_failed, never a 503: the unit left MySQL and the request id has its sale', async () => {
+    const { info, servers } = own.current;
+    const base = info.instances[0]!;
+    // Redis was stopped and frozen above: wait until a reset goes through and a Redis lock sells.
+    expect(await pollUntil(() => resetStock(base, 20).then(() => true, () => false), 10_000, 100)).toBe(true);
+    expect(await pollUntil(async () => (await getJson(`${base}/check/lock?strategy=redis-owned&store=mysql`)).status === 200, 10_000, 100)).toBe(true);
+    const before = await unitsLeft(info, 'mysql');
+    const app = servers.instances[0]!.pid!;
+    const redis = servers.redis.pid!;
+    // The instance stops itself holding the Redis lock, its read done and its MySQL write not yet sent.
+    const answer = getJson(`${base}/check/lock?strategy=redis-owned&store=mysql&pause=before-write`, { 'X-Request-Id': 'release-fails' });
+    try {
+      expect(await pollUntil(() => isStopped(app), 10_000, 5)).toBe(true);
+      await freezeRedis(redis);
+      // It writes to MySQL, then its release waits on the frozen Redis until the command timeout.
+      resume(app);
+      const { status, body, ms } = await answer;
+      console.log(`[outage] a sale whose release met a frozen Redis: ${status} ${String(body.warning ?? body.error)} ${ms} ms after it was sent`);
+      expect({ status, warning: body.warning }).toEqual({ status: 200, warning: 'lock_release_failed' });
+    } finally {
+      resume(redis);
+      if (isStopped(app)) resume(app);
+    }
+    // The sale happened: its unit left MySQL, recorded under its id.
+    expect(await unitsLeft(info, 'mysql')).toBe(before - 1);
+    expect((await getJson(`${base}/sales`)).body.sales).toMatchObject({ 'release-fails': 1 });
   });
 });

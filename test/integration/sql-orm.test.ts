@@ -18,6 +18,44 @@ import { sharedCluster } from '../support/cluster.js';
 const cluster = sharedCluster();
 const ROW = { productCode: PRODUCT_CODE, stockCode: STOCK_CODE };
 
+/**
+ * The SQL as the driver gets it, written out: the lists in the code are built by the same
+ * QueryBuilders that send the statements, so only a literal catches a change to a statement.
+ */
+const WHERE_ROW = 'WHERE `product_code` = ? AND `stock_code` = ?';
+const SELECT_COUNT = 'SELECT `s`.`count` AS `count` FROM `db_stock` `s` WHERE `s`.`product_code` = ? AND `s`.`stock_code` = ?';
+const SELECT_VERSIONED = 'SELECT `s`.`count` AS `count`, `s`.`version` AS `version` FROM `db_stock` `s` WHERE `s`.`product_code` = ? AND `s`.`stock_code` = ?';
+const WRITE = 'UPDATE `db_stock` SET `count` = ?, `version` = `version` + 1 ' + WHERE_ROW;
+const fenced = (column: string) => [
+  'UPDATE `db_stock` SET `' + column + '` = ?, `version` = `version` + 1 ' + WHERE_ROW + ' AND `' + column + '` < ?',
+  SELECT_COUNT,
+  WRITE + ' AND `' + column + '` = ?',
+];
+const STOCK_SQL = {
+  readThenWrite: [SELECT_COUNT, WRITE],
+  readThenWriteFenced: { redis: fenced('fence_redis'), zookeeper: fenced('fence_zookeeper'), 'lock-table': fenced('fence_lock_table') },
+  decrement: ['UPDATE `db_stock` SET `count` = `count` - 1, `version` = `version` + 1 ' + WHERE_ROW + ' AND `count` >= 1'],
+  forUpdate: [
+    'SET SESSION innodb_lock_wait_timeout = ?',
+    'START TRANSACTION',
+    SELECT_VERSIONED + ' FOR UPDATE',
+    WRITE,
+    'COMMIT',
+    'SET SESSION innodb_lock_wait_timeout = DEFAULT',
+  ],
+  optimistic: [SELECT_VERSIONED, WRITE + ' AND `version` = ?'],
+};
+const LOCK_SQL = {
+  peek: 'SELECT `l`.`expires_at` <= NOW(3) AS `expired` FROM `tb_lock` `l` WHERE `l`.`lock_name` = ?',
+  reclaimExpired: 'DELETE FROM `tb_lock` WHERE `lock_name` = ? AND `expires_at` <= NOW(3)',
+  insert: 'INSERT INTO `tb_lock`(`lock_name`, `owner`, `reentrant_count`, `expires_at`) VALUES (?, ?, ?, DATE_ADD(NOW(3), INTERVAL ? MICROSECOND))',
+  reenter:
+    'UPDATE `tb_lock` SET `reentrant_count` = `reentrant_count` + 1, `expires_at` = GREATEST(`expires_at`, DATE_ADD(NOW(3), INTERVAL ? MICROSECOND)) WHERE `lock_name` = ? AND `owner` = ? AND `expires_at` > NOW(3)',
+  countDown: 'UPDATE `tb_lock` SET `reentrant_count` = `reentrant_count` - 1 WHERE `lock_name` = ? AND `owner` = ? AND `reentrant_count` > 1',
+  deleteOwn: 'DELETE FROM `tb_lock` WHERE `lock_name` = ? AND `owner` = ? AND `reentrant_count` <= 1',
+};
+const LOCK_RELEASE = [LOCK_SQL.countDown, LOCK_SQL.deleteOwn];
+
 /** Every statement this file's DataSource sends, as the driver gets it. */
 const sent: string[] = [];
 const recorder: Logger = {
@@ -63,43 +101,46 @@ describe('the entities', () => {
 });
 
 describe('the SQL each deduction sends', () => {
-  it('is what MysqlStock lists, statement for statement', async () => {
+  it('is what MysqlStock lists, statement for statement, and both are the SQL written out above', async () => {
+    expect(stock.sql).toEqual(STOCK_SQL);
     await resetStock(cluster.nginx, 100);
-    expect(await sentBy(() => stock.decrementIfAvailable())).toEqual(stock.sql.decrement);
-    expect(await sentBy(async () => stock.write((await stock.read()) - 1))).toEqual(stock.sql.readThenWrite);
-    expect(await sentBy(() => stock.withRowLocked(1_000, async (count) => ({ count: count - 1, result: 'deducted' })))).toEqual(stock.sql.forUpdate);
+    expect(await sentBy(() => stock.decrementIfAvailable())).toEqual(STOCK_SQL.decrement);
+    expect(await sentBy(async () => stock.write((await stock.read()) - 1))).toEqual(STOCK_SQL.readThenWrite);
+    expect(await sentBy(() => stock.withRowLocked(1_000, async (count) => ({ count: count - 1, result: 'deducted' })))).toEqual(STOCK_SQL.forUpdate);
     expect(await sentBy(async () => {
       const row = await stock.readVersioned();
       expect(await stock.compareAndSet(row!.version, row!.count - 1)).toBe(true);
-    })).toEqual(stock.sql.optimistic);
+    })).toEqual(STOCK_SQL.optimistic);
     // Fenced, with a token one above the row's lock-table fence; the fence is put back after, so the
     // lock table's next grant (whose id may be that very number) is not refused by this test's claim.
     const { fence } = ((await ds.query('SELECT fence_lock_table AS fence FROM db_stock')) as { fence: string }[])[0]!;
     const token = BigInt(fence) + 1n;
-    expect(await sentBy(() => readThenWrite(stock, 0, { fence: { source: 'lock-table', token } }))).toEqual(stock.sql.readThenWriteFenced['lock-table']);
+    expect(await sentBy(() => readThenWrite(stock, 0, { fence: { source: 'lock-table', token } }))).toEqual(STOCK_SQL.readThenWriteFenced['lock-table']);
     await ds.query('UPDATE db_stock SET fence_lock_table = ?', [fence]);
     expect(await unitsLeft(cluster, 'mysql')).toBe(95);
   });
 
-  it('is what MysqlTableLock lists: peek, insert, then count down and delete at the release', async () => {
+  it('is what MysqlTableLock lists: peek, reclaim only after an expired row, insert, then count down and delete at the release', async () => {
     const lock = new MysqlTableLock(ds);
-    const [peek, , insert] = lock.sql().acquire;
-    const held = await sentBy(async () => {
-      const lease = await lock.acquire('test:sql-orm', { ttlMs: 5_000, waitMs: 2_000, retryMs: 10, owner: 'sql-orm-test' });
-      await lease.release();
-    });
-    expect(held).toEqual([peek, insert, ...lock.sql().release]);
+    expect(lock.sql()).toEqual({ acquire: [LOCK_SQL.peek, LOCK_SQL.reclaimExpired, LOCK_SQL.insert], reenter: [LOCK_SQL.reenter], release: LOCK_RELEASE });
+    const resource = 'test:sql-orm';
+    const opts = { ttlMs: 5_000, waitMs: 2_000, retryMs: 10, owner: 'sql-orm-test' };
+    const held = await sentBy(async () => (await lock.acquire(resource, opts)).release());
+    expect(held).toEqual([LOCK_SQL.peek, LOCK_SQL.insert, ...LOCK_RELEASE]);
+    // A crashed holder's row, its lease over: the peek sees it expired, and the reclaim frees the name.
+    await ds.query("INSERT INTO tb_lock (lock_name, owner, expires_at) VALUES (?, 'crashed', NOW(3) - INTERVAL 1 SECOND)", [resource]);
+    const reclaimed = await sentBy(async () => (await lock.acquire(resource, opts)).release());
+    expect(reclaimed).toEqual([LOCK_SQL.peek, LOCK_SQL.reclaimExpired, LOCK_SQL.insert, ...LOCK_RELEASE]);
   });
 
   it('is listed per strategy by GET /strategies', async () => {
     const { body } = await getJson(`${cluster.nginx}/strategies`);
     const sql = Object.fromEntries((body.strategies as { name: string; sql?: string[] }[]).map((s) => [s.name, s.sql]));
-    const lock = new MysqlTableLock(ds).sql();
-    expect(sql['sql-update']).toEqual(stock.sql.decrement);
-    expect(sql['sql-for-update']).toEqual(stock.sql.forUpdate);
-    expect(sql['sql-optimistic']).toEqual(stock.sql.optimistic);
-    expect(sql['mysql-lock-table']).toEqual([...lock.acquire, ...stock.sql.readThenWrite, ...lock.release]);
-    for (const name of ['none', 'mutex', 'redis-setnx', 'redlock', 'zk-watch']) expect(sql[name], name).toEqual(stock.sql.readThenWrite);
+    expect(sql['sql-update']).toEqual(STOCK_SQL.decrement);
+    expect(sql['sql-for-update']).toEqual(STOCK_SQL.forUpdate);
+    expect(sql['sql-optimistic']).toEqual(STOCK_SQL.optimistic);
+    expect(sql['mysql-lock-table']).toEqual([LOCK_SQL.peek, LOCK_SQL.reclaimExpired, LOCK_SQL.insert, ...STOCK_SQL.readThenWrite, ...LOCK_RELEASE]);
+    for (const name of ['none', 'mutex', 'redis-setnx', 'redlock', 'zk-watch']) expect(sql[name], name).toEqual(STOCK_SQL.readThenWrite);
     for (const name of ['redis-watch', 'redis-lua-decr']) expect(sql[name], name).toBeUndefined();
   });
 });
