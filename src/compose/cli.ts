@@ -3,20 +3,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { COMPOSE_FLAGS } from './cli-options.js';
 import { parseBenchArgs, UsageError } from '../../bench/options.js';
 import { benchAndPrint, exitWith } from '../../bench/report-cli.js';
 import { expectedSafety } from './checks.js';
 import { detectCompose, down, endpointsOf, ROOT, topologyFiles, up, type ComposeProject, type ComposeTopologyName } from './compose.js';
 import { redisFailover } from './failover.js';
 import { renderOnFreePorts } from './render.js';
-
-/** The compose command's own flags (the bench's come after a second --). */
-export const COMPOSE_FLAGS = {
-  topology: { type: 'string' },
-  project: { type: 'string' },
-  'free-ports': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
 
 export const USAGE = `usage: npm run compose -- <command> [--topology base|replicated] [--project NAME] [--free-ports] [-- bench options]
   up       build and start the topology, wait until every service is healthy, print its addresses

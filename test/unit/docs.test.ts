@@ -10,7 +10,7 @@ import { BENCH_FLAGS, LAB_FLAGS } from '../../bench/options.js';
 import { FAULT_FLAGS } from '../../faults/options.js';
 import { SCENARIOS } from '../../faults/scenarios/index.js';
 import { CLUSTER_COMMANDS, CLUSTER_FLAGS } from '../../src/cluster/cli-options.js';
-import { COMPOSE_FLAGS } from '../../src/compose/cli.js';
+import { COMPOSE_FLAGS } from '../../src/compose/cli-options.js';
 import { ENV_VARIABLES } from '../../src/config.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
