@@ -84,7 +84,7 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     res.json({
       ok: true,
       default: config.defaultStrategy,
-      strategies: catalog.list().map(({ name, family, description, expected, stores, sql, sqlFenced, guard }) => ({
+      strategies: catalog.list().map(({ name, family, description, expected, stores, sql, sqlFenced, guard, pausePoints }) => ({
         name,
         family,
         description,
@@ -93,6 +93,7 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
         ...(guard?.fencing && { fencing: guard.fencing }),
         ...(sql && { sql }),
         ...(sqlFenced && { sqlFenced }),
+        ...(pausePoints && { pausePoints }),
       })),
     });
   });

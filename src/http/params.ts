@@ -1,7 +1,7 @@
 // Validation of what a client sends. Every rejection names the parameter at fault.
 import { z } from 'zod';
 import type { RequestLimits } from '../config.js';
-import type { Strategy } from '../strategies/strategy.js';
+import { STEP_PAUSE_POINTS, type Strategy } from '../strategies/strategy.js';
 import type { Catalog } from '../strategies/catalog.js';
 import type { StoreKind } from '../stock/store.js';
 import type { DeductRequest } from '../strategies/strategy.js';
@@ -39,7 +39,8 @@ export function oneString(query: Query, name: string): string | undefined {
 }
 
 /** Where a request may stop its own process, for the fault lab (see http/fault-hooks.ts). */
-export const PAUSE_POINTS = ['after-acquire', 'before-write'] as const;
+export const LOCK_SCOPE_PAUSE_POINTS = ['after-acquire', 'before-write'] as const;
+export const PAUSE_POINTS = [...LOCK_SCOPE_PAUSE_POINTS, ...STEP_PAUSE_POINTS] as const;
 export type PausePoint = (typeof PAUSE_POINTS)[number];
 
 export interface CheckParams {
@@ -95,7 +96,13 @@ export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy
   if (pauseName !== undefined) {
     if (!faultInjection) throw new BadRequestError('pause', 'pause is for the fault lab: start the instance with FAULT_INJECTION=1');
     if (!pause) throw new BadRequestError('pause', `pause must be one of ${PAUSE_POINTS.join(', ')}`, PAUSE_POINTS);
-    if (!strategy.guard) throw new BadRequestError('pause', `strategy ${strategy.name} takes no lock, so it has no pause points`);
+    const own = strategy.pausePoints ?? [];
+    const scoped = LOCK_SCOPE_PAUSE_POINTS.some((p) => p === pause);
+    if (scoped && !strategy.guard) throw new BadRequestError('pause', `strategy ${strategy.name} takes no lock, so it has no pause points`);
+    if (!scoped && !own.some((p) => p === pause)) {
+      const valid = [...(strategy.guard ? LOCK_SCOPE_PAUSE_POINTS : []), ...own];
+      throw new BadRequestError('pause', `strategy ${strategy.name} has no pause point ${pause}${valid.length > 0 ? ` (it has ${valid.join(', ')})` : ''}`, valid);
+    }
   }
 
   return {

@@ -10,6 +10,7 @@ import { ReentrantLock } from '../locks/redis/hash/reentrant.js';
 import { ReleaseNotifier } from '../locks/redis/wait/release-notifier.js';
 import { SetnxExpiryLock } from '../locks/redis/string/setnx-expiry.js';
 import { SetnxLock } from '../locks/redis/string/setnx.js';
+import { SetnxThenExpireLock } from '../locks/redis/string/setnx-then-expire.js';
 import { WatchdogLock } from '../locks/redis/hash/watchdog.js';
 import { connectMainRedis, waitReady } from '../redis-client/connect.js';
 import { ConnectionPool } from '../redis-client/pool.js';
@@ -59,6 +60,20 @@ export const redisFamily: FamilyFactory = async (deps) => {
         description: 'SETNX the lock key, read-then-write, DEL; losers sleep retryMs and retry. No expiry.',
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note: 'a holder that crashes before its DEL blocks everyone for good (503 lock_timeout)' },
         lock: new SetnxLock(redis),
+        faultLab: true,
+      },
+      {
+        name: 'redis-setnx-expire',
+        family,
+        course: '§2.2',
+        description: 'SETNX the lock key, then PEXPIRE ttlMs as a second command; released by a blind DEL. The course’s first expiry, kept non-atomic.',
+        expected: {
+          oneInstance: 'exact',
+          threeInstances: 'exact',
+          workOverTtl: 'oversells',
+          note: 'a holder that dies between SETNX and EXPIRE leaves a lock with no expiry: every later request times out (503 lock_timeout) until a reset',
+        },
+        lock: new SetnxThenExpireLock(redis),
         faultLab: true,
       },
       {

@@ -14,6 +14,7 @@ import { ReentrantLock } from '../../src/locks/redis/hash/reentrant.js';
 import { ReleaseNotifier } from '../../src/locks/redis/wait/release-notifier.js';
 import { SetnxExpiryLock } from '../../src/locks/redis/string/setnx-expiry.js';
 import { SetnxLock } from '../../src/locks/redis/string/setnx.js';
+import { SetnxThenExpireLock } from '../../src/locks/redis/string/setnx-then-expire.js';
 import { WatchdogLock } from '../../src/locks/redis/hash/watchdog.js';
 import type { Lock } from '../../src/locks/lock.js';
 import { lockContract, type LockClaims, type LockSubject } from '../support/lock-contract.js';
@@ -40,6 +41,7 @@ function onOneServer(name: string, claims: LockClaims, key: (resource: string) =
 }
 
 onOneServer('redis-setnx', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxLock(r));
+onOneServer('redis-setnx-expire', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxThenExpireLock(r));
 onOneServer('redis-setnx-ex', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxExpiryLock(r));
 onOneServer('redis-owned', { reentrant: false, lateRelease: 'refuses', lost: 'never' }, stringLockKey, (r) => new OwnedLock(r));
 onOneServer('redis-reentrant', { reentrant: true, lateRelease: 'refuses', lost: 'never' }, hashLockKey, (r) => new ReentrantLock(r));

@@ -1,0 +1,20 @@
+// The course's flawed steps in a plain race: three instances behind nginx (the shared cluster), the
+// default settings (workMs 0, ttlMs 30 s, waitMs 10 s). Their flaws need a crash, a pause or work
+// longer than the lease (test/integration/course-flaws.test.ts); without one they are exact.
+import { describe, it } from 'vitest';
+import { race } from '../../bench/race.js';
+import { sharedCluster } from '../support/cluster.js';
+import { expectExactRace } from '../support/race-checks.js';
+
+const info = sharedCluster();
+
+describe('the course’s flawed steps, exact in a plain race through nginx', () => {
+  // Refusals allowed: 5 % for the locks whose waiters poll (unfair: a waiter can lose every round
+  // until its waitMs), as for the other SETNX-family locks in redis-races.
+  it.each([
+    ['redis-setnx-expire', 0.05],
+  ] as const)('%s: 550 requests for 500 units', async (strategy, maxRefused) => {
+    const r = await race({ target: info.nginx, stores: info, strategy, store: 'mysql', initial: 500, requests: 550, connections: 100, maxSeconds: 90 });
+    expectExactRace(r, strategy, maxRefused);
+  });
+});
