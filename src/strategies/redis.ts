@@ -4,6 +4,7 @@ import { LockTimeoutError } from '../locks/errors.js';
 import { withLockReentered } from '../locks/reenter-once.js';
 import { deleteLockKeys } from '../locks/redis/keys.js';
 import { OwnedLock } from '../locks/redis/string/owned.js';
+import { OwnedGetDelLock } from '../locks/redis/string/owned-get-del.js';
 import { PubsubLock } from '../locks/redis/hash/pubsub.js';
 import { MAX_HANDOFF_STREAK } from '../locks/handoff.js';
 import { ReentrantLock } from '../locks/redis/hash/reentrant.js';
@@ -83,6 +84,20 @@ export const redisFamily: FamilyFactory = async (deps) => {
         description: 'SET NX PX ttlMs, so a crashed holder’s lock expires; released by a blind DEL.',
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: 'exact while work < ttl; when work > ttl a late DEL deletes the next holder’s lock and it oversells' },
         lock: new SetnxExpiryLock(redis),
+        faultLab: true,
+      },
+      {
+        name: 'redis-owned-get-del',
+        family,
+        course: '§2.3',
+        description: 'SET NX PX with the request’s unique token; the release GETs the value, compares it in application code, then DELs: two commands.',
+        expected: {
+          oneInstance: 'exact',
+          threeInstances: 'exact',
+          workOverTtl: 'oversells',
+          note: 'a lease that ends between the GET and the DEL lets the DEL remove the next holder’s lock, and a third request enters while the second still works',
+        },
+        lock: new OwnedGetDelLock(redis),
         faultLab: true,
       },
       {

@@ -23,6 +23,9 @@ async function send(base: string, strategy: string, params: Record<string, strin
   return { status, error: body.error as string | undefined, warning: body.warning as string | undefined };
 }
 
+/** The owner-token prefix of instance `i`: its id is app-<port> (see config.ts). */
+const ownerPrefix = (i: number): string => `app-${new URL(own.current.info.instances[i]!).port}:`;
+
 /** Sends `params` (with a pause=…) to instance `i` and resolves once that instance has stopped itself there. */
 async function freezeAt(i: number, strategy: string, params: Record<string, string | number>): Promise<{ pid: number; answer: Promise<Answer | undefined> }> {
   const server = own.current.servers.instances[i]!;
@@ -103,6 +106,76 @@ describe('the course’s flawed steps, sequenced', () => {
       expect(next).toEqual({ status: 200, error: undefined, warning: undefined });
       expect(healedMs).toBeLessThan(TTL_MS + 1_000);
       await servers.instances[0]!.start();
+    });
+  });
+
+  describe('a lease that ends between the owner check and the delete (pause=before-del)', () => {
+    const INITIAL = 10;
+    /** A's lease: it ends while A is frozen in its release. */
+    const SHORT_TTL_MS = 1_000;
+    /** B works long, and under a lease that outlasts the case: only a delete can free B's lock. */
+    const B = { workMs: 3_000, ttlMs: 30_000, waitMs: 10_000 };
+    const C = { workMs: 500, ttlMs: 30_000, waitMs: 10_000 };
+
+    /**
+     * A (instance 0) deducts, checks its ownership and freezes before its delete; its lease runs
+     * out; B (instance 1) takes the lock and starts its work; A resumes and deletes. Resolves once
+     * A has answered, with B still working.
+     */
+    async function lateDelete(strategy: string) {
+      await everyInstanceUp();
+      const { info } = own.current;
+      await resetStock(info.instances[1]!, INITIAL);
+      const a = await freezeAt(0, strategy, { pause: 'before-del', ttlMs: SHORT_TTL_MS });
+      expect(await pollUntil(async () => (await redis.exists(LOCK_KEY)) === 0, SHORT_TTL_MS + 2_000, 10)).toBe(true);
+      let bDone = false;
+      const b = send(info.instances[1]!, strategy, B).finally(() => (bDone = true));
+      expect(await pollUntil(async () => (await redis.get(LOCK_KEY))?.startsWith(ownerPrefix(1)) ?? false, 5_000, 5)).toBe(true);
+      resume(a.pid);
+      const aAnswer = await a.answer;
+      if (!aAnswer) throw new Error('A gave no answer');
+      expect(bDone, 'B is still working when A has answered').toBe(false);
+      return { aAnswer, b, bDone: () => bDone };
+    }
+
+    it('redis-owned-get-del: the DEL removes the next holder’s lock, a third request enters while the second still works, and units are oversold', async () => {
+      const { info } = own.current;
+      const { aAnswer, b, bDone } = await lateDelete('redis-owned-get-del');
+      // A's GET saw its own token, so it deleted without a warning: the key A deleted was B's.
+      expect(aAnswer).toEqual({ status: 200, error: undefined, warning: undefined });
+      expect(await redis.exists(LOCK_KEY)).toBe(0);
+      const c = send(info.instances[2]!, 'redis-owned-get-del', C);
+      const cInside = await pollUntil(async () => (await redis.get(LOCK_KEY))?.startsWith(ownerPrefix(2)) ?? false, 5_000, 5);
+      const twoHolders = cInside && !bDone();
+      const [bAnswer, cAnswer] = await Promise.all([b, c]);
+      const answers = [aAnswer, bAnswer, cAnswer];
+      const sold = answers.filter((x) => x.status === 200).length;
+      const deducted = INITIAL - (await unitsLeft(info, 'mysql'));
+      console.log(`[redis-owned-get-del] two holders at once: ${twoHolders}; answers ${JSON.stringify(answers)}; ${sold} sold, ${deducted} deducted: oversold ${sold - deducted}`);
+      expectDocumented(answers);
+      expect(twoHolders).toBe(true);
+      expect(sold).toBe(3);
+      expect(deducted).toBe(2);
+    });
+
+    it('redis-owned under the same schedule: its one-step compare-and-delete deletes nothing of the next holder’s, and nothing is oversold', async () => {
+      const { info } = own.current;
+      const { aAnswer, b, bDone } = await lateDelete('redis-owned');
+      // A's Lua found B's token and deleted nothing: A learns its lease ran out.
+      expect(aAnswer).toEqual({ status: 200, error: undefined, warning: 'lock_expired_before_release' });
+      expect((await redis.get(LOCK_KEY))?.startsWith(ownerPrefix(1))).toBe(true);
+      let bFirst: boolean | undefined;
+      const c = send(info.instances[2]!, 'redis-owned', C).then((answer) => {
+        bFirst = bDone();
+        return answer;
+      });
+      const answers = [aAnswer, await b, await c];
+      const deducted = INITIAL - (await unitsLeft(info, 'mysql'));
+      console.log(`[redis-owned] B's lock kept; C entered after B answered: ${bFirst}; answers ${JSON.stringify(answers)}; ${deducted} deducted`);
+      expectDocumented(answers);
+      expect(bFirst).toBe(true);
+      expect(answers.map((x) => x.status)).toEqual([200, 200, 200]);
+      expect(deducted).toBe(3);
     });
   });
 });

@@ -13,6 +13,7 @@ describe('the course’s flawed steps, exact in a plain race through nginx', () 
   // until its waitMs), as for the other SETNX-family locks in redis-races.
   it.each([
     ['redis-setnx-expire', 0.05],
+    ['redis-owned-get-del', 0.05],
   ] as const)('%s: 550 requests for 500 units', async (strategy, maxRefused) => {
     const r = await race({ target: info.nginx, stores: info, strategy, store: 'mysql', initial: 500, requests: 550, connections: 100, maxSeconds: 90 });
     expectExactRace(r, strategy, maxRefused);
