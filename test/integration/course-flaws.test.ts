@@ -6,10 +6,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetStock } from '../../bench/race.js';
 import { unitsLeft } from '../../bench/stores.js';
 import { isStopped, resume } from '../../faults/process-state.js';
+import { createDataSource } from '../../src/db/data-source.js';
+import { LockTimeoutError } from '../../src/locks/errors.js';
+import type { Lock } from '../../src/locks/lock.js';
+import { MysqlBasicTableLock } from '../../src/locks/mysql/basic-table-lock.js';
+import { MysqlTableLock } from '../../src/locks/mysql/table-lock.js';
+import { withLockReentered } from '../../src/locks/reenter-once.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { withOwnCluster } from '../support/cluster.js';
 import { getJson } from '../support/lock-helpers.js';
-import { expectDocumented } from '../support/race-checks.js';
+import { expectDocumented, tally } from '../support/race-checks.js';
 import { stockLockKey, type Answer } from '../support/redis-helpers.js';
 
 const own = withOwnCluster({ instances: 3, instanceEnv: { FAULT_INJECTION: '1' } });
@@ -176,6 +182,84 @@ describe('the course’s flawed steps, sequenced', () => {
       expect(bFirst).toBe(true);
       expect(answers.map((x) => x.status)).toEqual([200, 200, 200]);
       expect(deducted).toBe(3);
+    });
+  });
+
+  describe('mysql-lock-table-basic: the course’s lock table (§4.2), its §4.3 weaknesses', () => {
+    const TTL_MS = 500;
+    const WAIT_MS = 300;
+    const ROUNDS = 4;
+
+    async function rows(): Promise<number> {
+      const db = createDataSource({ ...own.current.info.mysql, poolSize: 1, connectTimeoutMs: 5_000 });
+      await db.initialize();
+      try {
+        return ((await db.query('SELECT COUNT(*) AS n FROM tb_lock_basic')) as { n: number | string }[]).map((r) => Number(r.n))[0] ?? 0;
+      } finally {
+        await db.destroy();
+      }
+    }
+
+    it('a holder killed while holding keeps its row for good: 503 lock_timeout on every instance until a reset', async () => {
+      await everyInstanceUp();
+      const { info, servers } = own.current;
+      await resetStock(info.instances[1]!, 10);
+      const holder = await freezeAt(0, 'mysql-lock-table-basic', { pause: 'after-acquire', ttlMs: TTL_MS });
+      await servers.instances[0]!.kill();
+      await holder.answer;
+      await servers.instances[0]!.start();
+      const t0 = Date.now();
+      const answers: Answer[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        await sleep(TTL_MS);
+        answers.push(...(await Promise.all(info.instances.map((base) => send(base, 'mysql-lock-table-basic', { waitMs: WAIT_MS, ttlMs: TTL_MS })))));
+      }
+      const left = await rows();
+      console.log(`[mysql-lock-table-basic] dead holder's row still there (${left}); ${answers.length} answers over ${info.instances.length} instances for ${((Date.now() - t0) / 1000).toFixed(1)} s (ttlMs ${TTL_MS}): ${JSON.stringify(tally(answers))}`);
+      expectDocumented(answers);
+      expect(answers.map((a) => [a.status, a.error])).toEqual(Array(ROUNDS * info.instances.length).fill([503, 'lock_timeout']));
+      expect(left).toBe(1);
+      expect(await unitsLeft(info, 'mysql')).toBe(10);
+      await resetStock(info.instances[1]!, 10);
+      expect(await rows()).toBe(0);
+      expect(await send(info.instances[2]!, 'mysql-lock-table-basic', { waitMs: WAIT_MS })).toEqual({ status: 200, error: undefined, warning: undefined });
+    });
+
+    it('mysql-lock-table, the same crash: the dead holder’s row expires after ttlMs and the next request gets the lock', async () => {
+      await everyInstanceUp();
+      const { info, servers } = own.current;
+      await resetStock(info.instances[1]!, 10);
+      const holder = await freezeAt(0, 'mysql-lock-table', { pause: 'after-acquire', ttlMs: TTL_MS });
+      await servers.instances[0]!.kill();
+      await holder.answer;
+      const t0 = Date.now();
+      const next = await send(info.instances[1]!, 'mysql-lock-table', { waitMs: 5_000, ttlMs: TTL_MS });
+      const healedMs = Date.now() - t0;
+      console.log(`[mysql-lock-table] next request got the lock ${healedMs} ms after the crash (ttlMs ${TTL_MS})`);
+      expect(next).toEqual({ status: 200, error: undefined, warning: undefined });
+      expect(healedMs).toBeLessThan(TTL_MS + 1_500);
+      await servers.instances[0]!.start();
+    });
+
+    it('a nested acquire by the same owner waits for itself (LockTimeoutError after waitMs); mysql-lock-table re-enters', async () => {
+      const db = createDataSource({ ...own.current.info.mysql, poolSize: 4, connectTimeoutMs: 5_000 });
+      await db.initialize();
+      const nested = (lock: Lock, owner: string) =>
+        withLockReentered(lock, 'test:course-nested', { ttlMs: 30_000, waitMs: WAIT_MS, retryMs: 20, owner }, async () => 'inside');
+      try {
+        const t0 = Date.now();
+        const basic = await nested(new MysqlBasicTableLock(db), 'owner-basic').then((r) => r.value, (err: unknown) => err);
+        const waitedMs = Date.now() - t0;
+        const fixed = await nested(new MysqlTableLock(db), 'owner-fixed');
+        console.log(`[mysql-lock-table-basic] nested acquire: ${basic instanceof Error ? basic.constructor.name : String(basic)} after ${waitedMs} ms (waitMs ${WAIT_MS}); mysql-lock-table: ${fixed.value}`);
+        expect(basic).toBeInstanceOf(LockTimeoutError);
+        expect(waitedMs).toBeGreaterThanOrEqual(WAIT_MS);
+        expect(fixed).toEqual({ value: 'inside' });
+        // The outer hold was given back when the inner acquire failed: nothing left behind.
+        expect(await rows()).toBe(0);
+      } finally {
+        await db.destroy();
+      }
     });
   });
 });
