@@ -262,4 +262,61 @@ describe('the course’s flawed steps, sequenced', () => {
       }
     });
   });
+
+  describe('sql-share-mode: two requests hold the row’s shared lock, then both write (pause=after-read)', () => {
+    /**
+     * Statements of the app's connections still running that match `like` (SQL LIKE), read from
+     * the process list: the app's user sees its own connections' threads. A locking statement
+     * that stays running is waiting for a row lock.
+     */
+    async function running(like: string): Promise<number> {
+      const db = createDataSource({ ...own.current.info.mysql, poolSize: 1, connectTimeoutMs: 5_000 });
+      await db.initialize();
+      try {
+        const [row] = (await db.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO LIKE ?", [like])) as { n: number | string }[];
+        return Number(row?.n ?? 0);
+      } finally {
+        await db.destroy();
+      }
+    }
+    const untilRunning = async (like: string) => expect(await pollUntil(async () => (await running(like)) === 1, 5_000, 20)).toBe(true);
+
+    it('InnoDB rolls one back as a deadlock (503 deadlock), the other sells: one unit, nothing deducted twice', async () => {
+      await everyInstanceUp();
+      const { info } = own.current;
+      await resetStock(info.instances[2]!, 10);
+      const a = await freezeAt(0, 'sql-share-mode', { pause: 'after-read' });
+      // Shared locks do not exclude each other: B reads too, and stops holding its own.
+      const b = await freezeAt(1, 'sql-share-mode', { pause: 'after-read' });
+      resume(a.pid);
+      await untilRunning('UPDATE%db_stock%'); // A's UPDATE waits for B's shared lock
+      resume(b.pid); // B's UPDATE waits for A's: a cycle
+      const answers = [await a.answer, await b.answer].map((x) => x ?? { status: 0 });
+      const deducted = 10 - (await unitsLeft(info, 'mysql'));
+      console.log(`[sql-share-mode] answers ${JSON.stringify(tally(answers))}; ${deducted} deducted`);
+      expectDocumented(answers);
+      expect(answers.map((x) => `${x.status} ${x.error ?? ''}`.trim()).sort()).toEqual(['200', '503 deadlock']);
+      expect(deducted).toBe(1);
+    });
+
+    it('sql-for-update under the same schedule: the second read queues behind the first’s lock, then both sell', async () => {
+      await everyInstanceUp();
+      const { info, servers } = own.current;
+      await resetStock(info.instances[2]!, 10);
+      const a = await freezeAt(0, 'sql-for-update', { pause: 'after-read' });
+      const bPid = servers.instances[1]!.pid!;
+      const b = send(info.instances[1]!, 'sql-for-update', { pause: 'after-read' });
+      await untilRunning('SELECT%FOR UPDATE'); // B's SELECT … FOR UPDATE waits: it never reached its pause
+      expect(isStopped(bPid)).toBe(false);
+      resume(a.pid);
+      const aAnswer = await a.answer;
+      expect(await pollUntil(() => isStopped(bPid), 5_000, 5)).toBe(true); // B read once A committed
+      resume(bPid);
+      const answers = [aAnswer ?? { status: 0 }, await b];
+      const deducted = 10 - (await unitsLeft(info, 'mysql'));
+      console.log(`[sql-for-update] the second read waited for the first's commit; answers ${JSON.stringify(tally(answers))}; ${deducted} deducted`);
+      expect(answers.map((x) => x.status)).toEqual([200, 200]);
+      expect(deducted).toBe(2);
+    });
+  });
 });

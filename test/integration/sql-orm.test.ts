@@ -68,6 +68,7 @@ describe('the SQL each deduction sends', () => {
     expect(await sentBy(() => stock.decrementIfAvailable())).toEqual(stock.sql.decrement);
     expect(await sentBy(async () => stock.write((await stock.read()) - 1))).toEqual(stock.sql.readThenWrite);
     expect(await sentBy(() => stock.withRowLocked(1_000, async (count) => ({ count: count - 1, result: 'deducted' })))).toEqual(stock.sql.forUpdate);
+    expect(await sentBy(() => stock.withRowLocked(1_000, async (count) => ({ count: count - 1, result: 'deducted' }), undefined, 'shared'))).toEqual(stock.sql.shareMode);
     expect(await sentBy(async () => {
       const row = await stock.readVersioned();
       expect(await stock.compareAndSet(row!.version, row!.count - 1)).toBe(true);
@@ -78,7 +79,7 @@ describe('the SQL each deduction sends', () => {
     const token = BigInt(fence) + 1n;
     expect(await sentBy(() => readThenWrite(stock, 0, { fence: { source: 'lock-table', token } }))).toEqual(stock.sql.readThenWriteFenced['lock-table']);
     await ds.query('UPDATE db_stock SET fence_lock_table = ?', [fence]);
-    expect(await unitsLeft(cluster, 'mysql')).toBe(95);
+    expect(await unitsLeft(cluster, 'mysql')).toBe(94);
   });
 
   it('is what MysqlTableLock lists: peek, insert, then count down and delete at the release', async () => {
