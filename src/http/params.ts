@@ -1,6 +1,7 @@
 // Validation of what a client sends. Every rejection names the parameter at fault.
 import { z } from 'zod';
 import type { RequestLimits } from '../config.js';
+import { LOCK_CLOCK_OFFSET_MAX_MS } from '../locks/lock-clock.js';
 import { STEP_PAUSE_POINTS, type Strategy } from '../strategies/strategy.js';
 import type { Catalog } from '../strategies/catalog.js';
 import type { StoreKind } from '../stock/store.js';
@@ -133,6 +134,15 @@ export function parseResetBody(body: unknown): number {
     throw new BadRequestError('count', `body must be JSON {"count": N} with N a whole number from 0 to ${MAX_RESET_COUNT}`);
   }
   return parsed.data.count;
+}
+
+const clockBody = z.object({ offsetMs: z.number().int().min(-LOCK_CLOCK_OFFSET_MAX_MS).max(LOCK_CLOCK_OFFSET_MAX_MS) });
+
+/** POST /fault/clock's body: `{"offsetMs": N}`, this instance's lock clock offset (see locks/lock-clock.ts). */
+export function parseClockOffset(body: unknown): number {
+  const parsed = clockBody.safeParse(body);
+  if (!parsed.success) throw new BadRequestError('offsetMs', `body must be JSON {"offsetMs": N} with N a whole number of ms within ±${LOCK_CLOCK_OFFSET_MAX_MS}`);
+  return parsed.data.offsetMs;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;

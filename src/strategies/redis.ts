@@ -12,6 +12,8 @@ import { ReleaseNotifier } from '../locks/redis/wait/release-notifier.js';
 import { SetnxExpiryLock } from '../locks/redis/string/setnx-expiry.js';
 import { SetnxLock } from '../locks/redis/string/setnx.js';
 import { SetnxThenExpireLock } from '../locks/redis/string/setnx-then-expire.js';
+import { SetnxGetsetLock } from '../locks/redis/string/setnx-getset.js';
+import { lockClock } from '../locks/lock-clock.js';
 import { WatchdogLock } from '../locks/redis/hash/watchdog.js';
 import { connectMainRedis, waitReady } from '../redis-client/connect.js';
 import { ConnectionPool } from '../redis-client/pool.js';
@@ -84,6 +86,20 @@ export const redisFamily: FamilyFactory = async (deps) => {
         description: 'SET NX PX ttlMs, so a crashed holder’s lock expires; released by a blind DEL.',
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: 'exact while work < ttl; when work > ttl a late DEL deletes the next holder’s lock and it oversells' },
         lock: new SetnxExpiryLock(redis),
+        faultLab: true,
+      },
+      {
+        name: 'redis-setnx-getset',
+        family,
+        course: '§2.2',
+        description: 'The value is the lock’s own expiry time on the acquirer’s clock: SETNX it; past that time, GETSET a new one and take the lock over if the old value came back. Released by a blind DEL (companions 002, 003 §2).',
+        expected: {
+          oneInstance: 'exact',
+          threeInstances: 'exact',
+          workOverTtl: 'oversells',
+          note: 'needs every clock to agree: an instance whose clock is ahead by more than the lease takes a live lock, and the blind DEL removes the next holder’s lock',
+        },
+        lock: new SetnxGetsetLock(redis, lockClock),
         faultLab: true,
       },
       {

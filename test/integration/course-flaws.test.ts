@@ -47,6 +47,10 @@ async function freezeAt(i: number, strategy: string, params: Record<string, stri
   return { pid, answer };
 }
 
+function resumeAll(): void {
+  for (const s of own.current.servers.instances) if (s.pid !== undefined && isStopped(s.pid)) resume(s.pid);
+}
+
 async function everyInstanceUp(): Promise<void> {
   for (const s of own.current.servers.instances) if (s.pid === undefined) await s.start();
 }
@@ -58,9 +62,7 @@ describe('the course’s flawed steps, sequenced', () => {
   });
   afterAll(() => redis.disconnect());
   // A case that failed with its instance still frozen must not leave it frozen for the next.
-  afterEach(() => {
-    for (const s of own.current.servers.instances) if (s.pid !== undefined && isStopped(s.pid)) resume(s.pid);
-  });
+  afterEach(resumeAll);
 
   describe('redis-setnx-expire: a holder killed between SETNX and EXPIRE', () => {
     const TTL_MS = 500;
@@ -317,6 +319,70 @@ describe('the course’s flawed steps, sequenced', () => {
       console.log(`[sql-for-update] the second read waited for the first's commit; answers ${JSON.stringify(tally(answers))}; ${deducted} deducted`);
       expect(answers.map((x) => x.status)).toEqual([200, 200]);
       expect(deducted).toBe(2);
+    });
+  });
+
+  describe('redis-setnx-getset: an instance whose clock is ahead by more than the lease', () => {
+    // Long enough that A's lease is still running when B takes the lock, however slow the machine.
+    const TTL_MS = 3_000;
+    const AHEAD_MS = 10_000;
+
+    async function setClock(i: number, offsetMs: number): Promise<void> {
+      const res = await fetch(`${own.current.info.instances[i]!}/fault/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ offsetMs }) });
+      expect(res.status).toBe(200);
+    }
+
+    it('takes over a live lock with GETSET, the first holder’s blind DEL then removes its lock, a third enters: oversold', async () => {
+      await everyInstanceUp();
+      const { info } = own.current;
+      await resetStock(info.instances[2]!, 10);
+      await setClock(1, AHEAD_MS);
+      try {
+        // A (a true clock) holds the lock and has read the count; its lease runs until `aExpires`.
+        const a = await freezeAt(0, 'redis-setnx-getset', { pause: 'before-write', ttlMs: TTL_MS });
+        const aExpires = Number(await redis.get(LOCK_KEY));
+        // B, 5 s ahead, reads A's time as long past and GETSETs its own: it holds a lock A still holds.
+        const b = await freezeAt(1, 'redis-setnx-getset', { pause: 'before-write', ttlMs: TTL_MS });
+        const takenAt = Date.now();
+        const bExpires = Number(await redis.get(LOCK_KEY));
+        expect(takenAt).toBeLessThan(aExpires);
+        expect(bExpires).toBeGreaterThan(aExpires);
+        // A writes and releases with a blind DEL: the key it deletes is B's.
+        resume(a.pid);
+        const aAnswer = await a.answer;
+        expect(await redis.exists(LOCK_KEY)).toBe(0);
+        // C (a true clock) finds the lock free while B is still inside, and sells.
+        const cAnswer = await send(info.instances[2]!, 'redis-setnx-getset', { ttlMs: TTL_MS, waitMs: 2_000 });
+        resume(b.pid);
+        const answers = [aAnswer ?? { status: 0 }, await b.answer.then((x) => x ?? { status: 0 }), cAnswer];
+        const sold = answers.filter((x) => x.status === 200).length;
+        const deducted = 10 - (await unitsLeft(info, 'mysql'));
+        console.log(
+          `[redis-setnx-getset] B (clock +${AHEAD_MS} ms) took the lock ${aExpires - takenAt} ms before A's lease ended; A's DEL removed B's lock; ` +
+            `answers ${JSON.stringify(tally(answers))}; ${sold} sold, ${deducted} deducted: oversold ${sold - deducted}`,
+        );
+        expectDocumented(answers);
+        expect(sold).toBe(3);
+        expect(deducted).toBeLessThan(sold);
+      } finally {
+        resumeAll();
+        await setClock(1, 0);
+      }
+    });
+
+    it('with every clock true, the same two requests queue: B waits out A’s lease or its release', async () => {
+      await everyInstanceUp();
+      const { info } = own.current;
+      await resetStock(info.instances[2]!, 10);
+      const a = await freezeAt(0, 'redis-setnx-getset', { pause: 'before-write', ttlMs: 30_000 });
+      let bDone = false;
+      const b = send(info.instances[1]!, 'redis-setnx-getset', { ttlMs: 30_000, waitMs: 10_000 }).finally(() => (bDone = true));
+      await sleep(300);
+      expect(bDone, 'B waits while A holds a live lock').toBe(false);
+      resume(a.pid);
+      const answers = [(await a.answer) ?? { status: 0 }, await b];
+      expect(answers.map((x) => x.status)).toEqual([200, 200]);
+      expect(10 - (await unitsLeft(info, 'mysql'))).toBe(2);
     });
   });
 });

@@ -16,6 +16,8 @@ import { ReleaseNotifier } from '../../src/locks/redis/wait/release-notifier.js'
 import { SetnxExpiryLock } from '../../src/locks/redis/string/setnx-expiry.js';
 import { SetnxLock } from '../../src/locks/redis/string/setnx.js';
 import { SetnxThenExpireLock } from '../../src/locks/redis/string/setnx-then-expire.js';
+import { SetnxGetsetLock } from '../../src/locks/redis/string/setnx-getset.js';
+import { LockClock } from '../../src/locks/lock-clock.js';
 import { WatchdogLock } from '../../src/locks/redis/hash/watchdog.js';
 import type { Lock } from '../../src/locks/lock.js';
 import { lockContract, type LockClaims, type LockSubject } from '../support/lock-contract.js';
@@ -43,6 +45,7 @@ function onOneServer(name: string, claims: LockClaims, key: (resource: string) =
 
 onOneServer('redis-setnx', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxLock(r));
 onOneServer('redis-setnx-expire', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxThenExpireLock(r));
+onOneServer('redis-setnx-getset', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxGetsetLock(r, new LockClock()));
 onOneServer('redis-setnx-ex', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxExpiryLock(r));
 onOneServer('redis-owned', { reentrant: false, lateRelease: 'refuses', lost: 'never' }, stringLockKey, (r) => new OwnedLock(r));
 // Its late release refuses too: the GET sees another's token. Only a lease that ends between the GET and the DEL shows its flaw (redis-course-flaws).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadServiceConfig } from '../../src/config.js';
-import { BadRequestError, CHECK_PARAMS, parseCheckParams, parseRequestId, parseResetBody, RETRY_MS_MIN } from '../../src/http/params.js';
+import { BadRequestError, CHECK_PARAMS, parseCheckParams, parseClockOffset, parseRequestId, parseResetBody, RETRY_MS_MIN } from '../../src/http/params.js';
 import { FencedError } from '../../src/fencing.js';
 import { describeError } from '../../src/http/errors.js';
 import { DependencyDownError, OutcomeUnknownError, callDependency, callDependencyWrite, isConnectionError } from '../../src/dependency.js';
@@ -122,6 +122,11 @@ describe('GET /check/lock parameters', () => {
     expect(rejection(() => parseCheckParams({ strategy: 'delta', pause: 'after-setnx' }, catalog, 'alpha', limits, false)).param).toBe('pause');
     const refused = rejection(() => parseCheckParams({ strategy: 'beta', pause: 'after-setnx' }, catalog, 'alpha', limits, true));
     expect([refused.param, refused.valid]).toEqual(['pause', ['after-acquire', 'before-write']]);
+  });
+
+  it('takes a lock clock offset (POST /fault/clock) of whole ms within an hour either way, naming offsetMs otherwise', () => {
+    expect(parseClockOffset({ offsetMs: -5_000 })).toBe(-5_000);
+    for (const body of [{}, { offsetMs: 1.5 }, { offsetMs: 3_600_001 }, { offsetMs: '5' }, undefined]) expect(rejection(() => parseClockOffset(body)).param).toBe('offsetMs');
   });
 
   it('takes an X-Request-Id of safe characters and names the header otherwise', () => {
