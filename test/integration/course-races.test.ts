@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { race } from '../../bench/race.js';
 import { sharedCluster } from '../support/cluster.js';
+import { getJson } from '../support/lock-helpers.js';
 import { expectExactRace } from '../support/race-checks.js';
 
 const info = sharedCluster();
@@ -33,5 +34,26 @@ describe('the course’s flawed steps, exact in a plain race through nginx', () 
     console.log(`[sql-share-mode] ${JSON.stringify(r.byAnswer)}`);
     expectExactRace(r, 'sql-share-mode', 1);
     expect(r.ok).toBeGreaterThan(0);
+  });
+
+  it('GET /strategies lists each, in course order, with its expected outcomes, fault outcomes and pause points', async () => {
+    const { body } = await getJson(`${info.nginx}/strategies`);
+    const list = body.strategies as { name: string; expected: { faults?: { holderCrash: string } }; pausePoints?: string[] }[];
+    const names = list.map((s) => s.name);
+    const byName = Object.fromEntries(list.map((s) => [s.name, s]));
+    const before = (a: string, b: string) => expect(names.indexOf(a), `${a} before ${b}`).toBeLessThan(names.indexOf(b));
+    before('redis-setnx', 'redis-setnx-expire');
+    before('redis-setnx-expire', 'redis-setnx-ex');
+    before('redis-owned-get-del', 'redis-owned');
+    before('mysql-lock-table-basic', 'mysql-lock-table');
+    before('zk-herd', 'zk-watch');
+    expect(byName['redis-setnx-expire']).toMatchObject({ pausePoints: ['after-setnx'], expected: { faults: { holderCrash: 'after ttlMs' } } });
+    expect(byName['redis-owned-get-del']).toMatchObject({ pausePoints: ['before-del'], expected: { faults: { holderCrash: 'after ttlMs' } } });
+    expect(byName['redis-owned']).toMatchObject({ pausePoints: ['before-del'] });
+    expect(byName['redis-setnx-getset']).toMatchObject({ expected: { faults: { holderCrash: 'after ttlMs', lostReply: 'expires after ttlMs' } } });
+    expect(byName['mysql-lock-table-basic']).toMatchObject({ expected: { faults: { holderCrash: 'never' } } });
+    expect(byName['sql-share-mode']).toMatchObject({ pausePoints: ['after-read'] });
+    expect(byName['sql-for-update']).toMatchObject({ pausePoints: ['after-read'] });
+    expect(byName['zk-herd']).toMatchObject({ expected: { faults: { holderCrash: 'after the session timeout' } } });
   });
 });
