@@ -8,7 +8,8 @@ import { faultHooks } from './http/fault-hooks.js';
 import type { InFlight } from './http/in-flight.js';
 import { AnswerCounts, PROMETHEUS_CONTENT_TYPE } from './http/metrics.js';
 import { postRoute, readRoute, changingGetRoute } from './http/methods.js';
-import { parseCheckParams, parseRequestId, parseResetBody } from './http/params.js';
+import { parseCheckParams, parseClockOffset, parseRequestId, parseResetBody } from './http/params.js';
+import { lockClock } from './locks/lock-clock.js';
 import { PRODUCT_CODE, STOCK_CODE } from './stock/product.js';
 import type { Catalog } from './strategies/catalog.js';
 import type { SharedDeps } from './strategies/strategy.js';
@@ -80,11 +81,20 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     res.json({ ok: true, sales, instance });
   });
 
+  // The fault lab's clock skew for the locks that store timestamps (see locks/lock-clock.ts): only
+  // with FAULT_INJECTION=1; otherwise the path does not exist.
+  if (config.faultInjection) {
+    postRoute(app, '/fault/clock', (req, _res, next) => next(requireJsonBody(req.headers['content-type'])), express.json({ limit: RESET_BODY_LIMIT }), (req, res) => {
+      lockClock.offsetMs = parseClockOffset(req.body);
+      res.json({ ok: true, offsetMs: lockClock.offsetMs, instance });
+    });
+  }
+
   readRoute(app, '/strategies', (_req, res) => {
     res.json({
       ok: true,
       default: config.defaultStrategy,
-      strategies: catalog.list().map(({ name, family, description, expected, stores, sql, sqlFenced, guard }) => ({
+      strategies: catalog.list().map(({ name, family, description, expected, stores, sql, sqlFenced, guard, pausePoints }) => ({
         name,
         family,
         description,
@@ -93,6 +103,7 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
         ...(guard?.fencing && { fencing: guard.fencing }),
         ...(sql && { sql }),
         ...(sqlFenced && { sqlFenced }),
+        ...(pausePoints && { pausePoints }),
       })),
     });
   });

@@ -12,5 +12,11 @@ function stopThisProcess(): void {
 export function faultHooks(pause: PausePoint | undefined): FaultHooks | undefined {
   if (pause === 'after-acquire') return { afterAcquire: stopThisProcess };
   if (pause === 'before-write') return { beforeWrite: stopThisProcess };
-  return undefined;
+  if (pause === undefined) return undefined;
+  // One of a strategy's own points: the strategy calls `at` at each of them, and only this one stops.
+  return {
+    at: (point) => {
+      if (point === pause) stopThisProcess();
+    },
+  };
 }

@@ -1,7 +1,8 @@
 // Validation of what a client sends. Every rejection names the parameter at fault.
 import { z } from 'zod';
 import type { RequestLimits } from '../config.js';
-import type { Strategy } from '../strategies/strategy.js';
+import { LOCK_CLOCK_OFFSET_MAX_MS } from '../locks/lock-clock.js';
+import { STEP_PAUSE_POINTS, type Strategy } from '../strategies/strategy.js';
 import type { Catalog } from '../strategies/catalog.js';
 import type { StoreKind } from '../stock/store.js';
 import type { DeductRequest } from '../strategies/strategy.js';
@@ -39,7 +40,8 @@ export function oneString(query: Query, name: string): string | undefined {
 }
 
 /** Where a request may stop its own process, for the fault lab (see http/fault-hooks.ts). */
-export const PAUSE_POINTS = ['after-acquire', 'before-write'] as const;
+export const LOCK_SCOPE_PAUSE_POINTS = ['after-acquire', 'before-write'] as const;
+export const PAUSE_POINTS = [...LOCK_SCOPE_PAUSE_POINTS, ...STEP_PAUSE_POINTS] as const;
 export type PausePoint = (typeof PAUSE_POINTS)[number];
 
 export interface CheckParams {
@@ -95,7 +97,13 @@ export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy
   if (pauseName !== undefined) {
     if (!faultInjection) throw new BadRequestError('pause', 'pause is for the fault lab: start the instance with FAULT_INJECTION=1');
     if (!pause) throw new BadRequestError('pause', `pause must be one of ${PAUSE_POINTS.join(', ')}`, PAUSE_POINTS);
-    if (!strategy.guard) throw new BadRequestError('pause', `strategy ${strategy.name} takes no lock, so it has no pause points`);
+    const own = strategy.pausePoints ?? [];
+    const scoped = LOCK_SCOPE_PAUSE_POINTS.some((p) => p === pause);
+    if (scoped && !strategy.guard) throw new BadRequestError('pause', `strategy ${strategy.name} takes no lock, so it has no pause points`);
+    if (!scoped && !own.some((p) => p === pause)) {
+      const valid = [...(strategy.guard ? LOCK_SCOPE_PAUSE_POINTS : []), ...own];
+      throw new BadRequestError('pause', `strategy ${strategy.name} has no pause point ${pause}${valid.length > 0 ? ` (it has ${valid.join(', ')})` : ''}`, valid);
+    }
   }
 
   return {
@@ -126,6 +134,15 @@ export function parseResetBody(body: unknown): number {
     throw new BadRequestError('count', `body must be JSON {"count": N} with N a whole number from 0 to ${MAX_RESET_COUNT}`);
   }
   return parsed.data.count;
+}
+
+const clockBody = z.object({ offsetMs: z.number().int().min(-LOCK_CLOCK_OFFSET_MAX_MS).max(LOCK_CLOCK_OFFSET_MAX_MS) });
+
+/** POST /fault/clock's body: `{"offsetMs": N}`, this instance's lock clock offset (see locks/lock-clock.ts). */
+export function parseClockOffset(body: unknown): number {
+  const parsed = clockBody.safeParse(body);
+  if (!parsed.success) throw new BadRequestError('offsetMs', `body must be JSON {"offsetMs": N} with N a whole number of ms within ±${LOCK_CLOCK_OFFSET_MAX_MS}`);
+  return parsed.data.offsetMs;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;

@@ -21,7 +21,21 @@ export interface AcquireOptions extends LockOptions {
   owner: string;
   /** The request gave up (its client left, the service is shutting down): stop waiting. */
   signal?: AbortSignal;
+  /**
+   * The fault lab's stop inside the lock's own steps (FAULT_INJECTION=1 only): the lock calls it at
+   * each of its `pausePoints`, in its acquire or in the release of the lease it grants.
+   */
+  pause?: (at: LockPausePoint) => void;
 }
+
+/**
+ * Steps inside a lock where the fault lab may stop the process, for the locks whose flaw lies
+ * between two of their own commands: after SETNX and before its EXPIRE (redis-setnx-expire);
+ * in the release, right before the command that deletes the lock (after the owner check when it
+ * is a separate GET).
+ */
+export const LOCK_PAUSE_POINTS = ['after-setnx', 'before-del'] as const;
+export type LockPausePoint = (typeof LOCK_PAUSE_POINTS)[number];
 
 export interface Lease {
   /** Aborted when the holder learns the lock is gone (renewal failed, session expired). */
@@ -56,6 +70,8 @@ export interface Lock<L extends Lease = Lease> {
   readonly expiry?: Expiry;
   /** What an acquire whose reply was lost leaves behind; declared with `expiry`. */
   readonly lostAcquire?: LostAcquire;
+  /** Where it calls `AcquireOptions.pause`; absent when nowhere. */
+  readonly pausePoints?: readonly LockPausePoint[];
   /** Resolves once `opts.owner` holds `resource`. */
   acquire(resource: string, opts: AcquireOptions): Promise<L>;
 }

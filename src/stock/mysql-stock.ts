@@ -35,6 +35,15 @@ const statements = {
   selectVersioned: (m: EntityManager) => statements.selectCount(m).addSelect('s.version', 'version'),
   /** The row's exclusive lock until the transaction ends: SELECT … FOR UPDATE. */
   selectForUpdate: (m: EntityManager) => statements.selectVersioned(m).setLock('pessimistic_write'),
+  /**
+   * The row's shared lock until the transaction ends: SELECT … LOCK IN SHARE MODE (course §1.7.2's
+   * other read). Spelled out: TypeORM's pessimistic_read writes FOR SHARE for any server whose
+   * version reads 8 or more, MariaDB 10 included, which has no FOR SHARE.
+   */
+  selectShared: (m: EntityManager) => {
+    const [sql, params] = statements.selectVersioned(m).getQueryAndParameters();
+    return { sql: `${sql}${SHARE_MODE}`, params };
+  },
   /** The write of read-then-write: overwrites the count. */
   write: (m: EntityManager, count: number) => updateRow(m, { count }),
   /** Sets the count; the version moves on like any change (never back to 0, which would let a stale optimistic read pass: ABA). */
@@ -56,6 +65,8 @@ const statements = {
     m.getRepository(SaleRow).createQueryBuilder('s').select('s.requestId', 'requestId').addSelect('COUNT(*)', 'n').groupBy('s.requestId'),
   clearSales: (m: EntityManager) => m.createQueryBuilder().delete().from(SaleRow),
 };
+
+const SHARE_MODE = ' LOCK IN SHARE MODE';
 
 type RowChange = Partial<Record<FenceProperty, string>> & { count?: number | (() => string) };
 
@@ -82,6 +93,22 @@ export function isLockWaitTimeout(err: unknown): boolean {
   return (e?.code ?? e?.driverError?.code) === 'ER_LOCK_WAIT_TIMEOUT';
 }
 
+/** True when InnoDB rolled the transaction back as a deadlock's victim, also when TypeORM wraps the error. */
+export function isDeadlock(err: unknown): boolean {
+  const e = err as { code?: unknown; driverError?: { code?: unknown } } | undefined;
+  return (e?.code ?? e?.driverError?.code) === 'ER_LOCK_DEADLOCK';
+}
+
+/** InnoDB picked the deduction's transaction as a deadlock victim and rolled it back: nothing was written. */
+export class DeadlockError extends Error {
+  constructor(what: string) {
+    super(`${what}: rolled back as a deadlock victim`);
+  }
+}
+
+/** How a locking read holds the row: FOR UPDATE (exclusive), or LOCK IN SHARE MODE (shared, upgraded by the write). */
+export type RowLockMode = 'exclusive' | 'shared';
+
 /** The db_stock row through its entity, and every statement the deductions run on it. */
 export class MysqlStock implements StockStore {
   /**
@@ -95,6 +122,7 @@ export class MysqlStock implements StockStore {
     readonly readThenWriteFenced: Readonly<Record<FenceSource, readonly string[]>>;
     readonly decrement: readonly string[];
     readonly forUpdate: readonly string[];
+    readonly shareMode: readonly string[];
     readonly optimistic: readonly string[];
   };
 
@@ -114,6 +142,7 @@ export class MysqlStock implements StockStore {
       ) as Record<FenceSource, string[]>,
       decrement: [statements.decrement(m).getSql()],
       forUpdate: [SET_LOCK_WAIT, START, statements.selectForUpdate(m).getSql(), statements.write(m, 0).getSql(), COMMIT, RESTORE_LOCK_WAIT],
+      shareMode: [SET_LOCK_WAIT, START, statements.selectShared(m).sql, statements.write(m, 0).getSql(), COMMIT, RESTORE_LOCK_WAIT],
       optimistic: [statements.selectVersioned(m).getSql(), statements.compareAndSet(m, 0, 0).getSql()],
     };
   }
@@ -173,8 +202,10 @@ export class MysqlStock implements StockStore {
    * `work` gets the count and returns the new one, or undefined to leave it. Any error rolls back.
    * The wait for the row lock is bounded by `waitMs` (whole seconds, InnoDB's unit) instead of
    * InnoDB's default 50 s; past it MySQL's ER_LOCK_WAIT_TIMEOUT is thrown (see isLockWaitTimeout).
+   * `shared`: the read takes a shared lock instead, which the write must upgrade: two holders that
+   * both write deadlock, and InnoDB rolls one back (ER_LOCK_DEADLOCK, see isDeadlock).
    */
-  withRowLocked<T>(waitMs: number, work: (count: number) => Promise<{ count?: number; result: T }>, sale?: SaleId): Promise<T> {
+  withRowLocked<T>(waitMs: number, work: (count: number) => Promise<{ count?: number; result: T }>, sale?: SaleId, mode: RowLockMode = 'exclusive'): Promise<T> {
     const waitSeconds = Math.max(1, Math.ceil(waitMs / 1000));
     // The COMMIT is the write: a connection lost after it was sent is an unknown outcome.
     return this.mysqlWrite(async (m) => {
@@ -183,7 +214,7 @@ export class MysqlStock implements StockStore {
       await m.query(SET_LOCK_WAIT, [waitSeconds]);
       try {
         return await m.transaction(async (tx) => {
-          const row = await readRow(statements.selectForUpdate(tx));
+          const row = mode === 'shared' ? await readSharedRow(tx) : await readRow(statements.selectForUpdate(tx));
           const { count, result } = await work(row?.count ?? 0);
           if (count !== undefined) {
             await statements.write(tx, count).execute();
@@ -219,6 +250,12 @@ function withSale(m: EntityManager, sale: SaleId, change: (tx: EntityManager) =>
     if (done) await statements.recordSale(tx, sale).execute();
     return done;
   });
+}
+
+async function readSharedRow(tx: EntityManager): Promise<CountRow | undefined> {
+  const { sql, params } = statements.selectShared(tx);
+  const [row] = (await tx.query(sql, params)) as { count: unknown; version?: unknown }[];
+  return row && { count: Number(row.count), version: Number(row.version ?? 0) };
 }
 
 /** The selected columns of the row as numbers (BIGINT arrives as a string), or undefined without a row. */

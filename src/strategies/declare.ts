@@ -26,8 +26,8 @@ function expectedOf({ oneInstance, threeInstances, workOverTtl, note }: Omit<Exp
 export function declareStrategy<L extends Lease>(deps: SharedDeps, declared: StrategyDeclaration<L>): Strategy {
   const { name, family, course, description } = declared;
   if (!('lock' in declared)) {
-    const { stores, sql, deduct } = declared;
-    return { name, family, course, description, expected: expectedOf(declared.expected), stores, ...(sql && { sql }), deduct };
+    const { stores, sql, deduct, pausePoints } = declared;
+    return { name, family, course, description, expected: expectedOf(declared.expected), stores, ...(sql && { sql }), ...(pausePoints && { pausePoints }), deduct };
   }
   const { lock } = declared;
   const faults = declared.faultLab ? faultOutcomes(declared.lock) : undefined;
@@ -43,6 +43,7 @@ export function declareStrategy<L extends Lease>(deps: SharedDeps, declared: Str
     sql: [...acquire, ...readThenWrite, ...release],
     // Present on every lock strategy: the fault lab's pause points apply; fenced=1 needs tokens.
     ...(lock.fencing ? { guard: { fencing: lock.fencing }, sqlFenced: [...acquire, ...readThenWriteFenced[lock.fencing], ...release] } : { guard: {} }),
+    ...(lock.pausePoints && { pausePoints: lock.pausePoints }),
     deduct: guardedDeduction(deps, declared),
   };
 }

@@ -15,7 +15,8 @@ import type { DeductRequest, DeductResult, LockedDeduction, SharedDeps } from '.
 export function guardedDeduction<L extends Lease>(deps: SharedDeps, declared: LockedDeduction<L>): (req: DeductRequest) => Promise<DeductResult> {
   const { lock, scope = withLock, answer } = declared;
   return async (req) => {
-    const opts = { ...req.lock, owner: req.owner, ...(req.signal && { signal: req.signal }) };
+    const pause = req.hooks?.at;
+    const opts = { ...req.lock, owner: req.owner, ...(req.signal && { signal: req.signal }), ...(pause && { pause }) };
     let fromGrant: Pick<DeductResult, 'ticket'> = {};
     const { value: outcome, releaseError } = await scope(lock, STOCK_LOCK_RESOURCE, opts, async (held) => {
       if (answer) fromGrant = await answer(held);

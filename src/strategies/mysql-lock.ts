@@ -1,3 +1,4 @@
+import { MysqlBasicTableLock } from '../locks/mysql/basic-table-lock.js';
 import { MysqlTableLock } from '../locks/mysql/table-lock.js';
 import { declareStrategies } from './declare.js';
 import type { FamilyFactory } from './strategy.js';
@@ -5,8 +6,24 @@ import type { FamilyFactory } from './strategy.js';
 /** The lock table (course §4): mutual exclusion from a unique key, in the database everyone already shares. */
 export const mysqlLockFamily: FamilyFactory = async (deps) => {
   const lock = new MysqlTableLock(deps.db);
+  const basic = new MysqlBasicTableLock(deps.db);
   return {
     strategies: declareStrategies(deps, [
+      {
+        name: 'mysql-lock-table-basic',
+        family: 'mysql-lock',
+        course: '§4',
+        description: 'The course’s lock table as §4.2 writes it: INSERT a row with a unique lock_name to lock, DELETE it by id to unlock, retry every retryMs. No expiry, not reentrant.',
+        expected: {
+          oneInstance: 'exact',
+          threeInstances: 'exact',
+          workOverTtl: 'exact',
+          note: 'the §4.3 weaknesses kept: a holder that dies keeps its row for good (503 lock_timeout until a reset), and a nested acquire by the same request waits for itself',
+        },
+        lock: basic,
+        faultLab: true,
+        lockSql: basic.sql(),
+      },
       {
         name: 'mysql-lock-table',
         family: 'mysql-lock',
@@ -25,6 +42,8 @@ export const mysqlLockFamily: FamilyFactory = async (deps) => {
         lockSql: lock.sql(),
       },
     ]),
-    clearLocks: () => lock.clear(),
+    clearLocks: async () => {
+      await Promise.all([lock.clear(), basic.clear()]);
+    },
   };
 };

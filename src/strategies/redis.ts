@@ -4,12 +4,16 @@ import { LockTimeoutError } from '../locks/errors.js';
 import { withLockReentered } from '../locks/reenter-once.js';
 import { deleteLockKeys } from '../locks/redis/keys.js';
 import { OwnedLock } from '../locks/redis/string/owned.js';
+import { OwnedGetDelLock } from '../locks/redis/string/owned-get-del.js';
 import { PubsubLock } from '../locks/redis/hash/pubsub.js';
 import { MAX_HANDOFF_STREAK } from '../locks/handoff.js';
 import { ReentrantLock } from '../locks/redis/hash/reentrant.js';
 import { ReleaseNotifier } from '../locks/redis/wait/release-notifier.js';
 import { SetnxExpiryLock } from '../locks/redis/string/setnx-expiry.js';
 import { SetnxLock } from '../locks/redis/string/setnx.js';
+import { SetnxThenExpireLock } from '../locks/redis/string/setnx-then-expire.js';
+import { SetnxGetsetLock } from '../locks/redis/string/setnx-getset.js';
+import { lockClock } from '../locks/lock-clock.js';
 import { WatchdogLock } from '../locks/redis/hash/watchdog.js';
 import { connectMainRedis, waitReady } from '../redis-client/connect.js';
 import { ConnectionPool } from '../redis-client/pool.js';
@@ -62,12 +66,54 @@ export const redisFamily: FamilyFactory = async (deps) => {
         faultLab: true,
       },
       {
+        name: 'redis-setnx-expire',
+        family,
+        course: '§2.2',
+        description: 'SETNX the lock key, then PEXPIRE ttlMs as a second command; released by a blind DEL. The course’s first expiry, kept non-atomic.',
+        expected: {
+          oneInstance: 'exact',
+          threeInstances: 'exact',
+          workOverTtl: 'oversells',
+          note: 'a holder that dies between SETNX and EXPIRE leaves a lock with no expiry: every later request times out (503 lock_timeout) until a reset',
+        },
+        lock: new SetnxThenExpireLock(redis),
+        faultLab: true,
+      },
+      {
         name: 'redis-setnx-ex',
         family,
         course: '§2.2',
         description: 'SET NX PX ttlMs, so a crashed holder’s lock expires; released by a blind DEL.',
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: 'exact while work < ttl; when work > ttl a late DEL deletes the next holder’s lock and it oversells' },
         lock: new SetnxExpiryLock(redis),
+        faultLab: true,
+      },
+      {
+        name: 'redis-setnx-getset',
+        family,
+        course: '§2.2',
+        description: 'The value is the lock’s own expiry time on the acquirer’s clock: SETNX it; past that time, GETSET a new one and take the lock over if the old value came back. Released by a blind DEL (companions 002, 003 §2).',
+        expected: {
+          oneInstance: 'exact',
+          threeInstances: 'exact',
+          workOverTtl: 'oversells',
+          note: 'needs every clock to agree: an instance whose clock is ahead by more than the lease takes a live lock, and the blind DEL removes the next holder’s lock',
+        },
+        lock: new SetnxGetsetLock(redis, lockClock),
+        faultLab: true,
+      },
+      {
+        name: 'redis-owned-get-del',
+        family,
+        course: '§2.3',
+        description: 'SET NX PX with the request’s unique token; the release GETs the value, compares it in application code, then DELs: two commands.',
+        expected: {
+          oneInstance: 'exact',
+          threeInstances: 'exact',
+          workOverTtl: 'oversells',
+          note: 'a lease that ends between the GET and the DEL lets the DEL remove the next holder’s lock, and a third request enters while the second still works',
+        },
+        lock: new OwnedGetDelLock(redis),
         faultLab: true,
       },
       {

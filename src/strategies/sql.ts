@@ -1,13 +1,35 @@
 import { LockTimeoutError } from '../locks/errors.js';
-import { isLockWaitTimeout } from '../stock/mysql-stock.js';
+import { DeadlockError, isDeadlock, isLockWaitTimeout, type RowLockMode } from '../stock/mysql-stock.js';
 import { sleep } from '../time.js';
 import { declareStrategies } from './declare.js';
 import { retryOnConflict } from './retry.js';
-import type { FamilyFactory } from './strategy.js';
+import type { DeductRequest, DeductResult, FamilyFactory } from './strategy.js';
 
 /** MySQL's own answers (course §1.7): one statement, a row lock, a version check. */
 export const sqlFamily: FamilyFactory = async (deps) => {
   const stock = deps.stock.mysql;
+  /** Read the row under its lock (pause=after-read stops here, the lock held), work, write, commit. */
+  const lockedRowDeduction = async (req: DeductRequest, mode: RowLockMode): Promise<DeductResult> => {
+    try {
+      const outcome = await stock.withRowLocked(
+        req.lock.waitMs,
+        async (count) => {
+          req.hooks?.at?.('after-read');
+          if (count <= 0) return { result: 'sold_out' as const };
+          if (req.workMs > 0) await sleep(req.workMs);
+          return { count: count - 1, result: 'deducted' as const };
+        },
+        req.requestId,
+        mode,
+      );
+      return { outcome };
+    } catch (err) {
+      // The row lock's wait ran out (innodb_lock_wait_timeout, from waitMs): 503 lock_timeout.
+      if (isLockWaitTimeout(err)) throw new LockTimeoutError('db_stock row', req.lock.waitMs);
+      if (isDeadlock(err)) throw new DeadlockError('db_stock row');
+      throw err;
+    }
+  };
   return {
     strategies: declareStrategies(deps, [
       {
@@ -32,20 +54,23 @@ export const sqlFamily: FamilyFactory = async (deps) => {
         expected: { oneInstance: 'exact', threeInstances: 'exact' },
         stores: ['mysql'],
         sql: stock.sql.forUpdate,
-        deduct: async (req) => {
-          try {
-            const outcome = await stock.withRowLocked(req.lock.waitMs, async (count) => {
-              if (count <= 0) return { result: 'sold_out' as const };
-              if (req.workMs > 0) await sleep(req.workMs);
-              return { count: count - 1, result: 'deducted' as const };
-            }, req.requestId);
-            return { outcome };
-          } catch (err) {
-            // The row lock's wait ran out (innodb_lock_wait_timeout, from waitMs): 503 lock_timeout.
-            if (isLockWaitTimeout(err)) throw new LockTimeoutError('db_stock row', req.lock.waitMs);
-            throw err;
-          }
+        pausePoints: ['after-read'],
+        deduct: (req) => lockedRowDeduction(req, 'exclusive'),
+      },
+      {
+        name: 'sql-share-mode',
+        family: 'sql',
+        course: '§1.7',
+        description: 'SELECT … LOCK IN SHARE MODE then UPDATE in one transaction: a shared row lock the write must upgrade (course §1.7.2).',
+        expected: {
+          oneInstance: 'exact',
+          threeInstances: 'exact',
+          note: 'two readers holding the shared lock both upgrade: InnoDB rolls one back as a deadlock (503 deadlock, nothing sold), so under contention most requests are refused',
         },
+        stores: ['mysql'],
+        sql: stock.sql.shareMode,
+        pausePoints: ['after-read'],
+        deduct: (req) => lockedRowDeduction(req, 'shared'),
       },
       {
         name: 'sql-optimistic',

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { ServiceConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { FenceSource } from '../fencing.js';
-import type { Lease, LeaseExtras, Lock, LockOptions, LockWithExpiry } from '../locks/lock.js';
+import { LOCK_PAUSE_POINTS, type Lease, type LeaseExtras, type Lock, type LockOptions, type LockWithExpiry } from '../locks/lock.js';
 import type { Held, Scope } from '../locks/scope.js';
 import type { MysqlStock } from '../stock/mysql-stock.js';
 import type { RedisStock } from '../stock/redis-stock.js';
@@ -42,12 +42,22 @@ export interface DeductRequest {
   signal?: AbortSignal;
 }
 
-/** Where a lock strategy lets the fault lab stop the process (see http/fault-hooks.ts). */
+/**
+ * The pause points a strategy may have of its own, beyond the two every lock strategy has: its
+ * lock's inner steps (LOCK_PAUSE_POINTS), and `after-read`, after a deduction's locking read and
+ * before its write (sql-share-mode's shared lock, held and about to be upgraded).
+ */
+export const STEP_PAUSE_POINTS = [...LOCK_PAUSE_POINTS, 'after-read'] as const;
+export type StepPausePoint = (typeof STEP_PAUSE_POINTS)[number];
+
+/** Where a strategy lets the fault lab stop the process (see http/fault-hooks.ts). */
 export interface FaultHooks {
   /** Right after the lock is acquired. */
   afterAcquire?(): void;
   /** After the last "still held?" check (and the fence's claim and the read), right before the write. */
   beforeWrite?(): void;
+  /** At one of the strategy's own `pausePoints`; stops only at the one the request named. */
+  at?(point: StepPausePoint): void;
 }
 
 export interface DeductResult {
@@ -98,6 +108,8 @@ export interface Strategy {
    * names the counter its tokens come from, when the lock issues them (fenced=1 applies).
    */
   guard?: { fencing?: FenceSource };
+  /** Its own pause points (pause=…), beyond a lock strategy's after-acquire and before-write; absent when none. */
+  pausePoints?: readonly StepPausePoint[];
   deduct(req: DeductRequest): Promise<DeductResult>;
 }
 
@@ -115,6 +127,8 @@ interface Declared {
 export interface OwnDeduction extends Declared {
   stores: Strategy['stores'];
   sql?: readonly string[];
+  /** Where its deduction calls `hooks.at`. */
+  pausePoints?: readonly StepPausePoint[];
   deduct(req: DeductRequest): Promise<DeductResult>;
 }
 

@@ -6,6 +6,7 @@ import { ZkReentrantLock } from '../locks/zk/reentrant.js';
 import { ZkSemaphoreMutex } from '../locks/zk/semaphore.js';
 import { ZkSequentialLock } from '../locks/zk/sequential.js';
 import { ZkSession } from '../locks/zk/session.js';
+import { ZkHerdLock } from '../locks/zk/herd.js';
 import { ZkWatchLock } from '../locks/zk/watch.js';
 import { STOCK_CODE } from '../stock/product.js';
 import { declareStrategies } from './declare.js';
@@ -47,6 +48,15 @@ export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): Strat
         description: 'Queue with an ephemeral-sequential child; poll the children every retryMs until ours is the smallest.',
         expected,
         lock: new ZkSequentialLock(session),
+        faultLab: true,
+      },
+      {
+        name: 'zk-herd',
+        family,
+        course: '§3.4.2',
+        description: 'Queue with an ephemeral-sequential child; every waiter watches the lock node (the head of the queue), so each release wakes them all (the herd).',
+        expected: { ...expected, note: `${expected.note}; each release wakes every waiter, and each lists the queue again: W waiters cost W wake-ups per hand-off, zk-watch 1` },
+        lock: new ZkHerdLock(session),
         faultLab: true,
       },
       {

@@ -43,6 +43,14 @@ const STOCK_SQL = {
     'COMMIT',
     'SET SESSION innodb_lock_wait_timeout = DEFAULT',
   ],
+  shareMode: [
+    'SET SESSION innodb_lock_wait_timeout = ?',
+    'START TRANSACTION',
+    SELECT_VERSIONED + ' LOCK IN SHARE MODE',
+    WRITE,
+    'COMMIT',
+    'SET SESSION innodb_lock_wait_timeout = DEFAULT',
+  ],
   optimistic: [SELECT_VERSIONED, WRITE + ' AND `version` = ?'],
 };
 const LOCK_SQL = {
@@ -107,6 +115,7 @@ describe('the SQL each deduction sends', () => {
     expect(await sentBy(() => stock.decrementIfAvailable())).toEqual(STOCK_SQL.decrement);
     expect(await sentBy(async () => stock.write((await stock.read()) - 1))).toEqual(STOCK_SQL.readThenWrite);
     expect(await sentBy(() => stock.withRowLocked(1_000, async (count) => ({ count: count - 1, result: 'deducted' })))).toEqual(STOCK_SQL.forUpdate);
+    expect(await sentBy(() => stock.withRowLocked(1_000, async (count) => ({ count: count - 1, result: 'deducted' }), undefined, 'shared'))).toEqual(STOCK_SQL.shareMode);
     expect(await sentBy(async () => {
       const row = await stock.readVersioned();
       expect(await stock.compareAndSet(row!.version, row!.count - 1)).toBe(true);
@@ -117,7 +126,7 @@ describe('the SQL each deduction sends', () => {
     const token = BigInt(fence) + 1n;
     expect(await sentBy(() => readThenWrite(stock, 0, { fence: { source: 'lock-table', token } }))).toEqual(STOCK_SQL.readThenWriteFenced['lock-table']);
     await ds.query('UPDATE db_stock SET fence_lock_table = ?', [fence]);
-    expect(await unitsLeft(cluster, 'mysql')).toBe(95);
+    expect(await unitsLeft(cluster, 'mysql')).toBe(94);
   });
 
   it('is what MysqlTableLock lists: peek, reclaim only after an expired row, insert, then count down and delete at the release', async () => {

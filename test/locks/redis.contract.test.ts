@@ -7,6 +7,7 @@ import { MultiLock } from '../../src/locks/redis/redisson/multi.js';
 import { ReadWriteLock } from '../../src/locks/redis/redisson/read-write.js';
 import { ExpirableSemaphore } from '../../src/locks/redis/redisson/semaphore.js';
 import { OwnedLock } from '../../src/locks/redis/string/owned.js';
+import { OwnedGetDelLock } from '../../src/locks/redis/string/owned-get-del.js';
 import { PubsubLock } from '../../src/locks/redis/hash/pubsub.js';
 import { Redlock } from '../../src/locks/redis/redlock/package.js';
 import { RedlockLock } from '../../src/locks/redis/redlock/redlock.js';
@@ -14,6 +15,9 @@ import { ReentrantLock } from '../../src/locks/redis/hash/reentrant.js';
 import { ReleaseNotifier } from '../../src/locks/redis/wait/release-notifier.js';
 import { SetnxExpiryLock } from '../../src/locks/redis/string/setnx-expiry.js';
 import { SetnxLock } from '../../src/locks/redis/string/setnx.js';
+import { SetnxThenExpireLock } from '../../src/locks/redis/string/setnx-then-expire.js';
+import { SetnxGetsetLock } from '../../src/locks/redis/string/setnx-getset.js';
+import { LockClock } from '../../src/locks/lock-clock.js';
 import { WatchdogLock } from '../../src/locks/redis/hash/watchdog.js';
 import type { Lock } from '../../src/locks/lock.js';
 import { lockContract, type LockClaims, type LockSubject } from '../support/lock-contract.js';
@@ -40,8 +44,12 @@ function onOneServer(name: string, claims: LockClaims, key: (resource: string) =
 }
 
 onOneServer('redis-setnx', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxLock(r));
+onOneServer('redis-setnx-expire', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxThenExpireLock(r));
+onOneServer('redis-setnx-getset', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxGetsetLock(r, new LockClock()));
 onOneServer('redis-setnx-ex', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxExpiryLock(r));
 onOneServer('redis-owned', { reentrant: false, lateRelease: 'refuses', lost: 'never' }, stringLockKey, (r) => new OwnedLock(r));
+// Its late release refuses too: the GET sees another's token. Only a lease that ends between the GET and the DEL shows its flaw (redis-course-flaws).
+onOneServer('redis-owned-get-del', { reentrant: false, lateRelease: 'refuses', lost: 'never' }, stringLockKey, (r) => new OwnedGetDelLock(r));
 onOneServer('redis-reentrant', { reentrant: true, lateRelease: 'refuses', lost: 'never' }, hashLockKey, (r) => new ReentrantLock(r));
 onOneServer('redis-watchdog', { reentrant: true, lateRelease: 'refuses', lost: 'fires' }, hashLockKey, (r) => new WatchdogLock(r));
 onOneServer('redis-pubsub', { reentrant: true, lateRelease: 'refuses', lost: 'never' }, hashLockKey, (r, s) => new PubsubLock(r, new ReleaseNotifier(s)));

@@ -9,6 +9,7 @@ import { ZkSemaphoreMutex } from '../../src/locks/zk/semaphore.js';
 import { ZkSequentialLock } from '../../src/locks/zk/sequential.js';
 import { ZkSession } from '../../src/locks/zk/session.js';
 import { ZkWatchLock } from '../../src/locks/zk/watch.js';
+import { ZkHerdLock } from '../../src/locks/zk/herd.js';
 import { createLogger } from '../../src/logger.js';
 import { pollUntil } from '../../src/time.js';
 import { lockContract } from '../support/lock-contract.js';
@@ -39,6 +40,7 @@ function recipe(name: string, reentrant: boolean, make: (session: ZkSession) => 
 recipe('zk-ephemeral', false, (s) => new ZkEphemeralLock(s));
 recipe('zk-sequential', false, (s) => new ZkSequentialLock(s));
 recipe('zk-watch', false, (s) => new ZkWatchLock(s));
+recipe('zk-herd', false, (s) => new ZkHerdLock(s));
 recipe('zk-reentrant', true, (s) => new ZkReentrantLock(s));
 // Curator's other locks (§3.7). The semaphore mutex is not reentrant, even for the same owner; the
 // read-write lock's write lock and the multi-lock (over reentrant locks) are.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadServiceConfig } from '../../src/config.js';
-import { BadRequestError, CHECK_PARAMS, parseCheckParams, parseRequestId, parseResetBody, RETRY_MS_MIN } from '../../src/http/params.js';
+import { BadRequestError, CHECK_PARAMS, parseCheckParams, parseClockOffset, parseRequestId, parseResetBody, RETRY_MS_MIN } from '../../src/http/params.js';
 import { FencedError } from '../../src/fencing.js';
 import { describeError } from '../../src/http/errors.js';
 import { DependencyDownError, OutcomeUnknownError, callDependency, callDependencyWrite, isConnectionError } from '../../src/dependency.js';
@@ -23,13 +23,15 @@ function strategy(name: string, stores: Strategy['stores']): Strategy {
 }
 
 // Validation needs only names, stores and guards, so a catalog of inert entries is enough here:
-// alpha takes no lock, beta takes one without tokens, gamma one that issues Redis tokens.
+// alpha takes no lock, beta takes one without tokens, gamma one that issues Redis tokens, delta one
+// with a pause point inside its lock.
 const catalog = await Catalog.open({} as SharedDeps, [
   async () => ({
     strategies: [
       strategy('alpha', ['mysql', 'redis']),
       { ...strategy('beta', ['redis']), guard: {} },
       { ...strategy('gamma', ['mysql']), guard: { fencing: 'redis' } },
+      { ...strategy('delta', ['mysql']), guard: {}, pausePoints: ['after-setnx'] },
     ],
   }),
 ]);
@@ -60,7 +62,7 @@ describe('GET /check/lock parameters', () => {
   it('names an unknown strategy and lists the valid ones', () => {
     const err = rejection(() => parseCheckParams({ strategy: 'nope' }, catalog, 'alpha', limits));
     expect(err.param).toBe('strategy');
-    expect(err.valid).toEqual(['alpha', 'beta', 'gamma']);
+    expect(err.valid).toEqual(['alpha', 'beta', 'gamma', 'delta']);
   });
 
   it.each([
@@ -112,6 +114,19 @@ describe('GET /check/lock parameters', () => {
     expect(rejection(() => parseCheckParams({ strategy: 'beta', pause: 'before-write' }, catalog, 'alpha', limits, false)).param).toBe('pause');
     expect(rejection(() => parseCheckParams({ strategy: 'beta', pause: 'later' }, catalog, 'alpha', limits, true)).param).toBe('pause');
     expect(rejection(() => parseCheckParams({ strategy: 'alpha', pause: 'after-acquire' }, catalog, 'alpha', limits, true)).param).toBe('pause');
+  });
+
+  it('takes a strategy’s own pause point (inside its lock) only for a strategy that has it, and lists the points it has', () => {
+    expect(parseCheckParams({ strategy: 'delta', pause: 'after-setnx' }, catalog, 'alpha', limits, true).pause).toBe('after-setnx');
+    expect(parseCheckParams({ strategy: 'delta', pause: 'after-acquire' }, catalog, 'alpha', limits, true).pause).toBe('after-acquire');
+    expect(rejection(() => parseCheckParams({ strategy: 'delta', pause: 'after-setnx' }, catalog, 'alpha', limits, false)).param).toBe('pause');
+    const refused = rejection(() => parseCheckParams({ strategy: 'beta', pause: 'after-setnx' }, catalog, 'alpha', limits, true));
+    expect([refused.param, refused.valid]).toEqual(['pause', ['after-acquire', 'before-write']]);
+  });
+
+  it('takes a lock clock offset (POST /fault/clock) of whole ms within an hour either way, naming offsetMs otherwise', () => {
+    expect(parseClockOffset({ offsetMs: -5_000 })).toBe(-5_000);
+    for (const body of [{}, { offsetMs: 1.5 }, { offsetMs: 3_600_001 }, { offsetMs: '5' }, undefined]) expect(rejection(() => parseClockOffset(body)).param).toBe('offsetMs');
   });
 
   it('takes an X-Request-Id of safe characters and names the header otherwise', () => {

@@ -56,10 +56,12 @@ export interface QueueStats {
   childListings: number;
   /** Watch notifications delivered to waiters. */
   wakeUps: number;
+  /** Waiters whose watch is set right now (zk-watch, zk-herd): a gauge, so a test can tell when all are parked. */
+  parked: number;
 }
 
 export abstract class QueueLock implements Lock {
-  readonly stats: QueueStats = { childListings: 0, wakeUps: 0 };
+  readonly stats: QueueStats = { childListings: 0, wakeUps: 0, parked: 0 };
   readonly fencing = 'zookeeper';
   readonly expiry = 'session';
   readonly lostAcquire = 'released by its owner';
@@ -107,6 +109,16 @@ export abstract class QueueLock implements Lock {
   protected async listQueue(turn: Turn): Promise<string[]> {
     this.stats.childListings++;
     return inQueueOrder(await this.session.getChildren(turn.dir, turn.deadline));
+  }
+}
+
+/** Waits for a watch's `deleted` with the waiter counted in `stats.parked` meanwhile. */
+export async function parkedUntil(stats: QueueStats, deleted: Promise<void>, deadline: number, connection: AbortSignal): Promise<void> {
+  stats.parked++;
+  try {
+    await waitFor(deleted, deadline, connection);
+  } finally {
+    stats.parked--;
   }
 }
 

@@ -1,4 +1,4 @@
-import { QueueLock, leftQueue, waitFor, type Turn } from './queue.js';
+import { QueueLock, leftQueue, parkedUntil, type Turn } from './queue.js';
 
 /**
  * zk-watch: queue with an ephemeral-sequential child and watch only the child just before ours.
@@ -22,7 +22,7 @@ export class ZkWatchLock extends QueueLock {
       // exists() with a watcher, not getChildren(): only this predecessor's deletion notifies us.
       const stat = await this.session.exists(`${turn.dir}/${queue[mine - 1]}`, turn.deadline, watcher);
       if (!stat) continue; // it left between the listing and the watch
-      await waitFor(deleted, turn.deadline, this.session.holdSignal);
+      await parkedUntil(this.stats, deleted, turn.deadline, this.session.holdSignal);
     }
   }
 }

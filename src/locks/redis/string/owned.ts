@@ -10,11 +10,17 @@ export class OwnedLock implements Lock {
   readonly fencing = 'redis';
   readonly expiry = 'lease';
   readonly lostAcquire = 'released by its owner';
+  /** The same stop as redis-owned-get-del's, right before the release's delete: here the check comes with it. */
+  readonly pausePoints = ['before-del'] as const;
 
   constructor(private readonly redis: Redis) {}
 
   async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
     const { key, owner, token } = await acquireStringLock(this.redis, resource, opts, true);
-    return leaseOf(resource, neverLost, () => releaseOwnedStringLock(this.redis, resource, key, owner), async () => token);
+    const release = () => {
+      opts.pause?.('before-del');
+      return releaseOwnedStringLock(this.redis, resource, key, owner);
+    };
+    return leaseOf(resource, neverLost, release, async () => token);
   }
 }
