@@ -21,7 +21,11 @@ export type Claim =
 
 export const CLAIM: Readonly<Record<string, Claim>> = {
   'redis-setnx': 'forever',
+  // a crash after both of its commands; the crash between them is course-flaws' case
+  'redis-setnx-expire': 'ttl',
   'redis-setnx-ex': 'ttl',
+  'redis-setnx-getset': 'ttl',
+  'redis-owned-get-del': 'ttl',
   'redis-owned': 'ttl',
   'redis-reentrant': 'ttl',
   'redis-watchdog': 'ttl',
@@ -29,8 +33,10 @@ export const CLAIM: Readonly<Record<string, Claim>> = {
   redlock: 'ttl',
   'zk-ephemeral': 'session',
   'zk-sequential': 'session',
+  'zk-herd': 'session',
   'zk-watch': 'session',
   'zk-reentrant': 'session',
+  'mysql-lock-table-basic': 'forever',
   'mysql-lock-table': 'ttl',
 };
 
@@ -39,8 +45,11 @@ export const LOCK_STRATEGIES: readonly string[] = Object.keys(CLAIM);
 
 export const ZK_STRATEGIES: readonly string[] = LOCK_STRATEGIES.filter((s) => CLAIM[s] === 'session');
 
-/** Locks with a fencing token: the Redis single-server locks (an INCR), ZooKeeper (czxid), the lock table. RedLock has none. */
-export const FENCEABLE: ReadonlySet<string> = new Set(LOCK_STRATEGIES.filter((s) => s !== 'redlock'));
+/** Locks that issue no fencing token: RedLock (no single counter), and the course's flawed steps that draw none. */
+const UNFENCED: ReadonlySet<string> = new Set(['redlock', 'redis-setnx-expire', 'redis-setnx-getset', 'mysql-lock-table-basic']);
+
+/** Locks with a fencing token: the other Redis single-server locks (an INCR), ZooKeeper (czxid), the lock table. */
+export const FENCEABLE: ReadonlySet<string> = new Set(LOCK_STRATEGIES.filter((s) => !UNFENCED.has(s)));
 
 export function claimOf(strategy: string): Claim {
   const c = CLAIM[strategy];

@@ -1,6 +1,7 @@
 // Every scenario, in the order the lab runs them. A new scenario is one module exporting a
 // Scenario, added to this list.
 import type { Scenario } from '../scenario.js';
+import { courseFlaws } from './course-flaws.js';
 import { dependencyStop } from './dependency-stop.js';
 import { holderCrash } from './holder-crash.js';
 import { holderPause } from './holder-pause.js';
@@ -11,7 +12,7 @@ import { redlockRestart } from './redlock-restart.js';
 import { zkLeaderLoss } from './zk-leader-loss.js';
 import { zkSessionExpiry } from './zk-session-expiry.js';
 
-export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply, redisFailover, redlockRestart, zkLeaderLoss];
+export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply, redisFailover, redlockRestart, zkLeaderLoss, courseFlaws];
 
 export function scenarioNamed(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);
