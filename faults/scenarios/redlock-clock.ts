@@ -34,7 +34,7 @@ interface JumpVariant {
   expectDoubleGrant: boolean;
 }
 
-const JUMPS: readonly JumpVariant[] = [
+export const JUMPS: readonly JumpVariant[] = [
   { name: 'A on 3 of 5, a jump on 1 of them', downAtAcquire: [3, 4], jumped: [2], expectDoubleGrant: true },
   { name: 'A on 5 of 5, a jump on 3', downAtAcquire: [], jumped: [0, 1, 2], expectDoubleGrant: true },
   { name: 'A on 5 of 5, a jump on 2', downAtAcquire: [], jumped: [0, 1], expectDoubleGrant: false },
@@ -63,7 +63,7 @@ async function votes(ctx: FaultContext, a: string | undefined, b: string | undef
   return values.map((v) => (v === null ? '-' : v === a ? 'A' : v === b ? 'B' : '?')).join('');
 }
 
-async function jumpCase(ctx: FaultContext, v: JumpVariant): Promise<FaultRow> {
+export async function jumpCase(ctx: FaultContext, v: JumpVariant): Promise<FaultRow> {
   const key = { scenario: 'redlock-clock', strategy: 'redlock', variant: v.name, store: 'mysql' as const };
   return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
     const [aAt, bAt] = [instance(ctx.cluster, 0), instance(ctx.cluster, 1)];
@@ -117,7 +117,7 @@ async function jumpCase(ctx: FaultContext, v: JumpVariant): Promise<FaultRow> {
 
 const SPLIT = { ttlMs: 2_000, retryMs: 50, boundMs: 3_000 };
 
-async function splitCase(ctx: FaultContext, jitter: boolean): Promise<FaultRow> {
+export async function splitCase(ctx: FaultContext, jitter: boolean): Promise<FaultRow> {
   const key = { scenario: 'redlock-clock', strategy: 'redlock', variant: `split vote, 3 contenders, jitter ${jitter ? 'on' : 'off'}`, store: 'mysql' as const };
   return runCase(ctx, key, ctx.sizes.initial, async (): Promise<Verdict> => {
     const clients = await Promise.all(ctx.cluster.servers.redlock.map((s) => redisAt(ctx.cluster, s.port)));
