@@ -93,9 +93,10 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     res.json({
       ok: true,
       default: config.defaultStrategy,
-      strategies: catalog.list().map(({ name, family, description, expected, stores, sql, sqlFenced, guard }) => ({
+      strategies: catalog.list().map(({ name, family, course, description, expected, stores, sql, sqlFenced, guard }) => ({
         name,
         family,
+        course,
         description,
         expected,
         stores,
