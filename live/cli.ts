@@ -5,17 +5,17 @@ import { parseArgs } from 'node:util';
 import { clusterUp } from '../src/cluster/lifecycle.js';
 import { loadClusterConfig, loadLiveConfig } from '../src/config.js';
 import { bundlePage } from './assets.js';
+import { LIVE_FLAGS, LIVE_USAGE } from './cli-options.js';
 import { startLiveServer } from './http.js';
 import { recordedServers } from './servers.js';
 
-const USAGE = 'usage: npm run live [-- --topology single|replicated] [--port N]';
 
 async function main(): Promise<number> {
   let values: { topology?: string; port?: string };
   try {
-    ({ values } = parseArgs({ options: { topology: { type: 'string' }, port: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({ options: Object.fromEntries(LIVE_FLAGS.map((f) => [f, { type: 'string' as const }])), strict: true }));
   } catch (err) {
-    console.error(`${(err as Error).message}\n${USAGE}`);
+    console.error(`${(err as Error).message}\n${LIVE_USAGE}`);
     return 2;
   }
   // Flags are environment variables under another name: src/config.ts parses and checks them.

@@ -2,6 +2,7 @@
 // stores say. Every wait is on the page's own markers (body[data-state], data-value), never on the
 // network going idle.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unitsLeft } from '../../bench/stores.js';
@@ -94,6 +95,33 @@ describe('the live page', () => {
     // the page draws it on its lane
     await en.page.waitForSelector('rect[data-fault="freeze"]');
     expect(await pollUntil(() => processState(inst.pid!) !== 'T', 5_000)).toBe(true);
+  });
+
+  it('exports a run as one HTML file that replays from disk with no network', async () => {
+    const { runs } = (await (await fetch(new URL('/api/runs', live.url))).json()) as { runs: { id: string; summary: { oversold: number } }[] };
+    const run = runs.find((r) => r.summary.oversold > 0) as (typeof runs)[number];
+    const html = await (await fetch(new URL(`/api/run?id=${encodeURIComponent(run.id)}&format=html`, live.url))).text();
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-export-')), 'run.html');
+    fs.writeFileSync(file, html);
+    const offline = await openPage('about:blank', 'en-US');
+    try {
+      const asked: string[] = [];
+      await offline.context.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : (asked.push(route.request().url()), route.abort())));
+      await offline.page.goto(`file://${file}`);
+      await offline.page.waitForSelector('body[data-state="done"]');
+      expect(await figure(offline, 'oversold')).toBe(run.summary.oversold);
+      expect(await offline.page.locator('rect.hold').count()).toBeGreaterThan(0);
+      // the slider rewinds: at 0 ms nothing is sold yet
+      await offline.page.locator('#replay').evaluate((e: { value: string; dispatchEvent(ev: Event): boolean }) => {
+        e.value = '0';
+        e.dispatchEvent(new Event('input'));
+      });
+      expect(await offline.page.textContent('[data-figure="sold"]')).toBe('—');
+      expect(asked).toEqual([]);
+    } finally {
+      await offline.close();
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
   });
 
   it('renders in Chinese for a zh browser and in English for en', async () => {
