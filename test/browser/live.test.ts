@@ -91,7 +91,8 @@ describe('the live page', () => {
     const inst = own.current.servers.instances[1]!;
     const ok = await post({ action: 'freeze', target: inst.name, ms: 1_000 }, { [TOKEN_HEADER]: live.token });
     expect(ok.status).toBe(200);
-    expect(processState(inst.pid!)).toBe('T');
+    // SIGSTOP is delivered asynchronously: the process is seen stopped a moment later
+    expect(await pollUntil(() => processState(inst.pid!) === 'T', 2_000, 5)).toBe(true);
     // the page draws it on its lane
     await en.page.waitForSelector('rect[data-fault="freeze"]');
     expect(await pollUntil(() => processState(inst.pid!) !== 'T', 5_000)).toBe(true);
