@@ -10,6 +10,9 @@ import { pollUntil } from '../src/time.js';
 /** A ClusterInfo is one; the bench also builds them from flags and the environment (target.ts). */
 export type StoreAddresses = Pick<ClusterInfo, 'mysql' | 'redis'>;
 
+/** The stock row's count, as MySQL has it (parameters: PRODUCT_CODE, STOCK_CODE). */
+export const STOCK_COUNT_SQL = 'SELECT `count` FROM db_stock WHERE product_code = ? AND stock_code = ?';
+
 export async function unitsLeft(addr: StoreAddresses, store: StoreKind): Promise<number> {
   if (store === 'redis') {
     const client = new Redis(addr.redis, { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -22,7 +25,7 @@ export async function unitsLeft(addr: StoreAddresses, store: StoreKind): Promise
   }
   const conn = await createConnection({ ...addr.mysql, connectTimeout: 5_000 });
   try {
-    const [rows] = await conn.query('SELECT `count` FROM db_stock WHERE product_code = ? AND stock_code = ?', [PRODUCT_CODE, STOCK_CODE]);
+    const [rows] = await conn.query(STOCK_COUNT_SQL, [PRODUCT_CODE, STOCK_CODE]);
     const row = (rows as { count: number }[])[0];
     if (!row) throw new Error(`no db_stock row for ${PRODUCT_CODE}/${STOCK_CODE}`);
     return Number(row.count);

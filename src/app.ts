@@ -9,10 +9,11 @@ import type { InFlight } from './http/in-flight.js';
 import { AnswerCounts, PROMETHEUS_CONTENT_TYPE } from './http/metrics.js';
 import { postRoute, readRoute, changingGetRoute } from './http/methods.js';
 import { parseCheckParams, parseClockOffset, parseRequestId, parseResetBody } from './http/params.js';
+import { HoldRecord, serverTiming } from './http/server-timing.js';
 import { lockClock } from './locks/lock-clock.js';
 import { PRODUCT_CODE, STOCK_CODE } from './stock/product.js';
 import type { Catalog } from './strategies/catalog.js';
-import type { SharedDeps } from './strategies/strategy.js';
+import type { DeductResult, SharedDeps } from './strategies/strategy.js';
 
 /** GET /health's wait for MySQL, a free pooled connection included. */
 const HEALTH_WAIT_MS = 500;
@@ -40,14 +41,22 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     const requestId = parseRequestId(req.headers['x-request-id']);
     const hooks = faultHooks(pause);
     const signal = inFlight.admit(res);
-    const result = await strategy.deduct({ ...request, owner: newOwnerToken(instance), signal, ...(requestId && { requestId }), ...(hooks && { hooks }) });
+    const hold = new HoldRecord();
+    let result: DeductResult;
+    try {
+      result = await strategy.deduct({ ...request, owner: newOwnerToken(instance), signal, hold, ...(requestId && { requestId }), ...(hooks && { hooks }) });
+    } finally {
+      // Refusals too (503 fenced, lock_lost): their holds are the ones worth seeing.
+      const timing = serverTiming(hold);
+      if (timing && !res.headersSent) res.setHeader('Server-Timing', timing);
+    }
     if (result.outcome === 'sold_out') {
       counts.add({ route: '/check/lock', strategy: strategy.name, status: 409, error: 'sold_out' });
       res.status(409).json({ ok: false, error: 'sold_out', strategy: strategy.name, instance });
       return;
     }
     counts.add({ route: '/check/lock', strategy: strategy.name, status: 200 });
-    res.json({ ok: true, strategy: strategy.name, instance, ...(result.warning && { warning: result.warning }), ...(result.ticket && { ticket: result.ticket }) });
+    res.json({ ok: true, strategy: strategy.name, instance, ...(result.warning && { warning: result.warning }), ...(result.ticket && { ticket: result.ticket }), ...(hold.token !== undefined && { fencingToken: String(hold.token) }) });
   });
 
   readRoute(app, '/stock', async (_req, res) => {
@@ -94,9 +103,10 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     res.json({
       ok: true,
       default: config.defaultStrategy,
-      strategies: catalog.list().map(({ name, family, description, expected, stores, sql, sqlFenced, guard, pausePoints }) => ({
+      strategies: catalog.list().map(({ name, family, course, description, expected, stores, sql, sqlFenced, guard, pausePoints }) => ({
         name,
         family,
+        course,
         description,
         expected,
         stores,

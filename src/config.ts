@@ -92,6 +92,11 @@ const envSchema = z.object({
   // "delayed restart": longer than the longest lease, and a restarted master grants nobody twice).
   REDLOCK_PERSISTENCE: z.enum(['none', 'fsync']).default('none'),
   REDLOCK_RESTART_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+
+  // The live lab (`npm run live`): its page's port on 127.0.0.1, and the bounds on one race.
+  LIVE_PORT: port.default(8090),
+  LIVE_MAX_REQUESTS: z.coerce.number().int().min(1).default(5_000),
+  LIVE_MAX_SECONDS: z.coerce.number().int().min(1).max(300).default(60),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -274,6 +279,17 @@ export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): Cluster
     mysql: { user: e.MYSQL_USER, password: e.MYSQL_PASSWORD, database: e.MYSQL_DATABASE },
     ...(e.REDIS_PASSWORD && { redisPassword: e.REDIS_PASSWORD }),
   };
+}
+
+export interface LiveConfig {
+  port: number;
+  maxRequests: number;
+  maxSeconds: number;
+}
+
+export function loadLiveConfig(env: NodeJS.ProcessEnv = process.env): LiveConfig {
+  const e = parseEnv(env);
+  return { port: e.LIVE_PORT, maxRequests: e.LIVE_MAX_REQUESTS, maxSeconds: e.LIVE_MAX_SECONDS };
 }
 
 /** ZooKeeper's connect string for a cluster: its one server, or every node of the ensemble. */

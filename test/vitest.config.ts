@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
 // - test/faults/: the fault lab's tests, which boot private clusters of their own (they freeze and
 //   kill their servers; the topologies' is replicated): they run last, one after the other,
 //   without the shared cluster.
+// - test/browser/: the live lab's page in chromium, on a private cluster.
 // test/support/ holds the helpers and has no tests.
 
 // Vitest 4 runs projects with different worker counts one group after the other, so the unit and
@@ -44,13 +45,19 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'faults', include: ['test/faults/**/*.test.ts'], sequence: { groupOrder: 2 }, fileParallelism: false, testTimeout: 120_000, hookTimeout: 180_000 },
+        test: { name: 'faults', include: ['test/faults/**/*.test.ts'], sequence: { groupOrder: 3 }, fileParallelism: false, testTimeout: 120_000, hookTimeout: 180_000 },
+      },
+      {
+        // The live lab's page in a real browser (Debian's chromium), on a private cluster: after
+        // the integration files, one file at a time.
+        extends: true,
+        test: { name: 'browser', include: ['test/browser/**/*.test.ts'], sequence: { groupOrder: 2 }, fileParallelism: false, testTimeout: 90_000, hookTimeout: 180_000 },
       },
       {
         // docker compose, really run (a Docker engine it starts if need be, images built once per
         // machine): last, alone, so its containers never compete with the native clusters' tests.
         extends: true,
-        test: { name: 'compose', include: ['test/compose/*.test.ts'], sequence: { groupOrder: 3 }, fileParallelism: false, testTimeout: 300_000, hookTimeout: 1_200_000 },
+        test: { name: 'compose', include: ['test/compose/*.test.ts'], sequence: { groupOrder: 4 }, fileParallelism: false, testTimeout: 300_000, hookTimeout: 1_200_000 },
       },
     ],
   },

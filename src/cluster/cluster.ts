@@ -65,6 +65,25 @@ export function inStopOrder<T extends { name: string }>(servers: readonly T[]): 
   return [...servers].sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
 }
 
+/**
+ * The spec `startCluster` gives an app instance, a RedLock master or a ZooKeeper server, by name:
+ * what a lab needs to start one again after it crashed it (see lifecycle.ts recordedHandle).
+ */
+export function restartSpec(config: ClusterConfig, dir: string, name: string, instanceEnv: Record<string, string>): ServerSpec {
+  const bin = ensureBinaries();
+  const p = config.ports;
+  const app = p.instances.find((port) => `app-${port}` === name);
+  if (app !== undefined) return instanceSpec(config, app, dir, instanceEnv);
+  const master = p.redlock.findIndex((_port, i) => `redlock-${i}` === name);
+  if (master >= 0) return redisSpec(name, p.redlock[master] as number, dir, bin, config.redisPassword, { persistence: () => config.redlockMasters.persistence });
+  const rep = config.replicated;
+  if (!rep && name === 'zookeeper') return zookeeperSpec(name, p.zookeeper, dir, bin);
+  const index = rep ? rep.zookeeper.findIndex((_n, i) => (i === 0 ? 'zookeeper' : `zookeeper-${i}`) === name) : -1;
+  const node = rep?.zookeeper[index];
+  if (rep && node) return zookeeperSpec(name, node.client, dir, bin, { nodes: rep.zookeeper, index });
+  throw new Error(`no server ${name} to start again (app-PORT, redlock-N or zookeeper[-N])`);
+}
+
 /** Stops servers one after the other, trying them all even if some fail; rethrows the first failure. */
 async function stopAll(servers: ServerHandle[]): Promise<void> {
   let first: unknown;

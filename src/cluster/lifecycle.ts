@@ -2,7 +2,8 @@
 // One implementation for `npm run cluster`, the lab and anything else that needs a running cluster.
 import { isDeepStrictEqual } from 'node:util';
 import { loadClusterConfig, type ClusterConfig } from '../config.js';
-import { clusterInfo, inStopOrder, resolveDir, startCluster, type RunningCluster } from './cluster.js';
+import { clusterInfo, inStopOrder, ManagedServer, resolveDir, restartSpec, startCluster, type RunningCluster } from './cluster.js';
+import { killGroup } from './processes.js';
 import { codeFingerprint } from './fingerprint.js';
 import { infoOf, isAlive, probe, readState, removeState, stopRecorded, writeState, type ClusterState, type RecordedServer } from './state.js';
 import type { ClusterInfo } from './types.js';
@@ -40,18 +41,24 @@ export async function healthOf(state: ClusterState): Promise<boolean[]> {
   return Promise.all(state.servers.map(async (s) => isAlive(s) && (await probe(s, info))));
 }
 
+/** Whether instances started with `had` run with every variable of `wanted` (an instance may have more). */
+function envCovers(had: Record<string, string> | undefined, wanted: Record<string, string>): boolean {
+  return Object.entries(wanted).every(([k, v]) => had?.[k] === v);
+}
+
 /**
  * Brings the recorded cluster up: keeps one that is healthy and runs this code with these settings,
  * otherwise stops what is left of it and starts a new one, detached, so it outlives this process.
+ * `instanceEnv`: extra env for the app instances; a cluster whose instances lack it is restarted.
  */
-export async function clusterUp(say: Say, config: ClusterConfig = loadClusterConfig()): Promise<ClusterInfo> {
+export async function clusterUp(say: Say, config: ClusterConfig = loadClusterConfig(), instanceEnv: Record<string, string> = {}): Promise<ClusterInfo> {
   const dir = resolveDir(config.dir);
   const wanted = clusterInfo(config);
   const code = codeFingerprint();
   const state = readState(dir);
   if (state) {
     const health = await healthOf(state);
-    const sameConfig = isDeepStrictEqual(infoOf(state), wanted);
+    const sameConfig = isDeepStrictEqual(infoOf(state), wanted) && envCovers(state.instanceEnv, instanceEnv);
     const sameCode = state.code === code;
     if (sameConfig && sameCode && state.complete && health.every(Boolean)) {
       say(`cluster already up (since ${state.startedAt}):`);
@@ -71,12 +78,13 @@ export async function clusterUp(say: Say, config: ClusterConfig = loadClusterCon
   // (Ctrl-C, a closed pipe) `down` still finds every detached server it left running.
   const startedAt = new Date().toISOString();
   let servers: RecordedServer[] = [];
-  const save = (complete: boolean) => writeState(dir, { ...wanted, startedAt, code, complete, servers: inStopOrder(servers) });
+  const save = (complete: boolean) => writeState(dir, { ...wanted, startedAt, code, instanceEnv, complete, servers: inStopOrder(servers) });
   let cluster: RunningCluster;
   try {
     cluster = await startCluster({
       config,
       detached: true,
+      instanceEnv,
       log: (l) => say(`  ${l}`),
       onSpawn: ({ name, port, identity }) => {
         servers = [...servers.filter((s) => s.name !== name), { name, port, ...identity }];
@@ -126,4 +134,49 @@ export async function clusterStatus(say: Say, config: ClusterConfig = loadCluste
   });
   if (!state.complete) say('  (the `up` that started these did not finish)');
   return state.complete && health.every(Boolean);
+}
+
+/** One server of the recorded cluster, found by name: its pid now, a crash, and a start again. */
+export interface RecordedHandle {
+  readonly name: string;
+  /** The recorded pid while that process is alive; undefined once it is gone. */
+  pid(): number | undefined;
+  /** SIGKILL, like a crash. */
+  kill(): Promise<void>;
+  /** Starts it again (detached, as `up` does) and records the new pid; resolves when healthy. */
+  start(): Promise<void>;
+}
+
+/**
+ * The recorded cluster's app instances, RedLock masters and ZooKeeper servers as handles, so a lab
+ * can crash one and start it again in the same data dir and port, the record kept up to date.
+ */
+export function recordedHandle(name: string, config: ClusterConfig = loadClusterConfig()): RecordedHandle {
+  const dir = resolveDir(config.dir);
+  const recorded = () => readState(dir)?.servers.find((s) => s.name === name);
+  return {
+    name,
+    pid() {
+      const s = recorded();
+      return s && isAlive(s) ? s.pid : undefined;
+    },
+    async kill() {
+      const s = recorded();
+      if (s && isAlive(s)) await killGroup(s.pid, name);
+    },
+    async start() {
+      const state = readState(dir);
+      if (!state) throw new Error(`no cluster recorded in ${dir}`);
+      const spec = restartSpec(config, dir, name, state.instanceEnv ?? {});
+      const server = new ManagedServer(spec, {
+        detached: true,
+        onSpawn: ({ identity }) => {
+          const now = readState(dir) ?? state;
+          const servers = now.servers.map((s) => (s.name === name ? { ...s, ...identity } : s));
+          writeState(dir, { ...now, servers });
+        },
+      });
+      await server.start();
+    },
+  };
 }

@@ -21,6 +21,8 @@ const clusterState = clusterInfoSchema.extend({
   startedAt: z.string(),
   /** codeFingerprint() of the code the instances were started from */
   code: z.string().optional(),
+  /** Extra env the app instances were started with (`npm run live` turns on FAULT_INJECTION). */
+  instanceEnv: z.record(z.string(), z.string()).optional(),
   /** false while `up` is still starting servers (or died doing so) */
   complete: z.boolean(),
   /** in stop order: the front (nginx, apps) first, MySQL last */

@@ -2,6 +2,7 @@ import { LockNotHeldError } from '../locks/errors.js';
 import type { Lease, LeaseExtras, Lock } from '../locks/lock.js';
 import { withLock, type Held } from '../locks/scope.js';
 import type { Fence } from '../fencing.js';
+import { monotonicMs } from '../http/server-timing.js';
 import { STOCK_LOCK_RESOURCE } from '../stock/product.js';
 import { readThenWrite } from '../stock/read-then-write.js';
 import type { DeductRequest, DeductResult, LockedDeduction, SharedDeps } from './strategy.js';
@@ -18,19 +19,31 @@ export function guardedDeduction<L extends Lease>(deps: SharedDeps, declared: Lo
     const pause = req.hooks?.at;
     const opts = { ...req.lock, owner: req.owner, ...(req.signal && { signal: req.signal }), ...(pause && { pause }) };
     let fromGrant: Pick<DeductResult, 'ticket'> = {};
+    const record = req.hold;
     const { value: outcome, releaseError } = await scope(lock, STOCK_LOCK_RESOURCE, opts, async (held) => {
-      if (answer) fromGrant = await answer(held);
-      req.hooks?.afterAcquire?.();
-      const fence = req.fenced ? await fenceOf(lock, held) : undefined;
-      return readThenWrite(deps.stock[req.store], req.workMs, {
-        fence,
-        sale: req.requestId,
-        signal: req.signal,
-        beforeWrite: () => {
-          held.assertHeld();
-          req.hooks?.beforeWrite?.();
-        },
-      });
+      if (record) record.grantedAt = monotonicMs();
+      try {
+        if (answer) fromGrant = await answer(held);
+        // The token is on the lease already (no round trip) for every lock that issues one.
+        const token = lock.fencing && held.fencingToken ? await held.fencingToken() : undefined;
+        if (record && token !== undefined) record.token = token;
+        req.hooks?.afterAcquire?.();
+        const fence = req.fenced ? await fenceOf(lock, held) : undefined;
+        const done = await readThenWrite(deps.stock[req.store], req.workMs, {
+          fence,
+          sale: req.requestId,
+          signal: req.signal,
+          beforeWrite: () => {
+            held.assertHeld();
+            req.hooks?.beforeWrite?.();
+            if (record) record.writeStartedAt = monotonicMs();
+          },
+        });
+        if (record?.writeStartedAt !== undefined) record.writeEndedAt = monotonicMs();
+        return done;
+      } finally {
+        if (record) record.releasedAt = monotonicMs();
+      }
     });
     if (!releaseError) return { outcome, ...fromGrant };
     const expired = releaseError instanceof LockNotHeldError;

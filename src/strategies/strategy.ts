@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { ServiceConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { FenceSource } from '../fencing.js';
+import type { HoldRecord } from '../http/server-timing.js';
 import { LOCK_PAUSE_POINTS, type Lease, type LeaseExtras, type Lock, type LockOptions, type LockWithExpiry } from '../locks/lock.js';
 import type { Held, Scope } from '../locks/scope.js';
 import type { MysqlStock } from '../stock/mysql-stock.js';
@@ -40,6 +41,8 @@ export interface DeductRequest {
   hooks?: FaultHooks;
   /** Aborted when the request is given up (its client left, the service is draining): nothing more may be written. */
   signal?: AbortSignal;
+  /** Where a lock strategy notes its wait, hold, write and fencing token (the answer's Server-Timing). */
+  hold?: HoldRecord;
 }
 
 /**

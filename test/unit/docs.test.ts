@@ -11,6 +11,7 @@ import { FAULT_FLAGS } from '../../faults/options.js';
 import { SCENARIOS } from '../../faults/scenarios/index.js';
 import { CLUSTER_COMMANDS, CLUSTER_FLAGS } from '../../src/cluster/cli-options.js';
 import { COMPOSE_FLAGS } from '../../src/compose/cli-options.js';
+import { LIVE_FLAGS } from '../../live/cli-options.js';
 import { ENV_VARIABLES } from '../../src/config.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -40,6 +41,7 @@ const FLAGS: Record<string, readonly string[]> = {
   lab: [...Object.keys(BENCH_FLAGS), ...LAB_FLAGS],
   faults: Object.keys(FAULT_FLAGS),
   cluster: CLUSTER_FLAGS,
+  live: LIVE_FLAGS,
   docs: Object.keys(DOCS_FLAGS),
   // after a second --, the bench's
   compose: [...Object.keys(COMPOSE_FLAGS), ...Object.keys(BENCH_FLAGS)],

@@ -1,0 +1,222 @@
+// The live lab's HTTP server, on 127.0.0.1 only: the page, its server-sent events, and the requests
+// that change things (race, fault, reset), each of which needs the token this server made at start
+// and gave only to its own page, in a custom header: another site cannot send that header without
+// a CORS preflight, and this server answers every preflight with a refusal.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LiveConfig } from '../src/config.js';
+import { exportedRun, livePage, type Assets } from './assets.js';
+import { FaultBoard, FaultError, MAX_FAULT_MS } from './faults.js';
+import { runRace } from './race.js';
+import type { LabServers, Proc } from './servers.js';
+import { faultSchema, InputError, parseRace, parseWith, type FaultRequest } from './settings.js';
+import type { LabState, LiveEvent, RunLog, StrategyInfo } from './shared/types.js';
+import { monotonicMs } from '../src/http/server-timing.js';
+
+export const TOKEN_HEADER = 'x-live-token';
+const BODY_LIMIT = 4_096;
+/** Runs kept in memory for the page's list and export. */
+const RUNS_KEPT = 20;
+/** With no page left open, every fault heals after this (a reload reconnects well within it). */
+const PAGE_GONE_MS = 2_000;
+
+export interface LiveServer {
+  url: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+export async function startLiveServer(servers: LabServers, config: LiveConfig, assets: Assets, port = config.port): Promise<LiveServer> {
+  const token = randomBytes(24).toString('base64url');
+  const strategies = await fetchStrategies(servers.info.instances[0] as string);
+  const clients = new Set<http.ServerResponse>();
+  const runs: RunLog[] = [];
+  let racing = false;
+  const emit = (e: LiveEvent) => {
+    const line = `data: ${JSON.stringify(e)}\n\n`;
+    for (const c of clients) c.write(line);
+  };
+  const faults = new FaultBoard(monotonicMs(), () => {
+    if (!racing) emit({ type: 'faults', faults: faults.marks() });
+  });
+  let goneTimer: NodeJS.Timeout | undefined;
+
+  const state = (): LabState => ({
+    lanes: servers.instances.map((p) => p.name),
+    topology: servers.topology,
+    racing,
+    faults: faults.marks(),
+    redlock: servers.redlock.map((p) => p.name),
+    zookeeper: servers.zookeeper.name,
+    limits: { maxRequests: config.maxRequests, maxSeconds: config.maxSeconds, maxFaultMs: MAX_FAULT_MS },
+  });
+
+  const procByName = (name: string | undefined, list: Proc[], field = 'target'): Proc => {
+    const p = list.find((x) => x.name === name);
+    if (!p) throw new InputError(400, 'bad_request', `${field} must be one of ${list.map((x) => x.name).join(', ')}`, field);
+    return p;
+  };
+
+  async function fault(req: FaultRequest): Promise<unknown> {
+    const all = [...servers.instances, ...servers.redlock, servers.zookeeper];
+    switch (req.action) {
+      case 'freeze':
+        return faults.freeze(procByName(req.target, servers.instances), req.ms);
+      case 'kill':
+        return faults.kill(procByName(req.target, servers.instances), req.ms);
+      case 'kill-redlock':
+        return faults.kill(procByName(req.target ?? servers.redlock[0]?.name, servers.redlock), req.ms);
+      case 'kill-zookeeper':
+        return faults.kill(servers.zookeeper, req.ms);
+      case 'heal':
+        return { healed: await faults.heal(procByName(req.target, all).name) };
+      case 'heal-all':
+        await faults.healAll();
+        return { healed: true };
+    }
+  }
+
+  const routes: Record<string, (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => Promise<void> | void> = {
+    'GET /': (_req, res) => send(res, 200, 'text/html; charset=utf-8', livePage(token)),
+    'GET /app.js': (_req, res) => send(res, 200, 'text/javascript; charset=utf-8', assets.script),
+    'GET /app.css': (_req, res) => send(res, 200, 'text/css; charset=utf-8', assets.style),
+    'GET /api/strategies': (_req, res) => json(res, 200, { ok: true, strategies }),
+    'GET /api/state': (_req, res) => json(res, 200, { ok: true, ...state() }),
+    'GET /api/runs': (_req, res) => json(res, 200, { ok: true, runs: runs.map((r) => ({ id: r.id, startedAt: r.startedAt, settings: r.settings, summary: r.summary })) }),
+    'GET /api/run': (_req, res, url) => {
+      const run = runs.find((r) => r.id === url.searchParams.get('id'));
+      if (!run) return json(res, 404, { ok: false, error: 'not_found', field: 'id', message: 'no such run' });
+      if (url.searchParams.get('format') === 'html') {
+        res.setHeader('Content-Disposition', `attachment; filename="stocklab-live-${run.id}.html"`);
+        return send(res, 200, 'text/html; charset=utf-8', exportedRun(assets, run));
+      }
+      res.setHeader('Content-Disposition', `attachment; filename="stocklab-live-${run.id}.json"`);
+      return json(res, 200, run);
+    },
+    'GET /events': (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      res.write(`data: ${JSON.stringify({ type: 'faults', faults: faults.marks() } satisfies LiveEvent)}\n\n`);
+      clients.add(res);
+      clearTimeout(goneTimer);
+      req.on('close', () => {
+        clients.delete(res);
+        // The page closed: nothing it started may stay broken.
+        if (clients.size === 0) goneTimer = setTimeout(() => void faults.healAll(), PAGE_GONE_MS);
+      });
+    },
+    'POST /api/race': async (req, res) => {
+      const settings = parseRace(await readJson(req), { maxRequests: config.maxRequests, strategies: strategies.map((s) => s.name) });
+      if (racing) throw new InputError(409, 'race_running', 'a race is running; wait for it to end', 'race');
+      const strategy = strategies.find((s) => s.name === settings.strategy) as StrategyInfo;
+      racing = true;
+      json(res, 202, { ok: true, started: true });
+      try {
+        const run = await runRace(settings, strategy, { servers, faults, maxSeconds: config.maxSeconds, emit });
+        runs.unshift(run);
+        runs.length = Math.min(runs.length, RUNS_KEPT);
+      } catch (err) {
+        emit({ type: 'failed', message: (err as Error).message });
+      } finally {
+        racing = false;
+      }
+    },
+    'POST /api/fault': async (req, res) => {
+      const result = await fault(parseWith(faultSchema, await readJson(req)));
+      json(res, 200, { ok: true, result, faults: faults.marks() });
+    },
+  };
+
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      try {
+        checkHost(req, port === 0 ? (server.address() as AddressInfo).port : port);
+        if (req.method === 'OPTIONS') throw new InputError(403, 'no_cross_origin', 'cross-origin requests are refused', 'Origin');
+        const route = routes[`${req.method} ${url.pathname}`];
+        if (!route) throw new InputError(404, 'not_found', `no route ${req.method} ${url.pathname}`);
+        if (req.method !== 'GET') checkToken(req, token);
+        await route(req, res, url);
+      } catch (err) {
+        if (res.headersSent) return;
+        if (err instanceof InputError) json(res, err.status, { ok: false, error: err.error, message: err.message, ...(err.field && { field: err.field }) });
+        else if (err instanceof FaultError) json(res, 409, { ok: false, error: 'fault_refused', message: err.message, field: 'target' });
+        else json(res, 500, { ok: false, error: 'internal', message: (err as Error).message });
+      }
+    })();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const bound = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${bound}/`,
+    token,
+    async close() {
+      for (const c of clients) c.end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearTimeout(goneTimer);
+      await faults.healAll();
+    },
+  };
+}
+
+async function fetchStrategies(instance: string): Promise<StrategyInfo[]> {
+  const res = await fetch(`${instance}/strategies`);
+  if (!res.ok) throw new Error(`GET /strategies: ${res.status}`);
+  const body = (await res.json()) as { strategies: StrategyInfo[] };
+  return body.strategies.map(({ name, family, course, description, expected, stores, fencing }) => ({
+    name,
+    family,
+    course,
+    description,
+    expected: { oneInstance: expected.oneInstance, threeInstances: expected.threeInstances, ...(expected.workOverTtl && { workOverTtl: expected.workOverTtl }), ...(expected.note && { note: expected.note }) },
+    stores,
+    ...(fencing && { fencing }),
+  }));
+}
+
+/** DNS rebinding: a page on another name that resolves to 127.0.0.1 sends its own Host. */
+function checkHost(req: http.IncomingMessage, port: number): void {
+  const host = req.headers.host ?? '';
+  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) throw new InputError(421, 'unknown_host', 'Host must be 127.0.0.1 or localhost with this port', 'Host');
+}
+
+function checkToken(req: http.IncomingMessage, token: string): void {
+  const given = Buffer.from(String(req.headers[TOKEN_HEADER] ?? ''));
+  const wanted = Buffer.from(token);
+  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new InputError(403, 'bad_token', `the ${TOKEN_HEADER} header must carry the page's token`, TOKEN_HEADER);
+}
+
+async function readJson(req: http.IncomingMessage): Promise<unknown> {
+  if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) throw new InputError(415, 'json_only', 'send application/json', 'content-type');
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const c of req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > BODY_LIMIT) throw new InputError(413, 'too_large', `the body may be ${BODY_LIMIT} bytes at most`, 'body');
+    chunks.push(c);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new InputError(400, 'bad_json', 'the body is not JSON', 'body');
+  }
+}
+
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+};
+
+function send(res: http.ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'content-type': type, ...SECURITY_HEADERS });
+  res.end(body);
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
+}

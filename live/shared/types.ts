@@ -1,0 +1,123 @@
+// What the live lab's server and its page say to each other: race settings, frames, holds, faults,
+// and a run's event log. Plain data (JSON), shared by both sides.
+
+export type Via = 'one' | 'three';
+export type PausePoint = 'after-acquire' | 'before-write';
+
+export interface RaceSettings {
+  strategy: string;
+  units: number;
+  requests: number;
+  connections: number;
+  workMs: number;
+  ttlMs: number;
+  fenced: boolean;
+  /** one instance directly, or the three behind nginx */
+  via: Via;
+  /** One request (the race's first) stops its own instance at this point, healed after freezeMs. */
+  freezeHolder?: { point: PausePoint; ms: number };
+}
+
+/** One lock hold, from an answer's Server-Timing: ms since the race began, on the monotonic clock. */
+export interface Hold {
+  lane: string;
+  start: number;
+  end: number;
+  /** the fencing token, when the lock issues one */
+  token?: string;
+  status: number;
+  /** the answer's error (503 fenced …) */
+  error?: string;
+}
+
+export type FaultKind = 'freeze' | 'kill' | 'holder-freeze';
+
+/** A fault on a server: while `end` is absent it is still on. Times are ms since the race began (or the page's epoch). */
+export interface FaultMark {
+  id: number;
+  kind: FaultKind;
+  target: string;
+  start: number;
+  end?: number;
+  /** when it heals by itself, at the latest */
+  healBy: number;
+}
+
+/** Counts so far in a race. */
+export interface Tally {
+  answered: number;
+  sold: number;
+  soldOut: number;
+  /** 503s by the answer's error */
+  refused: Record<string, number>;
+  /** other statuses and transport errors, by status or 'no_answer' */
+  other: Record<string, number>;
+}
+
+/** One update of a race, sent about ten times a second. */
+export interface Frame {
+  /** ms since the race began */
+  t: number;
+  tally: Tally;
+  /** units sold (200) in this frame's interval */
+  goodput: number;
+  stock: { mysql?: number; redis?: number };
+  /** the holds answered since the last frame */
+  holds: Hold[];
+  faults: FaultMark[];
+}
+
+export interface RaceSummary {
+  settings: RaceSettings;
+  store: 'mysql' | 'redis';
+  tally: Tally;
+  /** initial − left, read from the store */
+  deducted: number;
+  left: number;
+  /** units sold (200s) − units deducted */
+  oversold: number;
+  /** holds that overlapped another on the same lock */
+  overlaps: number;
+  seconds: number;
+  /** units sold per second over the race */
+  goodput: number;
+}
+
+/** A run's event log: everything the page drew, to replay or export. */
+export interface RunLog {
+  id: string;
+  startedAt: string;
+  lanes: string[];
+  settings: RaceSettings;
+  frames: Frame[];
+  summary?: RaceSummary;
+}
+
+export interface StrategyInfo {
+  name: string;
+  family: string;
+  course: string;
+  description: string;
+  expected: { oneInstance: string; threeInstances: string; workOverTtl?: string; note?: string };
+  stores: string[];
+  fencing?: string;
+}
+
+/** What GET /api/state tells a page that just opened. */
+export interface LabState {
+  lanes: string[];
+  topology: 'single' | 'replicated';
+  racing: boolean;
+  faults: FaultMark[];
+  redlock: string[];
+  zookeeper: string;
+  limits: { maxRequests: number; maxSeconds: number; maxFaultMs: number };
+}
+
+/** Server-sent events: `frame` during a race, `done` at its end, `faults` when faults change outside a race. */
+export type LiveEvent =
+  | { type: 'start'; run: Pick<RunLog, 'id' | 'lanes' | 'settings' | 'startedAt'> }
+  | { type: 'frame'; frame: Frame }
+  | { type: 'done'; summary: RaceSummary }
+  | { type: 'failed'; message: string }
+  | { type: 'faults'; faults: FaultMark[] };
