@@ -1,6 +1,6 @@
 // The page's requests, checked: every refusal names the field at fault.
 import { z } from 'zod';
-import type { RaceSettings } from './shared/types.js';
+import { PAUSE_POINTS, type RaceSettings } from './shared/types.js';
 
 export interface Bounds {
   maxRequests: number;
@@ -18,7 +18,7 @@ export function raceSchema(b: Bounds) {
       ttlMs: z.number().int().min(1).max(60_000),
       fenced: z.boolean(),
       via: z.enum(['one', 'three']),
-      freezeHolder: z.object({ point: z.enum(['after-acquire', 'before-write']), ms: z.number().int().min(0).max(30_000) }).strict().optional(),
+      freezeHolder: z.object({ point: z.enum(PAUSE_POINTS), ms: z.number().int().min(0).max(30_000) }).strict().optional(),
     })
     .strict();
 }

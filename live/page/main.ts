@@ -1,12 +1,15 @@
 // The live lab's page: settings and a strategy picker, live figures, the space-time view, fault
 // buttons, the guided tour and the runs. With an inline run log (an exported file) it replays that
 // run with a time slider and needs no server.
-import type { FaultMark, Frame, Hold, LabState, LiveEvent, RaceSettings, RaceSummary, RunLog, StrategyInfo } from '../shared/types.js';
+import { PAUSE_POINTS, type FaultMark, type Frame, type Hold, type LabState, type LiveEvent, type PausePoint, type RaceSettings, type RaceSummary, type RunLog, type StrategyInfo } from '../shared/types.js';
 import { overlapping } from '../shared/holds.js';
 import { el } from './dom.js';
 import { chooseLang, DICTIONARIES, type Dictionary, type Key, type Lang } from './i18n.js';
 import { renderGoodput, renderTimeline } from './timeline.js';
 import { TOUR } from './tour.js';
+
+/** The label of each pause point in the freeze menu. */
+const POINT_LABEL = { 'before-write': 'beforeWrite', 'after-acquire': 'afterAcquire', 'after-setnx': 'afterSetnx', 'before-del': 'beforeDel', 'after-read': 'afterRead' } as const satisfies Record<PausePoint, Key>;
 
 type PageState = 'loading' | 'idle' | 'racing' | 'done' | 'failed';
 
@@ -141,11 +144,15 @@ function controls(): HTMLElement {
   const via = el('select', { id: 'via' }, el('option', { value: 'one', selected: settings.via === 'one' }, t.viaOne), el('option', { value: 'three', selected: settings.via === 'three' }, t.viaThree));
   via.addEventListener('change', () => (settings = { ...settings, via: via.value === 'three' ? 'three' : 'one' }));
   const freeze = el('input', { id: 'freezeHolder', type: 'checkbox', checked: settings.freezeHolder !== undefined });
-  const point = el('select', { id: 'freezePoint' }, el('option', { value: 'before-write', selected: settings.freezeHolder?.point !== 'after-acquire' }, t.beforeWrite), el('option', { value: 'after-acquire', selected: settings.freezeHolder?.point === 'after-acquire' }, t.afterAcquire));
+  // every lock strategy's two points, then those of the chosen strategy's own steps
+  const own = strategies.find((s) => s.name === settings.strategy)?.pausePoints ?? [];
+  const points = PAUSE_POINTS.filter((p) => p === 'before-write' || p === 'after-acquire' || own.includes(p));
+  const chosen = settings.freezeHolder?.point ?? 'before-write';
+  const point = el('select', { id: 'freezePoint' }, ...points.map((p) => el('option', { value: p, selected: p === chosen }, t[POINT_LABEL[p]])));
   const ms = el('input', { id: 'freezeMs', type: 'number', min: 0, max: 30_000, value: settings.freezeHolder?.ms ?? 2_000 });
   const syncFreeze = () => {
     const { freezeHolder: _drop, ...rest } = settings;
-    settings = freeze.checked ? { ...rest, freezeHolder: { point: point.value === 'after-acquire' ? 'after-acquire' : 'before-write', ms: Number(ms.value) } } : rest;
+    settings = freeze.checked ? { ...rest, freezeHolder: { point: points.find((p) => p === point.value) ?? 'before-write', ms: Number(ms.value) } } : rest;
   };
   for (const i of [freeze, point, ms]) i.addEventListener('change', syncFreeze);
   const race = el('button', { id: 'race', class: 'primary', title: t.raceTip, disabled: pageState === 'racing' }, pageState === 'racing' ? t.racing : t.race);

@@ -13,20 +13,24 @@ export interface TourStep {
 const base = { units: 100, requests: 200, connections: 50, workMs: 5, ttlMs: 5_000, fenced: false } as const;
 
 export const TOUR: readonly TourStep[] = [
-  { title: 'tour1Title', text: 'tour1Text', settings: { ...base, strategy: 'none', via: 'one' } },
-  { title: 'tour2Title', text: 'tour2Text', settings: { ...base, strategy: 'mutex', via: 'one' } },
-  { title: 'tour3Title', text: 'tour3Text', settings: { ...base, strategy: 'mutex', via: 'three' } },
-  { title: 'tour4Title', text: 'tour4Text', settings: { ...base, strategy: 'redis-setnx-ex', via: 'three', workMs: 100, ttlMs: 50, requests: 120, connections: 30 } },
-  {
-    title: 'tour5Title',
-    text: 'tour5Text',
-    settings: { ...base, strategy: 'redis-owned', via: 'three', workMs: 20, ttlMs: 300, connections: 20, freezeHolder: { point: 'before-write', ms: 2_000 } },
-  },
-  {
-    title: 'tour6Title',
-    text: 'tour6Text',
-    settings: { ...base, strategy: 'redis-owned', via: 'three', workMs: 20, ttlMs: 300, connections: 20, fenced: true, freezeHolder: { point: 'before-write', ms: 2_000 } },
-  },
-  { title: 'tour7Title', text: 'tour7Text', settings: { ...base, strategy: 'redlock', via: 'three', connections: 20 }, fault: { action: 'kill-redlock', afterMs: 500, ms: 8_000 } },
-  { title: 'tour8Title', text: 'tour8Text', settings: { ...base, strategy: 'zk-sequential', via: 'three', connections: 20, requests: 150 } },
+  step('tour1Title', 'tour1Text', { strategy: 'none', via: 'one' }),
+  step('tour2Title', 'tour2Text', { strategy: 'mutex', via: 'one' }),
+  step('tour3Title', 'tour3Text', { strategy: 'mutex', via: 'three' }),
+  // The course's Redis series, in its order (§2.1 → §2.9).
+  step('tour4Title', 'tour4Text', { strategy: 'redis-setnx', via: 'three', connections: 20, requests: 150, freezeHolder: { point: 'after-acquire', ms: 3_000 } }),
+  step('tour5Title', 'tour5Text', { strategy: 'redis-setnx-expire', via: 'three', ttlMs: 300, connections: 20, requests: 150, freezeHolder: { point: 'after-setnx', ms: 3_000 } }),
+  step('tour6Title', 'tour6Text', { strategy: 'redis-setnx-ex', via: 'three', workMs: 100, ttlMs: 50, requests: 120, connections: 30 }),
+  step('tour7Title', 'tour7Text', { strategy: 'redis-owned-get-del', via: 'three', workMs: 100, ttlMs: 300, units: 30, requests: 45, connections: 20, freezeHolder: { point: 'before-del', ms: 1_500 } }),
+  step('tour8Title', 'tour8Text', { strategy: 'redis-owned', via: 'three', workMs: 100, ttlMs: 300, units: 30, requests: 45, connections: 20, freezeHolder: { point: 'before-del', ms: 1_500 } }),
+  step('tour9Title', 'tour9Text', { strategy: 'redis-reentrant', via: 'three', connections: 20 }),
+  step('tour10Title', 'tour10Text', { strategy: 'redis-watchdog', via: 'three', workMs: 400, ttlMs: 150, units: 8, requests: 12, connections: 6 }),
+  step('tour11Title', 'tour11Text', { strategy: 'redis-owned', via: 'three', workMs: 20, ttlMs: 300, connections: 20, freezeHolder: { point: 'before-write', ms: 2_000 } }),
+  step('tour12Title', 'tour12Text', { strategy: 'redis-owned', via: 'three', workMs: 20, ttlMs: 300, connections: 20, fenced: true, freezeHolder: { point: 'before-write', ms: 2_000 } }),
+  { ...step('tour13Title', 'tour13Text', { strategy: 'redlock', via: 'three', connections: 20 }), fault: { action: 'kill-redlock', afterMs: 500, ms: 8_000 } },
+  step('tour14Title', 'tour14Text', { strategy: 'zk-watch', via: 'three', connections: 20, requests: 150 }),
 ];
+
+/** A step: its title and text, and the base settings with `own` over them. */
+function step(title: Key, text: Key, own: Partial<RaceSettings> & Pick<RaceSettings, 'strategy' | 'via'>): TourStep {
+  return { title, text, settings: { ...base, ...own } };
+}

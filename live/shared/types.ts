@@ -2,7 +2,9 @@
 // and a run's event log. Plain data (JSON), shared by both sides.
 
 export type Via = 'one' | 'three';
-export type PausePoint = 'after-acquire' | 'before-write';
+/** Where the race's first request stops its instance: every lock strategy's two, and those inside some locks' own steps. */
+export const PAUSE_POINTS = ['before-write', 'after-acquire', 'after-setnx', 'before-del', 'after-read'] as const;
+export type PausePoint = (typeof PAUSE_POINTS)[number];
 
 export interface RaceSettings {
   strategy: string;
@@ -101,6 +103,8 @@ export interface StrategyInfo {
   expected: { oneInstance: string; threeInstances: string; workOverTtl?: string; note?: string };
   stores: string[];
   fencing?: string;
+  /** the pause points of this strategy's own steps, beyond after-acquire and before-write */
+  pausePoints?: string[];
 }
 
 /** What GET /api/state tells a page that just opened. */

@@ -57,7 +57,7 @@ describe('the live page', () => {
   });
 
   it('redis-owned, a holder frozen past its lease: two holds overlap and units are oversold', async () => {
-    await runTourStep(en, 4);
+    await runTourStep(en, 10);
     const overlapping = await en.page.locator('rect.hold[data-overlap="1"]').count();
     const oversold = await figure(en, 'oversold');
     console.log(`redis-owned frozen holder: ${overlapping} overlapping holds, oversold ${oversold}`);
@@ -69,13 +69,28 @@ describe('the live page', () => {
   });
 
   it('the same with fenced=1: nothing oversold, the stale write counted as 503 fenced', async () => {
-    await runTourStep(en, 5);
+    await runTourStep(en, 11);
     const fenced = Number(await en.page.getAttribute('[data-refused="fenced"]', 'data-value'));
     console.log(`redis-owned fenced: oversold ${await figure(en, 'oversold')}, 503 fenced ${fenced}`);
     expect(await figure(en, 'oversold')).toBe(0);
     expect(fenced).toBeGreaterThanOrEqual(1);
     expect(await en.page.locator('rect.hold.refused').count()).toBeGreaterThanOrEqual(1);
   });
+
+  it("walks the course's Redis series in its order; the steps whose lock holds stay exact", async () => {
+    // Steps 4–10: SETNX, SETNX then EXPIRE, SET NX PX with a blind DEL, GET+DEL, the Lua release,
+    // the hash lock, the watchdog. A frozen holder of a lock without expiry (4, 5) only makes the
+    // others wait; the Lua release (8), the hash lock (9) and the watchdog (10) never let two in.
+    // Whether 6 and 7 oversell depends on who holds at the instant the stale DEL lands: printed.
+    const exact = new Set([3, 4, 7, 8, 9]);
+    for (let index = 3; index <= 9; index++) {
+      const ms = await runTourStep(en, index);
+      const strategy = await en.page.inputValue('#strategy');
+      const oversold = await figure(en, 'oversold');
+      console.log(`tour step ${index + 1} (${strategy}): oversold ${oversold}, overlapping holds ${await figure(en, 'overlaps')} in ${ms} ms`);
+      if (exact.has(index)) expect(oversold, strategy).toBe(0);
+    }
+  }, 180_000);
 
   it('refuses a change without the token, and a fault heals by itself', async () => {
     const post = (body: unknown, headers: Record<string, string> = {}) =>
@@ -140,7 +155,7 @@ describe('the live page', () => {
         await zh.page.goto(`${live.url}?lang=zh`);
         await zh.page.waitForSelector('body[data-lang="zh"][data-state]');
         // the last race (fenced) is not replayed on a fresh page: draw the frozen holder's race again
-        await runTourStep(zh, 4);
+        await runTourStep(zh, 10);
         await shoot(zh, 'zh');
       }
     } finally {
