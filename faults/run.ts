@@ -5,7 +5,8 @@ import path from 'node:path';
 import { catalogMismatches, fetchDeclared, type Declared } from './catalog-check.js';
 import { startLabCluster } from './lab-cluster.js';
 import { runScenarios } from './matrix.js';
-import { parseFaultArgs, USAGE, type FaultOptions } from './options.js';
+import { runCli } from '../src/cli/args.js';
+import { parseFaultArgs, USAGE } from './options.js';
 import { renderTable } from './report/markdown.js';
 import { allAsExpected, machineInfo, stampOf, type FaultReport, type ScenarioRun } from './report/report.js';
 import type { FaultRow } from './row.js';
@@ -14,13 +15,7 @@ import { scenarioNamed } from './scenarios/index.js';
 import type { Scenario } from './scenario.js';
 
 async function main(): Promise<number> {
-  let opts: FaultOptions;
-  try {
-    opts = parseFaultArgs(process.argv.slice(2));
-  } catch (err) {
-    console.error(`${(err as Error).message}\n${USAGE}`);
-    return 2;
-  }
+  const opts = parseFaultArgs(process.argv.slice(2));
   const say = (line: string) => console.error(line);
   const started = new Date();
   const stamp = stampOf(started);
@@ -78,10 +73,4 @@ async function main(): Promise<number> {
   return ok ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`faults failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runCli('faults', USAGE, main);

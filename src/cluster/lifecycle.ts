@@ -43,6 +43,7 @@ export async function healthOf(state: ClusterState): Promise<boolean[]> {
 /**
  * Brings the recorded cluster up: keeps one that is healthy and runs this code with these settings,
  * otherwise stops what is left of it and starts a new one, detached, so it outlives this process.
+ * The caller prints its addresses (printUrls) where it wants them.
  */
 export async function clusterUp(say: Say, config: ClusterConfig = loadClusterConfig()): Promise<ClusterInfo> {
   const dir = resolveDir(config.dir);
@@ -54,8 +55,7 @@ export async function clusterUp(say: Say, config: ClusterConfig = loadClusterCon
     const sameConfig = isDeepStrictEqual(infoOf(state), wanted);
     const sameCode = state.code === code;
     if (sameConfig && sameCode && state.complete && health.every(Boolean)) {
-      say(`cluster already up (since ${state.startedAt}):`);
-      printUrls(wanted, say);
+      say(`cluster already up (since ${state.startedAt})`);
       return wanted;
     }
     say(
@@ -90,8 +90,7 @@ export async function clusterUp(say: Say, config: ClusterConfig = loadClusterCon
     throw err;
   }
   save(true);
-  say('cluster up:');
-  printUrls(cluster.info, say);
+  say('cluster up');
   return cluster.info;
 }
 
