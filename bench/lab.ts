@@ -28,7 +28,10 @@ runCli('lab', LAB_USAGE, async () => {
   // plan once the cluster is up and its catalog read.
   const progress = new Progress();
   const say = progress.line;
-  progress.add([{ key: 'cluster', phase: 'cluster', seconds: CLUSTER_UP_SECONDS }, ...(wrkPath() ? [] : [{ key: 'wrk', phase: 'install', seconds: 20 }])]);
+  progress.add([
+    { key: 'cluster', phase: 'cluster', seconds: CLUSTER_UP_SECONDS, ownPace: true },
+    ...(wrkPath() ? [] : [{ key: 'wrk', phase: 'install', seconds: 20, ownPace: true }]),
+  ]);
   say('lab: bringing the native cluster up (as npm run cluster -- up does) …');
   const info = await progress.step('cluster', 'cluster up', () => clusterUp(say));
   printUrls(info, say);

@@ -10,6 +10,8 @@ export interface PlannedStep {
   phase: string;
   /** Estimated seconds, before correction. */
   seconds: number;
+  /** Its pace says nothing of the other phases' (starting a cluster, installing a package). */
+  ownPace?: boolean;
 }
 
 interface StepState extends PlannedStep {
@@ -71,14 +73,17 @@ export class PlanClock {
     this.step(key).seconds = seconds;
   }
 
-  /** Actual over planned seconds of the finished steps of `phase` (of all, when none of it finished; 1 when nothing did). */
+  /**
+   * Actual over planned seconds of the finished steps of `phase`; when none of it finished, of all
+   * the finished steps whose pace speaks for others (not ownPace); 1 when nothing did.
+   */
   ratio(phase: string): number {
     const of = (steps: StepState[]) => {
       const finished = steps.filter((s) => s.tookSeconds !== undefined && s.seconds > 0);
       const planned = finished.reduce((n, s) => n + s.seconds, 0);
       return planned > 0 ? finished.reduce((n, s) => n + (s.tookSeconds ?? 0), 0) / planned : undefined;
     };
-    return of(this.steps.filter((s) => s.phase === phase)) ?? of(this.steps) ?? 1;
+    return of(this.steps.filter((s) => s.phase === phase)) ?? of(this.steps.filter((s) => !s.ownPace)) ?? 1;
   }
 
   /** The step's estimate, corrected by its phase's pace. */

@@ -41,6 +41,15 @@ describe('PlanClock', () => {
     expect(clock.status().leftSeconds).toBe(8);
   });
 
+  it('does not let a step of its own pace (a cluster start) correct the others', () => {
+    const c = fakeClock();
+    const clock = new PlanClock([{ key: 'up', phase: 'cluster', seconds: 30, ownPace: true }, { key: 'w', phase: 'windows', seconds: 2 }], c.now);
+    clock.begin('up');
+    c.advance(3);
+    clock.end('up');
+    expect(clock.estimate('w')).toBe(2);
+  });
+
   it('says where the time went, per phase and outside the steps', () => {
     const c = fakeClock();
     const clock = new PlanClock([{ key: 'a', phase: 'windows', seconds: 1 }, { key: 'b', phase: 'races', seconds: 1 }], c.now);
