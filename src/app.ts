@@ -6,7 +6,8 @@ import { requireJsonBody } from './http/client-errors.js';
 import { errorHandler } from './http/errors.js';
 import { faultHooks } from './http/fault-hooks.js';
 import type { InFlight } from './http/in-flight.js';
-import { AnswerCounts, PROMETHEUS_CONTENT_TYPE } from './http/metrics.js';
+import { ServiceMetrics } from './http/metrics.js';
+import { observedBy } from './locks/observer.js';
 import { postRoute, readRoute, changingGetRoute } from './http/methods.js';
 import { parseCheckParams, parseRequestId, parseResetBody } from './http/params.js';
 import { PRODUCT_CODE, STOCK_CODE } from './stock/product.js';
@@ -25,7 +26,7 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const counts = new AnswerCounts();
+  const counts = new ServiceMetrics(instance);
   // Draining: every answer closes its connection, so nginx opens no more requests on it.
   app.use((_req, res, next) => {
     if (inFlight.isDraining) res.setHeader('Connection', 'close');
@@ -39,7 +40,9 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     const requestId = parseRequestId(req.headers['x-request-id']);
     const hooks = faultHooks(pause);
     const signal = inFlight.admit(res);
-    const result = await strategy.deduct({ ...request, owner: newOwnerToken(instance), signal, ...(requestId && { requestId }), ...(hooks && { hooks }) });
+    // the locks report their waits, holds and events to this strategy's metrics
+    const result = await observedBy(counts.observerFor(strategy.name), () =>
+      strategy.deduct({ ...request, owner: newOwnerToken(instance), signal, ...(requestId && { requestId }), ...(hooks && { hooks }) }));
     if (result.outcome === 'sold_out') {
       counts.add({ route: '/check/lock', strategy: strategy.name, status: 409, error: 'sold_out' });
       res.status(409).json({ ok: false, error: 'sold_out', strategy: strategy.name, instance });
@@ -113,9 +116,9 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     res.status(mysql ? 200 : 503).json({ ok: Object.values(checks).every(Boolean), instance, checks });
   });
 
-  // Prometheus text: this instance's answers by route, strategy, status and error (scrape each instance).
-  readRoute(app, '/metrics', (_req, res) => {
-    res.type(PROMETHEUS_CONTENT_TYPE).send(counts.text());
+  // Prometheus text (src/http/metrics.ts): process metrics, answers, lock waits/holds/events (scrape each instance).
+  readRoute(app, '/metrics', async (_req, res) => {
+    res.type(counts.contentType).send(await counts.text());
   });
 
   // The course's other primitives: GET /test/... (src/demos). They hold locks and commit too, so
