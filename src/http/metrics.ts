@@ -23,15 +23,18 @@ const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25
 /** Holds: a round trip or two, plus workMs; a lease outlived by its work runs to tens of seconds. */
 const HOLD_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/** Each lock event's counter: name and help. */
-const EVENT_COUNTERS: Record<LockEvent, [string, string]> = {
+const RETRIES_HELP = 'Attempts made again: reason conflict (an optimistic update), lock_busy (a polling lock found it taken).';
+
+/** Each lock event's counter: name, help, and the reason label it counts under (retries share one counter). */
+const EVENT_COUNTERS: Record<LockEvent, [string, string, string?]> = {
   handoff: ['stocklab_lock_handoffs_total', 'Locks passed straight to a waiter of this process (release and acquire fused).'],
   renewal: ['stocklab_lock_renewals_total', 'Watchdog renewals that extended a lease.'],
   renewal_failed: ['stocklab_lock_renewal_failures_total', 'Watchdog renewals that failed or found the lease gone.'],
   lease_lost: ['stocklab_lock_leases_lost_total', 'Leases lost while the work held the lock.'],
   fencing_refused: ['stocklab_fencing_refusals_total', 'Writes the store refused for a stale fencing token.'],
   release_after_expiry: ['stocklab_lock_releases_after_expiry_total', 'Releases that found the lease already gone (it ran out, or another owner took it).'],
-  retry: ['stocklab_retries_total', 'Optimistic attempts made again after a conflict.'],
+  retry_conflict: ['stocklab_retries_total', RETRIES_HELP, 'conflict'],
+  retry_busy: ['stocklab_retries_total', RETRIES_HELP, 'lock_busy'],
 };
 
 export class ServiceMetrics {
@@ -39,7 +42,7 @@ export class ServiceMetrics {
   private readonly answers: Counter<'route' | 'strategy' | 'status' | 'error'>;
   private readonly wait: Histogram<'strategy' | 'instance' | 'outcome'>;
   private readonly hold: Histogram<'strategy' | 'instance'>;
-  private readonly events = new Map<LockEvent, Counter<'strategy' | 'instance'>>();
+  private readonly events = new Map<LockEvent, { counter: Counter<'strategy' | 'instance' | 'reason'>; reason?: string }>();
   private readonly observers = new Map<string, LockObserver>();
 
   constructor(private readonly instance: string) {
@@ -49,8 +52,11 @@ export class ServiceMetrics {
     this.answers = new Counter({ name: 'stocklab_answers_total', help: 'Answers sent by this instance, by route, strategy, status and error code.', labelNames: ['route', 'strategy', 'status', 'error'], registers });
     this.wait = new Histogram({ name: 'stocklab_lock_wait_seconds', help: 'How long acquiring the lock took, by how it ended (acquired, timeout, error).', labelNames: ['strategy', 'instance', 'outcome'], buckets: WAIT_BUCKETS, registers });
     this.hold = new Histogram({ name: 'stocklab_lock_hold_seconds', help: 'How long the lock was held, from its grant to the end of its release.', labelNames: ['strategy', 'instance'], buckets: HOLD_BUCKETS, registers });
-    for (const [event, [name, help]] of Object.entries(EVENT_COUNTERS) as [LockEvent, [string, string]][]) {
-      this.events.set(event, new Counter({ name, help, labelNames: ['strategy', 'instance'], registers }));
+    const counters = new Map<string, Counter<'strategy' | 'instance' | 'reason'>>();
+    for (const [event, [name, help, reason]] of Object.entries(EVENT_COUNTERS) as [LockEvent, [string, string, string?]][]) {
+      const counter = counters.get(name) ?? new Counter({ name, help, labelNames: reason === undefined ? ['strategy', 'instance'] : ['strategy', 'instance', 'reason'], registers });
+      counters.set(name, counter);
+      this.events.set(event, { counter, ...(reason !== undefined && { reason }) });
     }
   }
 
@@ -67,7 +73,10 @@ export class ServiceMetrics {
       o = {
         waited: (seconds, outcome) => this.wait.observe({ ...labels, outcome }, seconds),
         held: (seconds) => this.hold.observe(labels, seconds),
-        event: (kind) => this.events.get(kind)?.inc(labels),
+        event: (kind) => {
+          const e = this.events.get(kind);
+          e?.counter.inc(e.reason === undefined ? labels : { ...labels, reason: e.reason });
+        },
       };
       this.observers.set(strategy, o);
     }

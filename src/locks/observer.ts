@@ -18,8 +18,10 @@ export type LockEvent =
   | 'fencing_refused'
   /** The work finished but the release found the lease already gone (it ran out, or another owner took it). */
   | 'release_after_expiry'
-  /** Another attempt after a conflict (optimistic retries) or a refused acquire. */
-  | 'retry';
+  /** An optimistic attempt made again after a conflict (a version check, a WATCHed transaction). */
+  | 'retry_conflict'
+  /** A polling lock's attempt made again after finding the lock taken. */
+  | 'retry_busy';
 
 export type AcquireOutcome = 'acquired' | 'timeout' | 'error';
 

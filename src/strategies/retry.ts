@@ -20,7 +20,7 @@ export async function retryOnConflict<T>(deadline: number, opts: Pick<LockOption
     if (result !== 'conflict') return result;
     const backoff = Math.random() * Math.min(opts.retryMs, 2 ** Math.min(n, 10));
     if (remaining(deadline) <= backoff) throw new RetriesExhaustedError(n, opts.waitMs);
-    reportLockEvent('retry');
+    reportLockEvent('retry_conflict');
     await sleep(backoff);
   }
 }

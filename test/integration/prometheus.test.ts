@@ -100,10 +100,13 @@ describe('Prometheus scraping the instances', () => {
     const byInstance = await query(`sum by (instance) (stocklab_lock_wait_seconds_count{strategy="${STRATEGY}",outcome="acquired"})`);
     const p99 = await query(`histogram_quantile(0.99, sum by (le) (stocklab_lock_wait_seconds_bucket{strategy="${STRATEGY}"}))`);
     const holds = await query(`sum(stocklab_lock_hold_seconds_count{strategy="${STRATEGY}"})`);
+    // printed, not asserted: how often a request found the lock taken depends on the machine's timing
+    const retries = await query(`sum by (reason) (stocklab_retries_total{strategy="${STRATEGY}"})`);
     const lag = await queryUntil('nodejs_eventloop_lag_seconds{job="stocklab"}', (s) => s.length === info.instances.length);
     console.log(
       `prometheus: ${STRATEGY} race ${r.ok}/${r.soldOut} (200/409); lock waits acquired +${valueOf(waits) - before} ` +
-        `(${byInstance.map((s) => `${s.metric.instance} ${s.value[1]}`).join(', ')}), wait p99 ${(valueOf(p99) * 1000).toFixed(1)} ms, holds ${valueOf(holds)}; ` +
+        `(${byInstance.map((s) => `${s.metric.instance} ${s.value[1]}`).join(', ')}), wait p99 ${(valueOf(p99) * 1000).toFixed(1)} ms, holds ${valueOf(holds)}, ` +
+        `retries ${retries.map((s) => `${s.metric.reason} ${s.value[1]}`).join(', ') || 'none'}; ` +
         `event-loop lag ${lag.map((s) => `${s.metric.instance} ${(Number(s.value[1]) * 1000).toFixed(2)} ms`).join(', ')}`,
     );
     expect(valueOf(waits) - before).toBe(acquired);

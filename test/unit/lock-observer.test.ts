@@ -87,6 +87,9 @@ describe('ServiceMetrics', () => {
     o.held(0.004);
     o.event('handoff');
     o.event('renewal');
+    o.event('retry_busy');
+    o.event('retry_busy');
+    o.event('retry_conflict');
     // the event-loop lag is measured on a setImmediate the first collection starts
     await m.text();
     await new Promise((resolve) => setImmediate(resolve));
@@ -98,6 +101,8 @@ describe('ServiceMetrics', () => {
     expect(text).toContain('stocklab_lock_hold_seconds_count{strategy="mutex",instance="app-8000"} 1');
     expect(text).toContain('stocklab_lock_handoffs_total{strategy="mutex",instance="app-8000"} 1');
     expect(text).toContain('stocklab_lock_renewals_total{strategy="mutex",instance="app-8000"} 1');
+    expect(text).toContain('stocklab_retries_total{strategy="mutex",instance="app-8000",reason="lock_busy"} 2');
+    expect(text).toContain('stocklab_retries_total{strategy="mutex",instance="app-8000",reason="conflict"} 1');
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds\{instance="app-8000"\} /m);
     expect(text).toContain('# TYPE nodejs_heap_size_used_bytes gauge');
   });
