@@ -17,6 +17,8 @@ export class Progress {
   private current = '';
   private note = '';
   private timer: NodeJS.Timeout | undefined;
+  /** After the summary: plain lines only, no status line any more. */
+  private ended = false;
 
   /**
    * `log`: where finished lines go (stderr when omitted). `live`: redraw a status line (default:
@@ -74,6 +76,7 @@ export class Progress {
   /** "where the time went", per phase. */
   summary(title: string): void {
     this.stop();
+    this.ended = true;
     this.emit(`${title}: where the time went`);
     for (const l of phaseSummary(this.clock.phases())) this.emit(l);
   }
@@ -86,18 +89,20 @@ export class Progress {
 
   private emit(text: string): void {
     if (this.log) return this.log(text);
-    this.stream.write(this.live ? `${CLEAR_LINE}${text}\n` : `${text}\n`);
+    this.stream.write(this.live && !this.ended ? `${CLEAR_LINE}${text}\n` : `${text}\n`);
     this.redraw();
   }
 
   private redraw(): void {
-    if (!this.live) return;
+    if (!this.live || this.ended) return;
     if (!this.timer) {
       this.timer = setInterval(() => this.redraw(), 1_000);
       this.timer.unref();
     }
     const status = `${this.clock.prefix()} ${this.current}${this.note ? ` · ${this.note}` : ''}`;
-    const width = (this.stream as { columns?: number }).columns ?? 120;
+    // one screen line, or the next redraw clears only its last part (a pty may report 0 columns)
+    const columns = (this.stream as { columns?: number }).columns;
+    const width = columns !== undefined && columns > 0 ? columns : 120;
     this.stream.write(`${CLEAR_LINE}${status.slice(0, width - 1)}`);
   }
 }

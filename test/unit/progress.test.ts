@@ -105,4 +105,22 @@ describe('Progress', () => {
     expect(lines[2]).toBe('test: where the time went');
     expect(lines[3]).toMatch(/^ {2}windows +0:05 +100 % {2}\(1 step\)$/);
   });
+
+  it('on a terminal, redraws one status line under the lines, and leaves none after the summary', async () => {
+    const c = fakeClock();
+    const out: string[] = [];
+    const p = new Progress(undefined, { isTTY: true, write: (chunk: string) => out.push(chunk) }, true, c.now);
+    p.add([{ key: 'a', phase: 'windows', seconds: 10 }]);
+    await p.step('a', 'window a', async () => {
+      p.transient('3/10 answered');
+      c.advance(4);
+    });
+    p.line('a done');
+    p.summary('test');
+    const screen = out.join('');
+    expect(out).toContain('\r\x1b[2K[0/1 · 0:00 · ~0:10 left] window a · 3/10 answered');
+    expect(screen).toContain('\r\x1b[2K[1/1 · 0:04 · ~0:00 left] a done\n');
+    // after the summary's first line, plain lines only
+    expect(screen.slice(screen.indexOf('test: where the time went'))).not.toContain('\x1b');
+  });
 });
