@@ -6,13 +6,15 @@ import { fetchCatalog, selectStrategies, type CatalogEntry } from './catalog.js'
 import { stopLoad } from './fire.js';
 import { checkStoresMatch, expectedOutcome, measureNoop, measureNoopWithWrk, measureRace, measureWindow, type WindowSample, type WindowSettings } from './measure.js';
 import { MIN_RACE_UNITS, type BenchOptions } from './options.js';
+import { benchPlan, PREWARM_SECONDS, raceEstimate, stepKey } from './plan.js';
 import { ceilingLine, raceLine, windowLine } from './progress.js';
 import { orderRuns, REFERENCE_STRATEGY, TOPOLOGY_LABEL, withStandings, worstOf, type BenchOptionsRecord, type BenchReport, type Ceiling, type RaceFigures, type RunResult, type Topology } from './report.js';
 import { spreadOf } from './stats.js';
 import type { BenchTarget } from './target.js';
 import { wrkPath } from './wrk.js';
+import { Progress, type Log } from '../src/cli/progress.js';
 
-export type Log = (line: string) => void;
+export type { Log };
 
 function paramsOf(o: BenchOptions): Record<string, number> {
   const params: Record<string, number> = { workMs: o.workMs };
@@ -58,24 +60,28 @@ export function stampOf(d: Date): string {
   return d.toISOString().replace(/[:]/g, '-').replace(/\..+$/, '');
 }
 
-async function measureCeilings(bases: [Topology, string][], o: BenchOptions, log: Log, notes: string[]): Promise<Ceiling[]> {
-  const wrk = wrkPath();
+async function measureCeilings(bases: [Topology, string][], o: BenchOptions, wrk: string | undefined, progress: Progress, notes: string[]): Promise<Ceiling[]> {
   if (!wrk) notes.push('wrk is not installed (Debian package wrk): the ceiling has no reference to compare the load generator with.');
   const samples = new Map(bases.map(([t]) => [t, { autocannon: [] as number[], wrk: [] as number[] }]));
   const settings = { connections: o.connections, warmupSeconds: o.warmupSeconds, windowSeconds: o.windowSeconds };
   // Unmeasured: a freshly started instance pays for JIT and connections in its first seconds, which
   // a short warm-up does not cover, and would make round 1 of whichever tool goes first an outlier.
-  for (const [, base] of bases) await measureNoop(base, { ...settings, warmupSeconds: 0, windowSeconds: 2 });
+  for (const [topology, base] of bases) {
+    await progress.step(stepKey.prewarm(topology), `warm-up · ${TOPOLOGY_LABEL[topology]}`, () =>
+      measureNoop(base, { ...settings, warmupSeconds: 0, windowSeconds: PREWARM_SECONDS }));
+  }
   for (let round = 0; round < o.rounds; round++) {
     for (const [topology, base] of bases) {
       const s = samples.get(topology)!;
       // alternate which tool goes first, so neither always meets the warmer instance
       const tools = round % 2 === 0 ? (['autocannon', 'wrk'] as const) : (['wrk', 'autocannon'] as const);
-      for (const tool of tools) {
-        if (tool === 'autocannon') s.autocannon.push(await measureNoop(base, settings));
-        else if (wrk) s.wrk.push(await measureNoopWithWrk(wrk, base, settings));
-      }
-      log(ceilingLine(round + 1, o.rounds, topology, s.autocannon.at(-1) ?? 0, wrk ? s.wrk.at(-1) ?? 0 : undefined));
+      await progress.step(stepKey.ceiling(round, topology), `GET /noop · ${TOPOLOGY_LABEL[topology]}`, async () => {
+        for (const tool of tools) {
+          if (tool === 'autocannon') s.autocannon.push(await measureNoop(base, settings));
+          else if (wrk) s.wrk.push(await measureNoopWithWrk(wrk, base, settings));
+        }
+      });
+      progress.line(ceilingLine(round + 1, o.rounds, topology, s.autocannon.at(-1) ?? 0, wrk ? s.wrk.at(-1) ?? 0 : undefined));
     }
   }
   return bases.map(([topology]) => {
@@ -84,7 +90,10 @@ async function measureCeilings(bases: [Topology, string][], o: BenchOptions, log
   });
 }
 
-export async function runBench(o: BenchOptions, target: BenchTarget, log: Log): Promise<BenchReport> {
+/** `out`: a Progress (the CLIs'), or a plain log for lines with the plan's position. */
+export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | Progress): Promise<BenchReport> {
+  const progress = out instanceof Progress ? out : new Progress(out);
+  const log = progress.line;
   const started = new Date();
   const notes: string[] = [];
   const bases: [Topology, string][] = target.one ? [['one', target.one], ['three', target.three]] : [['three', target.three]];
@@ -97,24 +106,37 @@ export async function runBench(o: BenchOptions, target: BenchTarget, log: Log): 
   await checkStoresMatch(target.three, target.stores, kinds);
 
   try {
-    log(`bench: ${strategies.length} strategies × ${bases.length} topologies; ${o.rounds} rounds of ${o.warmupSeconds} s warm-up + ${o.windowSeconds} s window at ${o.connections} connections, workMs ${o.workMs}; then one race each`);
-    const ceilings = await measureCeilings(bases, o, log, notes);
-
     const cells = strategies.flatMap((s) => bases.map(([topology, base]) => ({ s, topology, base, key: `${s.name}/${topology}` })));
+    const wrk = wrkPath();
+    progress.add(benchPlan(o, cells.map((c) => c.key), bases.map(([t]) => t), wrk !== undefined));
+    log(`bench: ${strategies.length} strategies × ${bases.length} topologies; ${o.rounds} rounds of ${o.warmupSeconds} s warm-up + ${o.windowSeconds} s window at ${o.connections} connections, workMs ${o.workMs}; then one race each`);
+    const ceilings = await measureCeilings(bases, o, wrk, progress, notes);
+
+    /** A race's size and expected time, from the strategy's goodput measured so far. */
+    const raceOf = (c: (typeof cells)[number]) => {
+      const w = windows.get(c.key)!;
+      const goodput = spreadOf(w.map((x) => x.goodput)).median;
+      const size = raceSize(o, c.s.name, goodput);
+      return { size, seconds: raceEstimate(size, goodput, spreadOf(w.map((x) => x.refusedPerSec)).median, o.maxSeconds) };
+    };
     const windows = new Map<string, WindowSample[]>(cells.map((c) => [c.key, []]));
     const settings: WindowSettings = { connections: o.connections, warmupSeconds: o.warmupSeconds, windowSeconds: o.windowSeconds, params };
     for (let round = 0; round < o.rounds; round++) {
       for (const c of rotated(cells, round)) {
-        const w = await measureWindow(c.base, target.stores, c.s, settings);
+        const label = `${c.s.name} · ${TOPOLOGY_LABEL[c.topology]}`;
+        const w = await progress.step(stepKey.window(round, c.key), `[round ${round + 1}/${o.rounds}] ${label}`, () => measureWindow(c.base, target.stores, c.s, settings));
         windows.get(c.key)!.push(w);
+        progress.replan(stepKey.race(c.key), raceOf(c).seconds);
         log(windowLine(round + 1, o.rounds, c.s.name, c.topology, w));
       }
     }
 
     const races = new Map<string, RaceFigures>();
     for (const c of cells) {
-      const size = { ...raceSize(o, c.s.name, spreadOf(windows.get(c.key)!.map((w) => w.goodput)).median), connections: o.connections, maxSeconds: o.maxSeconds, params };
-      const r = await measureRace(c.base, target.stores, c.s, size, (answered) => log(`        … race ${c.s.name} · ${TOPOLOGY_LABEL[c.topology]}: ${answered}/${size.requests} answered`));
+      const size = { ...raceOf(c).size, connections: o.connections, maxSeconds: o.maxSeconds, params };
+      const label = `race ${c.s.name} · ${TOPOLOGY_LABEL[c.topology]}`;
+      const r = await progress.step(stepKey.race(c.key), label, () =>
+        measureRace(c.base, target.stores, c.s, size, (answered) => progress.transient(`… ${label}: ${answered}/${size.requests} answered`)));
       races.set(c.key, r);
       log(raceLine(c.s.name, c.topology, r));
     }

@@ -2,12 +2,11 @@
 // the generated blocks of the docs from those runs and draws the chart (docs.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { FaultReport } from '../faults/report/report.js';
 import { benchCommand, CHART_FILE, docBlocks, DOCS_FLAGS, DOCS_USAGE, docFiles, resultsChart } from './docs.js';
 import { fillBlocks } from './docs-blocks.js';
 import type { BenchReport } from './report.js';
-import { exitWith } from './report-cli.js';
+import { parseFlags, runCli, UsageError } from '../src/cli/args.js';
 
 function readJson<T>(file: string, has: string[]): T {
   const data: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -16,13 +15,10 @@ function readJson<T>(file: string, has: string[]): T {
   return data as T;
 }
 
-exitWith('docs', async () => {
-  const { values, positionals } = parseArgs({ args: process.argv.slice(2), options: DOCS_FLAGS, allowPositionals: true, strict: true });
+runCli('docs', DOCS_USAGE, async () => {
+  const { values, positionals } = parseFlags(process.argv.slice(2), DOCS_FLAGS, true);
   const [benchFile, faultsFile, ...rest] = positionals;
-  if (!benchFile || rest.length > 0) {
-    console.error(DOCS_USAGE);
-    return 2;
-  }
+  if (!benchFile || rest.length > 0) throw new UsageError('expected one bench results file, and at most one faults results file');
   const bench = readJson<BenchReport>(benchFile, ['runs', 'catalog', 'ceilings', 'options']);
   const faults = faultsFile ? { report: readJson<FaultReport>(faultsFile, ['rows', 'options', 'scenarios']), file: faultsFile } : undefined;
   const lease = values.lease ? { report: readJson<BenchReport>(values.lease, ['runs', 'catalog', 'options']), file: values.lease } : undefined;

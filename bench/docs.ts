@@ -1,6 +1,7 @@
 // What `npm run docs` writes (docs-cli.ts runs it): the generated blocks of README.md and docs/*.md
 // and docs/results.svg, from one bench run's JSON and optionally one fault run's, so every figure
 // the docs quote comes from a run and says which.
+import { HELP_FLAG } from '../src/cli/args.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { COLUMNS as FAULT_COLUMNS, DEFINITIONS as FAULT_DEFINITIONS, rowCells } from '../faults/report/cells.js';
@@ -20,7 +21,7 @@ import { renderBarChart, standaloneSvg } from './svg.js';
 import { DEFINITIONS, markdownTable, methodText } from './table.js';
 
 /** Every flag `npm run docs` accepts. */
-export const DOCS_FLAGS = { command: { type: 'string' }, lease: { type: 'string' } } as const;
+export const DOCS_FLAGS = { command: { type: 'string' }, lease: { type: 'string' }, ...HELP_FLAG } as const;
 
 /** The blocks `npm run docs` writes; a doc may hold any of them. */
 export const GENERATED_BLOCKS = ['lab-run', 'summary', 'ceiling', 'results', 'lease-run', 'lease-results', 'faults-run', 'faults-by-lock', 'faults-single', 'faults-replicated'] as const;

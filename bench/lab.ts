@@ -4,48 +4,56 @@
 // `--stop` takes it down at the end instead.
 import { clusterDown, clusterUp } from '../src/cluster/lifecycle.js';
 import { aptInstall } from '../src/cluster/packages.js';
-import { LAB_FLAGS, parseBenchArgs, USAGE, type BenchOptions } from './options.js';
-import { benchAndPrint, exitWith } from './report-cli.js';
+import { parseFlags, runCli } from '../src/cli/args.js';
+import { Progress } from '../src/cli/progress.js';
+import { printUrls } from '../src/cluster/lifecycle.js';
+import { BENCH_FLAGS, benchOptionsOf, LAB_FLAGS, LAB_USAGE } from './options.js';
+import { benchAndPrint } from './report-cli.js';
 import { resolveTarget } from './target.js';
 import { wrkPath } from './wrk.js';
 
-exitWith('lab', async () => {
-  const args = process.argv.slice(2);
-  const labFlags: readonly string[] = LAB_FLAGS.map((f) => `--${f}`);
-  const stop = args.includes('--stop');
-  let opts: BenchOptions;
-  try {
-    opts = parseBenchArgs(args.filter((a) => !labFlags.includes(a)));
-  } catch (err) {
-    console.error(`${(err as Error).message}\n${USAGE}\n  --stop               (lab only) stop the cluster when done`);
-    return 2;
-  }
+/** A cluster started from nothing on this machine's size (one that is already up takes a second). */
+const CLUSTER_UP_SECONDS = 30;
+
+runCli('lab', LAB_USAGE, async () => {
+  const { values } = parseFlags(process.argv.slice(2), { ...BENCH_FLAGS, ...LAB_FLAGS });
+  const opts = benchOptionsOf(values);
+  const stop = values.stop ?? false;
   if (opts.target) {
     console.error('lab runs on the native cluster it starts; to bench another cluster use: npm run bench -- --target URL');
     return 2;
   }
   const t0 = Date.now();
-  // Progress goes to stderr with the bench's, so stdout stays the table.
-  const say = (line: string) => console.error(line);
+  // Progress goes to stderr with the bench's, so stdout stays the table. The bench's steps join the
+  // plan once the cluster is up and its catalog read.
+  const progress = new Progress();
+  const say = progress.line;
+  progress.add([
+    { key: 'cluster', phase: 'cluster', seconds: CLUSTER_UP_SECONDS, ownPace: true },
+    ...(wrkPath() ? [] : [{ key: 'wrk', phase: 'install', seconds: 20, ownPace: true }]),
+  ]);
   say('lab: bringing the native cluster up (as npm run cluster -- up does) …');
-  const info = await clusterUp(say);
+  const info = await progress.step('cluster', 'cluster up', () => clusterUp(say));
+  printUrls(info, say);
   // wrk is the reference the bench's own load generator is compared with; the bench runs without it.
   if (!wrkPath()) {
-    try {
-      aptInstall(['wrk'], say);
-    } catch (err) {
-      console.error(`lab: ${(err as Error).message}; the ceiling will have no wrk reference`);
-    }
+    await progress.step('wrk', 'apt-get install wrk', async () => {
+      try {
+        aptInstall(['wrk'], say);
+      } catch (err) {
+        say(`lab: ${(err as Error).message}; the ceiling will have no wrk reference`);
+      }
+    });
   }
-  const { files } = await benchAndPrint(opts, resolveTarget(opts, process.env, info));
+  const { files } = await benchAndPrint(opts, resolveTarget(opts, process.env, info), progress, 'lab');
   const minutes = ((Date.now() - t0) / 60_000).toFixed(1);
   if (stop) {
     await clusterDown(say);
     console.log(`\nlab done in ${minutes} min; the cluster is stopped. Open the report: ${files.html}`);
   } else {
     console.log(`\nlab done in ${minutes} min. Open the report: ${files.html}`);
-    console.log(`The cluster is STILL RUNNING (nginx ${info.nginx}, instances ${info.instances.join(' ')}), so you can`);
-    console.log('re-run `npm run bench` or curl it. Stop it with: npm run cluster -- down');
+    say(`The cluster is STILL RUNNING (nginx ${info.nginx}, instances ${info.instances.join(' ')}), so you can`);
+    say('re-run `npm run bench` or curl it. Stop it with: npm run cluster -- down');
   }
   return 0;
 });

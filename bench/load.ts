@@ -38,7 +38,12 @@ export interface LoadResult {
   truncated: boolean;
 }
 
-/** What autocannon's Client has that its types do not show: the per-connection request budget. */
+/**
+ * What autocannon's Client has that its types do not show: the per-connection request budget.
+ * responseMax is autocannon's internal field, not its API: package.json pins autocannon exactly
+ * (9.0.0) so an upgrade is a deliberate change that re-checks it (test/integration/bench-e2e.test.ts
+ * runs windows, each of which must end once its in-flight requests are answered).
+ */
 interface BudgetedClient {
   responseMax?: number;
   reqsMade: number;

@@ -1,5 +1,5 @@
 // `npm run bench` options: parsed and checked here, so the rest of the bench gets plain values.
-import { parseArgs } from 'node:util';
+import { HELP_FLAG, parseFlags, UsageError } from '../src/cli/args.js';
 import { INITIAL_COUNT } from '../src/stock/product.js';
 
 export interface BenchOptions {
@@ -65,9 +65,11 @@ export const USAGE = `usage: npm run bench -- [options]
   --target URL         front of a running cluster (default: nginx of .stocklab/cluster.json)
   --instance URL       one instance of it for the one-instance runs (skipped without one)
   --mysql URL --redis URL   the stores, to read units left (default: env, then cluster.json)
-  --out DIR            results folder (default bench/results)`;
+  --out DIR            results folder (default bench/results)
+  --help               this text
+Flags take their value as --flag value or --flag=value, in any order.`;
 
-export class UsageError extends Error {}
+export { UsageError };
 
 function count(name: string, raw: string | undefined, fallback: number | undefined, min: number): number | undefined {
   if (raw === undefined) return fallback;
@@ -98,13 +100,23 @@ const str = { type: 'string' } as const;
 export const BENCH_FLAGS = {
   strategies: str, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
   requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
+  ...HELP_FLAG,
 } as const;
 
 /** `npm run lab` takes the bench's flags and these. */
-export const LAB_FLAGS = ['stop'] as const;
+export const LAB_FLAGS = { stop: { type: 'boolean' } } as const;
 
-export function parseBenchArgs(argv: string[]): BenchOptions {
-  const { values } = parseArgs({ args: argv, strict: true, options: BENCH_FLAGS });
+export const LAB_USAGE = `${USAGE.replace('npm run bench', 'npm run lab')}
+  --stop               (lab only) stop the cluster when done`;
+
+type BenchValues = ReturnType<typeof parseFlags<typeof BENCH_FLAGS>>['values'];
+
+export function parseBenchArgs(argv: readonly string[]): BenchOptions {
+  return benchOptionsOf(parseFlags(argv, BENCH_FLAGS).values);
+}
+
+/** The bench's options from parsed flags (the lab's add their own beside them). */
+export function benchOptionsOf(values: BenchValues): BenchOptions {
   const strategies = values.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
   if (strategies && strategies.length === 0) throw new UsageError('--strategies needs at least one name');
   const full = values.full ?? false;

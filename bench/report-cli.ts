@@ -1,4 +1,5 @@
 // What `npm run bench` and `npm run lab` share: run the comparison, write the files, print the table.
+import { Progress } from '../src/cli/progress.js';
 import { runBench } from './bench.js';
 import type { BenchOptions } from './options.js';
 import { writeReport, type WrittenFiles } from './output.js';
@@ -6,22 +7,13 @@ import type { BenchReport } from './report.js';
 import { renderMarkdown } from './table.js';
 import type { BenchTarget } from './target.js';
 
-export async function benchAndPrint(opts: BenchOptions, target: BenchTarget): Promise<{ report: BenchReport; files: WrittenFiles }> {
+export async function benchAndPrint(opts: BenchOptions, target: BenchTarget, progress = new Progress(), title = 'bench'): Promise<{ report: BenchReport; files: WrittenFiles }> {
   // progress on stderr, so `npm run bench > table.md` captures only the table
-  const report = await runBench(opts, target, (line) => console.error(line));
+  const report = await runBench(opts, target, progress);
+  progress.summary(title);
   const files = writeReport(report, opts.out);
   console.log(renderMarkdown(report));
   console.log(`results: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
   return { report, files };
 }
 
-/** Runs a CLI's main and exits with its code; a thrown error is printed as one line, exit 1. */
-export function exitWith(name: string, main: () => Promise<number>): void {
-  main().then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      console.error(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
-      process.exit(1);
-    },
-  );
-}

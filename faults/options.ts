@@ -1,5 +1,5 @@
 // `npm run faults` flags, parsed and checked here so the runner gets plain values.
-import { parseArgs } from 'node:util';
+import { HELP_FLAG, parseFlags, UsageError } from '../src/cli/args.js';
 import { DEFAULT_SIZES, type FaultSizes } from './scenario.js';
 import { SCENARIOS } from './scenarios/index.js';
 
@@ -16,7 +16,8 @@ export const USAGE = `usage: npm run faults -- [options]
   --scenario NAME[,NAME]   only these scenarios (${SCENARIOS.map((s) => s.name).join(', ')})
   --strategy NAME[,NAME]   only these strategies, within each scenario's list
   --sell N                 units sold while a holder is frozen (default ${DEFAULT_SIZES.sell})
-  --out DIR                where <stamp>.{md,json,html} go (default faults/results)`;
+  --out DIR                where <stamp>.{md,json,html} go (default faults/results)
+  --help                   this text`;
 
 const list = (values: string[] | undefined): string[] | undefined =>
   values === undefined ? undefined : values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
@@ -27,16 +28,17 @@ export const FAULT_FLAGS = {
   strategy: { type: 'string', multiple: true },
   sell: { type: 'string' },
   out: { type: 'string', default: 'faults/results' },
+  ...HELP_FLAG,
 } as const;
 
 export function parseFaultArgs(argv: string[]): FaultOptions {
-  const { values } = parseArgs({ args: argv, options: FAULT_FLAGS, strict: true, allowPositionals: false });
+  const { values } = parseFlags(argv, FAULT_FLAGS);
   const names = list(values.scenario);
   const unknown = (names ?? []).filter((n) => !SCENARIOS.some((s) => s.name === n));
-  if (unknown.length > 0) throw new Error(`unknown scenario: ${unknown.join(', ')}`);
+  if (unknown.length > 0) throw new UsageError(`unknown scenario: ${unknown.join(', ')}`);
   const sell = values.sell === undefined ? DEFAULT_SIZES.sell : Number(values.sell);
   // the stock must outlast the sales, the probes and the holder's own unit
-  if (!Number.isInteger(sell) || sell < 1 || sell > DEFAULT_SIZES.initial / 2) throw new Error(`--sell must be a whole number from 1 to ${DEFAULT_SIZES.initial / 2}`);
+  if (!Number.isInteger(sell) || sell < 1 || sell > DEFAULT_SIZES.initial / 2) throw new UsageError(`--sell must be a whole number from 1 to ${DEFAULT_SIZES.initial / 2}`);
   return {
     scenarios: SCENARIOS.map((s) => s.name).filter((n) => names === undefined || names.includes(n)),
     ...(values.strategy !== undefined && { strategies: list(values.strategy) }),

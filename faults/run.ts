@@ -5,7 +5,10 @@ import path from 'node:path';
 import { catalogMismatches, fetchDeclared, type Declared } from './catalog-check.js';
 import { startLabCluster } from './lab-cluster.js';
 import { runScenarios } from './matrix.js';
-import { parseFaultArgs, USAGE, type FaultOptions } from './options.js';
+import { runCli } from '../src/cli/args.js';
+import { Progress } from '../src/cli/progress.js';
+import { faultPlan, faultStepKey, pastSeconds } from './plan.js';
+import { parseFaultArgs, USAGE } from './options.js';
 import { renderTable } from './report/markdown.js';
 import { allAsExpected, machineInfo, stampOf, type FaultReport, type ScenarioRun } from './report/report.js';
 import type { FaultRow } from './row.js';
@@ -14,14 +17,9 @@ import { scenarioNamed } from './scenarios/index.js';
 import type { Scenario } from './scenario.js';
 
 async function main(): Promise<number> {
-  let opts: FaultOptions;
-  try {
-    opts = parseFaultArgs(process.argv.slice(2));
-  } catch (err) {
-    console.error(`${(err as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  const say = (line: string) => console.error(line);
+  const opts = parseFaultArgs(process.argv.slice(2));
+  const progress = new Progress();
+  const say = progress.line;
   const started = new Date();
   const stamp = stampOf(started);
   const wanted = opts.strategies;
@@ -30,11 +28,13 @@ async function main(): Promise<number> {
   const rows: FaultRow[] = [];
   let declared: Map<string, Declared> | undefined;
   // The scenarios that need the replicated topology get a cluster of that topology, after the others.
-  for (const topology of ['single', 'replicated'] as const) {
-    const scenarios = chosen.filter((s) => (s.topology ?? 'single') === topology);
-    if (scenarios.length === 0) continue;
+  const byTopology = (['single', 'replicated'] as const)
+    .map((topology) => ({ topology, scenarios: chosen.filter((s) => (s.topology ?? 'single') === topology) }))
+    .filter((t) => t.scenarios.length > 0);
+  progress.add(faultPlan(byTopology, pastSeconds(opts.out)));
+  for (const { topology, scenarios } of byTopology) {
     say(`faults: starting a private cluster (${topology} topology) …`);
-    const lab = await startLabCluster(say, topology);
+    const lab = await progress.step(faultStepKey.cluster(topology), `cluster (${topology})`, () => startLabCluster(say, topology));
     let ok = false;
     try {
       const ctx = {
@@ -45,7 +45,7 @@ async function main(): Promise<number> {
         workDir: lab.dir,
       };
       declared ??= await fetchDeclared(lab.cluster.info.instances[0] ?? lab.cluster.info.nginx);
-      const done = await runScenarios(ctx, scenarios);
+      const done = await runScenarios(ctx, scenarios, (s, run) => progress.step(faultStepKey.scenario(s.name), s.name, run));
       runs.push(...done.runs);
       rows.push(...done.rows);
       ok = done.rows.every((r) => r.asExpected) && done.runs.every((r) => r.error === undefined);
@@ -65,6 +65,7 @@ async function main(): Promise<number> {
     catalogDeclarations: [...(declared?.values() ?? [])].filter((d) => d.expected.faults !== undefined).length,
     catalogMismatches: catalogMismatches(rows, declared ?? new Map()),
   };
+  progress.summary('faults');
   const files = writeFaultReport(report, opts.out);
   console.log(renderTable(report));
   console.log(`results: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
@@ -78,10 +79,4 @@ async function main(): Promise<number> {
   return ok ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`faults failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runCli('faults', USAGE, main);

@@ -6,7 +6,8 @@ import { requireJsonBody } from './http/client-errors.js';
 import { errorHandler } from './http/errors.js';
 import { faultHooks } from './http/fault-hooks.js';
 import type { InFlight } from './http/in-flight.js';
-import { AnswerCounts, PROMETHEUS_CONTENT_TYPE } from './http/metrics.js';
+import { ServiceMetrics } from './http/metrics.js';
+import { observedBy } from './locks/observer.js';
 import { postRoute, readRoute, changingGetRoute } from './http/methods.js';
 import { parseCheckParams, parseClockOffset, parseRequestId, parseResetBody } from './http/params.js';
 import { HoldRecord, serverTiming } from './http/server-timing.js';
@@ -27,7 +28,7 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const counts = new AnswerCounts();
+  const counts = new ServiceMetrics(instance);
   // Draining: every answer closes its connection, so nginx opens no more requests on it.
   app.use((_req, res, next) => {
     if (inFlight.isDraining) res.setHeader('Connection', 'close');
@@ -44,7 +45,9 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     const hold = new HoldRecord();
     let result: DeductResult;
     try {
-      result = await strategy.deduct({ ...request, owner: newOwnerToken(instance), signal, hold, ...(requestId && { requestId }), ...(hooks && { hooks }) });
+      // the locks report their waits, holds and events to this strategy's metrics
+      result = await observedBy(counts.observerFor(strategy.name), () =>
+        strategy.deduct({ ...request, owner: newOwnerToken(instance), signal, hold, ...(requestId && { requestId }), ...(hooks && { hooks }) }));
     } finally {
       // Refusals too (503 fenced, lock_lost): their holds are the ones worth seeing.
       const timing = serverTiming(hold);
@@ -134,9 +137,9 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     res.status(mysql ? 200 : 503).json({ ok: Object.values(checks).every(Boolean), instance, checks });
   });
 
-  // Prometheus text: this instance's answers by route, strategy, status and error (scrape each instance).
-  readRoute(app, '/metrics', (_req, res) => {
-    res.type(PROMETHEUS_CONTENT_TYPE).send(counts.text());
+  // Prometheus text (src/http/metrics.ts): process metrics, answers, lock waits/holds/events (scrape each instance).
+  readRoute(app, '/metrics', async (_req, res) => {
+    res.type(counts.contentType).send(await counts.text());
   });
 
   // The course's other primitives: GET /test/... (src/demos). They hold locks and commit too, so

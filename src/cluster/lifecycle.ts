@@ -50,6 +50,7 @@ function envCovers(had: Record<string, string> | undefined, wanted: Record<strin
  * Brings the recorded cluster up: keeps one that is healthy and runs this code with these settings,
  * otherwise stops what is left of it and starts a new one, detached, so it outlives this process.
  * `instanceEnv`: extra env for the app instances; a cluster whose instances lack it is restarted.
+ * The caller prints its addresses (printUrls) where it wants them.
  */
 export async function clusterUp(say: Say, config: ClusterConfig = loadClusterConfig(), instanceEnv: Record<string, string> = {}): Promise<ClusterInfo> {
   const dir = resolveDir(config.dir);
@@ -61,8 +62,7 @@ export async function clusterUp(say: Say, config: ClusterConfig = loadClusterCon
     const sameConfig = isDeepStrictEqual(infoOf(state), wanted) && envCovers(state.instanceEnv, instanceEnv);
     const sameCode = state.code === code;
     if (sameConfig && sameCode && state.complete && health.every(Boolean)) {
-      say(`cluster already up (since ${state.startedAt}):`);
-      printUrls(wanted, say);
+      say(`cluster already up (since ${state.startedAt})`);
       return wanted;
     }
     say(
@@ -98,8 +98,7 @@ export async function clusterUp(say: Say, config: ClusterConfig = loadClusterCon
     throw err;
   }
   save(true);
-  say('cluster up:');
-  printUrls(cluster.info, say);
+  say('cluster up');
   return cluster.info;
 }
 

@@ -61,9 +61,11 @@ export function aptInstall(packages: string[], log: (line: string) => void = () 
   if (process.getuid?.() !== 0) throw new Error(`missing Debian packages: ${packages.join(', ')}; install them with: sudo ${cmd}`);
   log(`installing missing Debian packages: ${packages.join(', ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  // apt-get's output is progress for people: stderr, so a command's stdout stays its results
+  const stdio = ['ignore', 2, 2] as const;
   try {
-    execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { stdio: 'inherit', env });
+    execFileSync('apt-get', ['update'], { stdio: [...stdio], env });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { stdio: [...stdio], env });
   } catch (err) {
     throw new Error(`could not install ${packages.join(', ')} (${(err as Error).message}); try: ${cmd}`);
   }

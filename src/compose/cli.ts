@@ -2,10 +2,10 @@
 // this repository, brought up and measured with the same bench and checks as the native one.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { COMPOSE_FLAGS } from './cli-options.js';
-import { parseBenchArgs, UsageError } from '../../bench/options.js';
-import { benchAndPrint, exitWith } from '../../bench/report-cli.js';
+import { parseBenchArgs } from '../../bench/options.js';
+import { benchAndPrint } from '../../bench/report-cli.js';
+import { parseFlags, runCli, UsageError } from '../cli/args.js';
 import { expectedSafety } from './checks.js';
 import { detectCompose, down, endpointsOf, ROOT, topologyFiles, up, type ComposeProject, type ComposeTopologyName } from './compose.js';
 import { redisFailover } from './failover.js';
@@ -34,35 +34,20 @@ async function main(argv: string[]): Promise<number> {
   const split = argv.indexOf('--');
   const own = split < 0 ? argv : argv.slice(0, split);
   const benchArgs = split < 0 ? [] : argv.slice(split + 1);
-  let command: Command;
-  let topology: ComposeTopologyName;
-  let name: string | undefined;
-  let freePorts = false;
-  try {
-    const { values, positionals } = parseArgs({
-      args: own,
-      allowPositionals: true,
-      options: COMPOSE_FLAGS,
-    });
-    if (values.help) {
-      console.log(USAGE);
-      return 0;
-    }
-    const [cmd, ...extra] = positionals;
-    if (!COMMANDS.includes(cmd as Command) || extra.length > 0) throw new UsageError(`expected one command of ${COMMANDS.join(', ')}, got "${positionals.join(' ')}"`);
-    if (values.topology !== undefined && values.topology !== 'base' && values.topology !== 'replicated') throw new UsageError(`--topology must be base or replicated, got "${values.topology}"`);
-    command = cmd as Command;
-    topology = values.topology ?? 'base';
-    name = values.project;
-    freePorts = values['free-ports'] ?? false;
-  } catch (err) {
-    console.error(`${(err as Error).message}\n${USAGE}`);
-    return 2;
-  }
+  const { values, positionals } = parseFlags(own, COMPOSE_FLAGS, true);
+  const [given, ...extra] = positionals;
+  if (!COMMANDS.includes(given as Command) || extra.length > 0) throw new UsageError(`expected one command of ${COMMANDS.join(', ')}, got "${positionals.join(' ')}"`);
+  if (values.topology !== undefined && values.topology !== 'base' && values.topology !== 'replicated') throw new UsageError(`--topology must be base or replicated, got "${values.topology}"`);
+  const command = given as Command;
+  const topology: ComposeTopologyName = values.topology ?? 'base';
+  const name = values.project;
+  const freePorts = values['free-ports'] ?? false;
+  // the bench's flags (after a second --) are checked before anything starts
+  const benchOpts = command === 'bench' ? parseBenchArgs(benchArgs) : undefined;
 
-  const cmd = detectCompose();
-  if (!cmd) throw new Error('neither `docker compose` nor `docker-compose` is installed');
-  let project: ComposeProject = { command: cmd, files: topologyFiles(topology), name, directory: ROOT };
+  const tool = detectCompose();
+  if (!tool) throw new Error('neither `docker compose` nor `docker-compose` is installed');
+  let project: ComposeProject = { command: tool, files: topologyFiles(topology), name, directory: ROOT };
   if (freePorts) project = await movedProject(project, topology, command);
 
   switch (command) {
@@ -79,15 +64,11 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'bench': {
       const e = await endpointsOf(project);
-      const opts = parseBenchArgs(benchArgs);
-      await benchAndPrint(opts, { three: e.nginx, one: e.instance, stores: e.stores, source: `docker compose (${topology} topology)` });
+      await benchAndPrint(benchOpts ?? parseBenchArgs(benchArgs), { three: e.nginx, one: e.instance, stores: e.stores, source: `docker compose (${topology} topology)` });
       return 0;
     }
     case 'faults': {
-      if (topology !== 'replicated') {
-        console.error('faults: the Redis failover needs the replicated topology (--topology replicated)');
-        return 2;
-      }
+      if (topology !== 'replicated') throw new UsageError('faults: the Redis failover needs the replicated topology (--topology replicated)');
       const e = await endpointsOf(project);
       const r = await redisFailover(project, { nginx: e.nginx, stores: e.stores, strategy: 'redis-pubsub', initial: 300, requests: 400, connections: 50, boundMs: 30_000 });
       const problems = expectedSafety(r.race);
@@ -112,4 +93,4 @@ async function movedProject(source: ComposeProject, topology: ComposeTopologyNam
   return (await renderOnFreePorts(source, name, dir)).project;
 }
 
-exitWith('compose', () => main(process.argv.slice(2)));
+runCli('compose', USAGE, () => main(process.argv.slice(2)));

@@ -12,7 +12,7 @@ import { RetriesExhaustedError } from '../strategies/retry.js';
 import { DeadlockError } from '../stock/mysql-stock.js';
 import { ALLOWED_ANSWERS } from './answers.js';
 import { bodyParserError, ClientError, MethodNotAllowedError } from './client-errors.js';
-import type { AnswerCounts } from './metrics.js';
+import type { ServiceMetrics } from './metrics.js';
 import { BadRequestError } from './params.js';
 
 interface ErrorAnswer {
@@ -62,7 +62,7 @@ function unavailable(error: string): ErrorAnswer {
  * expected refusal (a lock wait ran out, a server is down) and is only counted, as are 4xx: under
  * contention there are thousands a second. LOG_LEVEL=debug logs them too.
  */
-export function errorHandler(logger: Logger, counts: AnswerCounts): ErrorRequestHandler {
+export function errorHandler(logger: Logger, counts: Pick<ServiceMetrics, 'add'>): ErrorRequestHandler {
   return (err, req, res, next) => {
     const { status, body, headers } = describeError(err);
     counts.add({ ...answerRoute(req.route), ...answerStrategy(res.locals.strategy), status, error: body.error });

@@ -7,6 +7,7 @@
 // Safety is the lock's own: the fused step is the same release-then-acquire, owner-checked, with
 // a new owner, a new lease and a new fencing token. A sleeper is only ever handed the lock while it
 // is not attempting, so its own attempt and a hand-off to it never run at once.
+import { reportLockEvent } from './observer.js';
 
 /**
  * Consecutive hand-offs inside one process before its holder releases the lock for everyone
@@ -79,7 +80,14 @@ export class Handoffs<W, G> {
     let fail!: (err: unknown) => void;
     first.result = new Promise<G | undefined>((resolve, reject) => ((settle = resolve), (fail = reject)));
     first.claim();
-    return { waiter: first.waiter, settle, fail };
+    return {
+      waiter: first.waiter,
+      settle: (grant) => {
+        if (grant !== undefined) reportLockEvent('handoff');
+        settle(grant);
+      },
+      fail,
+    };
   }
 
   /** How many waiters sleep on `resource` now, offered for a hand-off. */

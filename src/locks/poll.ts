@@ -1,5 +1,6 @@
 import { LockTimeoutError } from './errors.js';
 import type { LockOptions } from './lock.js';
+import { reportLockEvent } from './observer.js';
 import { remaining, sleep } from '../time.js';
 
 /**
@@ -13,6 +14,7 @@ export async function pollUntilAcquired(resource: string, opts: LockOptions & { 
     if (await tryOnce()) return;
     const left = remaining(deadline);
     if (left <= 0) throw new LockTimeoutError(resource, opts.waitMs);
+    reportLockEvent('retry_busy');
     await sleep(Math.min(opts.retryMs, left), opts.signal);
   }
 }

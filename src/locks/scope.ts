@@ -1,7 +1,9 @@
 // The lock's lifetime as a scope: acquire, run the work, release, whatever the work does. Nothing
 // outside the scope can hold on to a lease or forget to give it back.
-import { LockLostError } from './errors.js';
+import { FencedError } from '../fencing.js';
+import { LockLostError, LockNotHeldError, LockTimeoutError } from './errors.js';
 import type { AcquireOptions, Lease, LeaseExtras, Lock } from './lock.js';
+import { lockObserver, type LockObserver } from './observer.js';
 
 /** What the work inside a scope may know about the lock it runs under; `X`, what its lease says beyond Lease. */
 export interface Held<X = object> {
@@ -45,19 +47,47 @@ export function heldOf<X>(resource: string, owner: string, lost: AbortSignal, ex
  * work did has happened and must not be reported as failed; `releaseError` says what went wrong.
  */
 export async function withLock<T, L extends Lease>(lock: Lock<L>, resource: string, opts: AcquireOptions, work: (held: Held<LeaseExtras<L>>) => Promise<T>): Promise<Scoped<T>> {
-  const lease = await acquireUnlessAborted(lock, resource, opts);
+  const observer = lockObserver();
+  const lease = await timedAcquire(observer, () => acquireUnlessAborted(lock, resource, opts));
+  const grantedAt = performance.now();
+  const onLost = () => observer?.event('lease_lost');
+  lease.lost.addEventListener('abort', onLost, { once: true });
+  // only a loss while the work runs: a lock may end its `lost` signal as it releases
+  const workDone = () => lease.lost.removeEventListener('abort', onLost);
+  const released = () => observer?.held((performance.now() - grantedAt) / 1000);
   let value: T;
   try {
     value = await work(heldOf(resource, opts.owner, lease.lost, extrasOf(lease), lease.fencingToken));
+    workDone();
   } catch (err) {
+    workDone();
+    if (err instanceof FencedError) observer?.event('fencing_refused');
     await lease.release().catch(() => undefined);
+    released();
     throw err;
   }
   try {
     await lease.release();
+    released();
     return { value };
   } catch (err) {
+    released();
+    if (err instanceof LockNotHeldError || lease.lost.aborted) observer?.event('release_after_expiry');
     return { value, releaseError: err instanceof Error ? err : new Error(String(err)) };
+  }
+}
+
+/** The acquire, its wait reported to the observer with how it ended. */
+async function timedAcquire<L>(observer: LockObserver | undefined, acquire: () => Promise<L>): Promise<L> {
+  if (!observer) return acquire();
+  const t0 = performance.now();
+  try {
+    const lease = await acquire();
+    observer.waited((performance.now() - t0) / 1000, 'acquired');
+    return lease;
+  } catch (err) {
+    observer.waited((performance.now() - t0) / 1000, err instanceof LockTimeoutError ? 'timeout' : 'error');
+    throw err;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { LockOptions } from '../locks/lock.js';
+import { reportLockEvent } from '../locks/observer.js';
 import { remaining, sleep } from '../time.js';
 
 /** Optimistic retries (a version check, a WATCHed transaction) ran past the request's wait bound. */
@@ -19,6 +20,7 @@ export async function retryOnConflict<T>(deadline: number, opts: Pick<LockOption
     if (result !== 'conflict') return result;
     const backoff = Math.random() * Math.min(opts.retryMs, 2 ** Math.min(n, 10));
     if (remaining(deadline) <= backoff) throw new RetriesExhaustedError(n, opts.waitMs);
+    reportLockEvent('retry_conflict');
     await sleep(backoff);
   }
 }

@@ -21,8 +21,8 @@ describe('npm run bench, end to end', () => {
     // workMs widens the read-then-write window, so `none` oversells even on a quiet machine
     const opts = parseBenchArgs(['--strategies', 'none,sql-update', '--rounds', '3', '--warmup', '0.1', '--window', '0.3',
       '--requests', '300', '--initial', '200', '--connections', '30', '--workMs', '3', '--maxSeconds', '20', '--out', out]);
-    const lines: string[] = [];
-    const report = await runBench(opts, resolveTarget(opts, {}, cluster), (l) => lines.push(l));
+    const logged: string[] = [];
+    const report = await runBench(opts, resolveTarget(opts, {}, cluster), (l) => logged.push(l));
     const files = writeReport(report, out);
 
     const json = JSON.parse(fs.readFileSync(files.json, 'utf8')) as BenchReport;
@@ -44,6 +44,15 @@ describe('npm run bench, end to end', () => {
       if (wrkPath()) expect(c.wrk?.samples).toHaveLength(3);
       else expect(c.wrk).toBeNull();
     }
+    // Every line starts with the plan's position, elapsed and time left: warm-ups 2, ceilings 3 × 2,
+    // windows 3 × 6 (mutex joined), races 6 = 32 steps, counted up in order, all done at the end.
+    const plan = logged.map((l) => /^\[(\d+)\/(\d+) · \d+:\d\d · ~\d+:\d\d left\] /.exec(l));
+    expect(logged.filter((_, i) => !plan[i])).toEqual([]);
+    const done = plan.map((m) => Number(m?.[1]));
+    expect(new Set(plan.map((m) => m?.[2]))).toEqual(new Set(['32']));
+    expect(done).toEqual([...done].sort((a, b) => a - b));
+    expect(done.at(-1)).toBe(32);
+    const lines = logged.map((l, i) => l.slice(plan[i]?.[0].length ?? 0));
     expect(lines.filter((l) => l.startsWith('[round 2/3]')).length).toBeGreaterThanOrEqual(6);
     expect(lines.some((l) => l.startsWith('[race] none · 1 instance') && l.includes('OVERSOLD'))).toBe(true);
     expect(fs.readFileSync(files.md, 'utf8')).toContain('OVERSOLD');

@@ -166,12 +166,14 @@ describe('npm run cluster -- up|down', () => {
 
       // idempotent: a second up sees the healthy cluster and changes nothing
       const again = await cli('up');
-      expect(again.stdout).toContain('already up');
+      // progress on stderr, the addresses (results) on stdout
+      expect(again.stderr).toContain('already up');
+      expect(again.stdout).toContain(`http://127.0.0.1:${p.nginx}`);
       expect(readState(dir)!.servers.map((s) => s.pid)).toEqual(pids);
       expect((await cli('status')).stdout).not.toMatch(/\bdown\b/);
 
       const down = await cli('down');
-      expect(down.stdout).toContain('cluster down');
+      expect(down.stderr).toContain('cluster down');
       expect(readState(dir)).toBeUndefined();
       for (const pid of pids) expect(await groupGone(pid), `process group ${pid}`).toBe(true);
       for (const port of [p.nginx, p.mysql, p.redis, p.zookeeper, ...p.redlock, ...p.instances]) {

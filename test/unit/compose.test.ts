@@ -181,7 +181,7 @@ describe('docker-compose.yml', () => {
 describe('docker-compose.replicated.yml', () => {
   it.runIf(canRun(dockerCompose))('is a valid override of docker-compose.yml (docker-compose config -q)', () => {
     execFileSync(need(dockerCompose, 'docker-compose'), ['-f', COMPOSE, '-f', REPLICATED, 'config', '-q'], { cwd: ROOT, stdio: 'pipe' });
-  });
+  }, 30_000); // docker-compose v1 (Python) takes seconds to start on a busy 2-core machine
 
   describe.runIf(canRun(dockerCompose, python))('defines the native replicated topology', () => {
     let compose: Compose = { services: {} };

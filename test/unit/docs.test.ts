@@ -38,9 +38,9 @@ const scripts = Object.keys((JSON.parse(read('package.json')) as { scripts: Reco
 /** The flags each npm script's CLI accepts, from the option definitions its parser uses. */
 const FLAGS: Record<string, readonly string[]> = {
   bench: Object.keys(BENCH_FLAGS),
-  lab: [...Object.keys(BENCH_FLAGS), ...LAB_FLAGS],
+  lab: [...Object.keys(BENCH_FLAGS), ...Object.keys(LAB_FLAGS)],
   faults: Object.keys(FAULT_FLAGS),
-  cluster: CLUSTER_FLAGS,
+  cluster: Object.keys(CLUSTER_FLAGS),
   live: LIVE_FLAGS,
   docs: Object.keys(DOCS_FLAGS),
   // after a second --, the bench's

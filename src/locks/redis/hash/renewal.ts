@@ -1,3 +1,5 @@
+import { reportLockEvent } from '../../observer.js';
+
 /** What the watchdog renews: a hold that can extend its own lease (a lock's, a permit's). */
 export interface Renewable {
   /** Extends the lease to its full length from now; false when the hold is gone. */
@@ -66,6 +68,7 @@ export class Renewal {
       why = `renewal failed: ${err instanceof Error ? err.message : String(err)}`;
     }
     if (this.stopped) return;
+    reportLockEvent(renewed ? 'renewal' : 'renewal_failed');
     if (!renewed) return this.lose(why);
     this.validUntil(sentAt + this.ttlMs);
     this.schedule();
