@@ -1,8 +1,8 @@
 // `npm run live [--topology replicated] [--port N]`: brings the native cluster up as `npm run
 // cluster -- up` does (its instances with the fault hooks on), then serves the live lab's page on
 // 127.0.0.1 and prints its address. Ctrl-C heals every fault and stops the page; the cluster stays up.
-import { parseArgs } from 'node:util';
-import { clusterUp } from '../src/cluster/lifecycle.js';
+import { parseFlags, runCli } from '../src/cli/args.js';
+import { clusterUp, printUrls } from '../src/cluster/lifecycle.js';
 import { loadClusterConfig, loadLiveConfig } from '../src/config.js';
 import { bundlePage } from './assets.js';
 import { LIVE_FLAGS, LIVE_USAGE } from './cli-options.js';
@@ -11,13 +11,7 @@ import { recordedServers } from './servers.js';
 
 
 async function main(): Promise<number> {
-  let values: { topology?: string; port?: string };
-  try {
-    ({ values } = parseArgs({ options: Object.fromEntries(LIVE_FLAGS.map((f) => [f, { type: 'string' as const }])), strict: true }));
-  } catch (err) {
-    console.error(`${(err as Error).message}\n${LIVE_USAGE}`);
-    return 2;
-  }
+  const { values } = parseFlags(process.argv.slice(2), LIVE_FLAGS);
   // Flags are environment variables under another name: src/config.ts parses and checks them.
   if (values.topology !== undefined) process.env.TOPOLOGY = values.topology;
   if (values.port !== undefined) process.env.LIVE_PORT = values.port;
@@ -26,6 +20,7 @@ async function main(): Promise<number> {
   const say = (line: string) => console.error(line);
   say('live: bringing the native cluster up (as npm run cluster -- up does, with the fault hooks on) …');
   const info = await clusterUp(say, config, { FAULT_INJECTION: '1' });
+  printUrls(info, say);
   const assets = await bundlePage();
   const server = await startLiveServer(recordedServers(info, config), live, assets);
   console.log(`\nstocklab live: open ${server.url}  (Ctrl-C to stop; the cluster stays up)`);
@@ -38,10 +33,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`live failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runCli('live', LIVE_USAGE, main);

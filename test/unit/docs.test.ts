@@ -41,7 +41,7 @@ const FLAGS: Record<string, readonly string[]> = {
   lab: [...Object.keys(BENCH_FLAGS), ...Object.keys(LAB_FLAGS)],
   faults: Object.keys(FAULT_FLAGS),
   cluster: Object.keys(CLUSTER_FLAGS),
-  live: LIVE_FLAGS,
+  live: Object.keys(LIVE_FLAGS),
   docs: Object.keys(DOCS_FLAGS),
   // after a second --, the bench's
   compose: [...Object.keys(COMPOSE_FLAGS), ...Object.keys(BENCH_FLAGS)],
