@@ -10,13 +10,19 @@ export interface FaultOptions {
   strategies?: string[];
   out: string;
   sizes: FaultSizes;
+  /** --chaos: the random nemesis under a steady load instead of the scenarios (faults/chaos/). */
+  chaos?: { seconds: number; seed: number };
 }
 
 export const USAGE = `usage: npm run faults -- [options]
   --scenario NAME[,NAME]   only these scenarios (${SCENARIOS.map((s) => s.name).join(', ')})
   --strategy NAME[,NAME]   only these strategies, within each scenario's list
   --sell N                 units sold while a holder is frozen (default ${DEFAULT_SIZES.sell})
-  --out DIR                where <stamp>.{md,json,html} go (default faults/results)`;
+  --out DIR                where <stamp>.{md,json,html} go (default faults/results)
+  --chaos                  random faults under a steady load, judged at the end (<stamp>-chaos.{md,json,html})
+  --seconds N              chaos: how long the load runs (default 600)
+  --seed S                 chaos: the fault schedule's seed (default: drawn, and printed to rerun)
+  --strategies NAME[,NAME] chaos: only these strategies (default: every one that claims to be exact)`;
 
 const list = (values: string[] | undefined): string[] | undefined =>
   values === undefined ? undefined : values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
@@ -27,7 +33,17 @@ export const FAULT_FLAGS = {
   strategy: { type: 'string', multiple: true },
   sell: { type: 'string' },
   out: { type: 'string', default: 'faults/results' },
+  chaos: { type: 'boolean' },
+  seconds: { type: 'string' },
+  seed: { type: 'string' },
+  strategies: { type: 'string', multiple: true },
 } as const;
+
+function wholeNumber(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}`);
+  return n;
+}
 
 export function parseFaultArgs(argv: string[]): FaultOptions {
   const { values } = parseArgs({ args: argv, options: FAULT_FLAGS, strict: true, allowPositionals: false });
@@ -37,9 +53,15 @@ export function parseFaultArgs(argv: string[]): FaultOptions {
   const sell = values.sell === undefined ? DEFAULT_SIZES.sell : Number(values.sell);
   // the stock must outlast the sales, the probes and the holder's own unit
   if (!Number.isInteger(sell) || sell < 1 || sell > DEFAULT_SIZES.initial / 2) throw new Error(`--sell must be a whole number from 1 to ${DEFAULT_SIZES.initial / 2}`);
+  if (!values.chaos && (values.seconds ?? values.seed ?? values.strategies) !== undefined) throw new Error('--seconds, --seed and --strategies go with --chaos');
+  const strategies = list([...(values.strategy ?? []), ...(values.strategies ?? [])]);
+  const chaos = values.chaos
+    ? { seconds: wholeNumber(values.seconds, 'seconds', 600, 30, 86_400), seed: wholeNumber(values.seed, 'seed', Math.floor(Math.random() * 1_000_000), 0, 2 ** 32 - 1) }
+    : undefined;
   return {
+    ...(chaos && { chaos }),
     scenarios: SCENARIOS.map((s) => s.name).filter((n) => names === undefined || names.includes(n)),
-    ...(values.strategy !== undefined && { strategies: list(values.strategy) }),
+    ...(strategies !== undefined && strategies.length > 0 && { strategies }),
     out: values.out,
     sizes: { ...DEFAULT_SIZES, sell },
   };
