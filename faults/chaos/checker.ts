@@ -136,5 +136,6 @@ export function checkHistory(h: ChaosHistory): ChaosVerdict {
   }
   if (phantomSales.length > 0) failures.push(`sales recorded for ids never sent: ${idsText(phantomSales)}`);
   failures.push(...leftovers.map((l) => `left held after every heal: ${l}`));
+  failures.push(...h.crashes.map((c) => `${c.target} exited at ${(c.atMs / 1000).toFixed(1)} s with no fault on it`));
   return { strategies, phantomSales, leftovers, ok: failures.length === 0, failures };
 }

@@ -69,6 +69,8 @@ export interface ChaosHistory {
   recoveryBoundMs: number;
   /** locks or ZooKeeper nodes still held once everything had healed (after the leases' bound) */
   leftovers: Leftover[];
+  /** Servers that exited with no fault on them (restarted by the run), ms after the start. */
+  crashes: { target: string; atMs: number }[];
   /** Every chaos request id starts with this; an id in /sales with it that was never sent is a phantom sale. */
   idPrefix: string;
 }

@@ -21,7 +21,7 @@ export interface NemesisDeps {
   log(line: string): void;
 }
 
-function serverNamed(cluster: RunningCluster, target: string): ServerHandle {
+export function serverNamed(cluster: RunningCluster, target: string): ServerHandle {
   const s = cluster.servers;
   const [kind, index] = target.split('-');
   const server =
@@ -108,6 +108,8 @@ async function inject(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Promi
 
 export interface NemesisRun {
   events: FaultEvent[];
+  /** Targets under a fault right now: a server of these may be down on purpose. */
+  busy: ReadonlySet<string>;
   /** Resolves once every planned fault was injected and healed (or failed, noted in its event). */
   done: Promise<void>;
 }
@@ -115,11 +117,13 @@ export interface NemesisRun {
 /** Starts the plan now (t0 = the run's start); each fault is its own task, so they overlap. */
 export function startNemesis(d: NemesisDeps, plan: readonly PlannedFault[]): NemesisRun {
   const events: FaultEvent[] = [];
+  const busy = new Set<string>();
   const tasks = plan.map(async (f) => {
     const wait = d.rec.t0 + f.atMs - Date.now();
     if (wait > 0) await sleep(wait);
     const event: FaultEvent = { kind: f.kind, target: f.target, injectedMs: Date.now() - d.rec.t0 };
     events.push(event);
+    busy.add(f.target);
     d.log(`  nemesis: ${f.kind} ${f.target} for ${f.forMs} ms`);
     try {
       await inject(d, f, event);
@@ -127,7 +131,39 @@ export function startNemesis(d: NemesisDeps, plan: readonly PlannedFault[]): Nem
     } catch (err) {
       event.note = `${event.note ? `${event.note}; ` : ''}failed: ${errorMessage(err)}`;
       d.log(`  nemesis: ${f.kind} ${f.target} ${event.note}`);
+    } finally {
+      busy.delete(f.target);
     }
   });
-  return { events, done: Promise.all(tasks).then(() => undefined) };
+  return { events, busy, done: Promise.all(tasks).then(() => undefined) };
+}
+
+/** Every server the nemesis may fault, by its target name. */
+export function targetNames(cluster: RunningCluster): string[] {
+  const s = cluster.servers;
+  return [...s.instances.map((_v, i) => `app-${i}`), ...s.redlock.map((_v, i) => `redlock-${i}`), 'redis', 'mysql', 'zookeeper'];
+}
+
+/**
+ * Watches for a server that exits with no fault on it (a crash the faults caused elsewhere): each is
+ * recorded and started again, so the run goes on with the whole cluster. Returns a stop function.
+ */
+export function watchCrashes(cluster: RunningCluster, nemesis: NemesisRun, t0: number, crashes: { target: string; atMs: number }[], log: (line: string) => void): () => Promise<void> {
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      for (const target of targetNames(cluster)) {
+        const server = serverNamed(cluster, target);
+        if (server.pid !== undefined || nemesis.busy.has(target)) continue;
+        crashes.push({ target, atMs: Date.now() - t0 });
+        log(`  ${target} exited with no fault on it: restarting it`);
+        await restart(server).catch((err: unknown) => log(`  ${target}: restart failed: ${errorMessage(err)}`));
+      }
+      await sleep(250);
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+  };
 }

@@ -43,6 +43,7 @@ export function summaryLines(r: ChaosReport): string[] {
     `Load: ${r.options.load.rate} requests/s through nginx (at most ${r.options.load.maxInFlight} in flight), one strategy at a time, each turn's requests over before the next turn; a fixed modest rate, well under each strategy's goodput.`,
     `Ledger: ${Object.entries(r.ledger).map(([store, l]) => `${store} deducted ${l.deducted}, GET /sales recorded ${l.recorded}`).join('; ')}.`,
     `Recovery: each strategy's first 200 after the last heal (or after the previous strategy's), bound ${r.history.recoveryBoundMs} ms. Left held after every heal: ${r.verdict.leftovers.length === 0 ? 'nothing' : r.verdict.leftovers.join(', ')}.`,
+    `Servers that exited with no fault on them: ${r.history.crashes.length === 0 ? 'none' : r.history.crashes.map((c) => `${c.target} at ${(c.atMs / 1000).toFixed(1)} s`).join(', ')}.`,
     r.verdict.ok ? 'Verdict: every check holds.' : `Verdict: ${r.verdict.failures.length} failure(s): ${r.verdict.failures.join(' | ')}`,
     `Rerun: ${r.rerun}`,
   ];

@@ -14,7 +14,7 @@ import { checkHistory, type ChaosVerdict } from './checker.js';
 import type { ChaosHistory, ChaosStrategy, Request, Slice } from './history.js';
 import { leftoversAfter } from './leftovers.js';
 import { planFaults, type PlannedFault } from './plan.js';
-import { startNemesis } from './nemesis.js';
+import { startNemesis, watchCrashes } from './nemesis.js';
 import { CHAOS_TTL_MS, runLoad, sendRecorded, type LoadSpec, type Recorder } from './workload.js';
 
 export interface ChaosOptions {
@@ -95,6 +95,8 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
   const rec = makeRecorder(idPrefix);
   let current: ChaosStrategy | undefined;
   const nemesis = startNemesis({ cluster, rec, current: () => current, log }, plan);
+  const crashes: ChaosHistory['crashes'] = [];
+  const stopWatching = watchCrashes(cluster, nemesis, rec.t0, crashes, log);
   const endAt = rec.t0 + opts.seconds * 1_000;
   const turnMs = Math.min(TURN_MS.max, Math.max(TURN_MS.min, (opts.seconds * 1_000) / opts.strategies.length));
   const slices: Slice[] = [];
@@ -117,6 +119,7 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
     });
   }
   await nemesis.done;
+  await stopWatching();
   await ensureReady(cluster); // anything a failed heal left down
   const healed = nemesis.events.map((e) => e.healedMs);
   const lastHealMs = healed.every((h) => h !== undefined) ? Math.max(0, ...(healed as number[])) : Date.now() - rec.t0;
@@ -151,6 +154,7 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
     recoveryMs,
     recoveryBoundMs: RECOVERY_BOUND_MS,
     leftovers,
+    crashes,
     idPrefix,
   };
   const ledger: ChaosResult['ledger'] = {};
