@@ -50,7 +50,7 @@ export interface ChaosResult {
 }
 
 /** The store's count once nothing moves; a store that is down is read again until it is back. */
-async function readLeft(cluster: RunningCluster, store: StoreKind): Promise<number> {
+export async function readLeft(cluster: RunningCluster, store: StoreKind): Promise<number> {
   const deadline = Date.now() + 90_000;
   for (;;) {
     try {
@@ -62,7 +62,7 @@ async function readLeft(cluster: RunningCluster, store: StoreKind): Promise<numb
   }
 }
 
-function makeRecorder(idPrefix: string): Recorder & { requests: Request[]; inFlight(strategy: string): number } {
+export function makeRecorder(idPrefix: string): Recorder & { requests: Request[]; inFlight(strategy: string): number } {
   const counters = new Map<string, number>();
   const out = new Map<string, number>();
   const requests: Request[] = [];
