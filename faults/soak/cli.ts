@@ -5,6 +5,7 @@ import { chaosStrategies } from '../chaos/strategies.js';
 import { startLabCluster } from '../lab-cluster.js';
 import { machineInfo, stampOf } from '../report/report.js';
 import { renderSlopeTable, summaryLines, writeSoakReport, type SoakReport } from './report.js';
+import { SOAK_FLAGS } from './options.js';
 import { runSoak } from './run.js';
 
 const USAGE = `usage: npm run soak -- [--minutes N (default 10)] [--strategies NAME[,NAME]] [--sample-seconds N (default 10)] [--out DIR (default faults/results)]`;
@@ -12,7 +13,7 @@ const USAGE = `usage: npm run soak -- [--minutes N (default 10)] [--strategies N
 async function main(): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: process.argv.slice(2), strict: true, options: { minutes: { type: 'string', default: '10' }, strategies: { type: 'string', multiple: true }, 'sample-seconds': { type: 'string', default: '10' }, out: { type: 'string', default: 'faults/results' } } }));
+    ({ values } = parseArgs({ args: process.argv.slice(2), strict: true, options: SOAK_FLAGS }));
   } catch (err) {
     console.error(`${(err as Error).message}\n${USAGE}`);
     return 2;
