@@ -114,7 +114,11 @@ export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (
   const rates: Record<string, number> = {};
   for (const s of opts.strategies) {
     await turn(s, async () => {
+      const before = rec.requests.length;
       goodput[s.name] = await closedLoop(rec, cluster.info.nginx, s, GOODPUT_WORKERS, GOODPUT_MS);
+      // a strategy a short soak gives no turn of its own is judged on its goodput requests: it must have sold
+      const first = rec.requests.slice(before).filter((r) => isSold(r.outcome)).sort((a, b) => a.end - b.end)[0];
+      recoveryMs[s.name] = first ? first.end - (rec.requests[before]?.at ?? first.end) : null;
     });
     rates[s.name] = Math.max(5, Math.min(MAX_RATE, Math.round(goodput[s.name]! * LOAD_SHARE)));
     log(`  ${s.name}: goodput ${goodput[s.name]!.toFixed(0)}/s → load ${rates[s.name]}/s`);
@@ -138,7 +142,7 @@ export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (
       const before = rec.requests.length;
       await runLoad(rec, cluster.info.nginx, s, { rate: rates[s.name]!, maxInFlight: 32 }, Math.min(endAt, Date.now() + opts.turnMs));
       const first = rec.requests.slice(before).filter((r) => isSold(r.outcome)).sort((a, b) => a.end - b.end)[0];
-      if (recoveryMs[s.name] === undefined || recoveryMs[s.name] === null) recoveryMs[s.name] = first ? first.end - rec.requests[before]!.at : null;
+      if (recoveryMs[s.name] === null && first) recoveryMs[s.name] = first.end - rec.requests[before]!.at;
     });
   }
   sampling = false;
