@@ -7,8 +7,11 @@ import type { FaultRow } from './row.js';
 
 const entrySchema = z.object({
   name: z.string(),
+  family: z.string().optional(),
+  stores: z.array(z.enum(['mysql', 'redis'])).optional(),
   fencing: z.string().optional(),
   expected: z.object({
+    threeInstances: z.string().optional(),
     faults: z.object({ holderCrash: z.string(), holderPause: z.string(), holderPauseFenced: z.string().optional(), lostReply: z.string().optional() }).optional(),
   }),
 });

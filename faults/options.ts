@@ -10,6 +10,8 @@ export interface FaultOptions {
   strategies?: string[];
   out: string;
   sizes: FaultSizes;
+  /** --chaos: the random nemesis under a steady load instead of the scenarios (faults/chaos/). */
+  chaos?: { seconds: number; seed: number };
 }
 
 export const USAGE = `usage: npm run faults -- [options]
@@ -17,6 +19,10 @@ export const USAGE = `usage: npm run faults -- [options]
   --strategy NAME[,NAME]   only these strategies, within each scenario's list
   --sell N                 units sold while a holder is frozen (default ${DEFAULT_SIZES.sell})
   --out DIR                where <stamp>.{md,json,html} go (default faults/results)
+  --chaos                  random faults under a steady load, judged at the end (<stamp>-chaos.{md,json,html})
+  --seconds N              chaos: how long the load runs (default 600)
+  --seed S                 chaos: the fault schedule's seed (default: drawn, and printed to rerun)
+  --strategies NAME[,NAME] chaos: only these strategies (default: every one that claims to be exact)
   --help                   this text`;
 
 const list = (values: string[] | undefined): string[] | undefined =>
@@ -28,8 +34,18 @@ export const FAULT_FLAGS = {
   strategy: { type: 'string', multiple: true },
   sell: { type: 'string' },
   out: { type: 'string', default: 'faults/results' },
+  chaos: { type: 'boolean' },
+  seconds: { type: 'string' },
+  seed: { type: 'string' },
+  strategies: { type: 'string', multiple: true },
   ...HELP_FLAG,
 } as const;
+
+function wholeNumber(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`);
+  return n;
+}
 
 export function parseFaultArgs(argv: string[]): FaultOptions {
   const { values } = parseFlags(argv, FAULT_FLAGS);
@@ -39,9 +55,15 @@ export function parseFaultArgs(argv: string[]): FaultOptions {
   const sell = values.sell === undefined ? DEFAULT_SIZES.sell : Number(values.sell);
   // the stock must outlast the sales, the probes and the holder's own unit
   if (!Number.isInteger(sell) || sell < 1 || sell > DEFAULT_SIZES.initial / 2) throw new UsageError(`--sell must be a whole number from 1 to ${DEFAULT_SIZES.initial / 2}`);
+  if (!values.chaos && (values.seconds ?? values.seed ?? values.strategies) !== undefined) throw new UsageError('--seconds, --seed and --strategies go with --chaos');
+  const strategies = list([...(values.strategy ?? []), ...(values.strategies ?? [])]);
+  const chaos = values.chaos
+    ? { seconds: wholeNumber(values.seconds, 'seconds', 600, 30, 86_400), seed: wholeNumber(values.seed, 'seed', Math.floor(Math.random() * 1_000_000), 0, 2 ** 32 - 1) }
+    : undefined;
   return {
+    ...(chaos && { chaos }),
     scenarios: SCENARIOS.map((s) => s.name).filter((n) => names === undefined || names.includes(n)),
-    ...(values.strategy !== undefined && { strategies: list(values.strategy) }),
+    ...(strategies !== undefined && strategies.length > 0 && { strategies }),
     out: values.out,
     sizes: { ...DEFAULT_SIZES, sell },
   };

@@ -2,6 +2,7 @@
 // each scenario × strategy, prints the table, writes <out>/<stamp>.{md,json,html} and stops the
 // cluster. Scenarios that need the replicated topology run after the others, on a cluster of their own. Progress goes to stderr, the table to stdout. Exit 0 only when every row is as expected.
 import path from 'node:path';
+import { chaosMain } from './chaos/cli.js';
 import { catalogMismatches, fetchDeclared, type Declared } from './catalog-check.js';
 import { startLabCluster } from './lab-cluster.js';
 import { runScenarios } from './matrix.js';
@@ -20,6 +21,7 @@ async function main(): Promise<number> {
   const opts = parseFaultArgs(process.argv.slice(2));
   const progress = new Progress();
   const say = progress.line;
+  if (opts.chaos) return chaosMain({ ...opts, chaos: opts.chaos }, say);
   const started = new Date();
   const stamp = stampOf(started);
   const wanted = opts.strategies;

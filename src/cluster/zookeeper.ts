@@ -23,7 +23,8 @@ export function zooCfg(port: number, dataDir: string, ensemble?: ZkEnsembleMembe
     'clientPortAddress=127.0.0.1',
     // The AdminServer would listen on 8080 (nginx's port) on every interface.
     'admin.enableServer=false',
-    '4lw.commands.whitelist=ruok,srvr',
+    // mntr, cons, wchs: the soak reads ZooKeeper's connections, ephemeral nodes and watches.
+    '4lw.commands.whitelist=ruok,srvr,mntr,cons,wchs',
     'maxClientCnxns=0',
     'initLimit=10',
     'syncLimit=5',

@@ -1,0 +1,76 @@
+// What a chaos run records, and what the checker reads: every request sent (with its answer), every
+// fault injected and healed, the store's count around each strategy's slice, and GET /sales.
+import type { StoreKind } from '../../src/stock/store.js';
+import type { Sent } from '../client.js';
+import type { FaultKind } from './plan.js';
+
+/** How a strategy runs in the chaos workload, and what the catalog lets it do under faults. */
+export interface ChaosStrategy {
+  name: string;
+  store: StoreKind;
+  /** fenced=1 on every request: its lock issues fencing tokens. */
+  fenced: boolean;
+  /** It takes a lock, so the pause hooks apply (pause=after-acquire). */
+  locks: boolean;
+  /**
+   * The catalog's own word that it may oversell when a holder is paused past its lease (holderPause
+   * 'oversells', no fencing): an oversell is then reported, not failed.
+   */
+  mayOversellUnderPause: boolean;
+}
+
+export interface Request extends Sent {
+  strategy: string;
+  store: StoreKind;
+  /** ms after the run's start, when sent / answered */
+  at: number;
+  end: number;
+}
+
+/** One strategy's turn: its requests were all over before the next turn began. */
+export interface Slice {
+  strategy: string;
+  store: StoreKind;
+  startMs: number;
+  endMs: number;
+  leftBefore: number;
+  leftAfter: number;
+  /** The recovery probes after the last heal are a slice of their own. */
+  kind: 'load' | 'recovery';
+}
+
+export interface FaultEvent {
+  kind: FaultKind;
+  target: string;
+  /** ms after the run's start; healedMs undefined = never healed by the nemesis (the final heal did it) */
+  injectedMs: number;
+  healedMs?: number;
+  /** what happened instead, or on the way: "the holder answered before stopping", "restart failed: …" */
+  note?: string;
+}
+
+export interface Leftover {
+  where: string;
+  what: string;
+}
+
+export interface ChaosHistory {
+  seed: number;
+  strategies: ChaosStrategy[];
+  requests: Request[];
+  slices: Slice[];
+  faults: FaultEvent[];
+  /** GET /sales at the end: request id → deductions committed */
+  sales: Record<string, number>;
+  /** ms after the run's start when the last server was healed (the final heal included) */
+  lastHealMs: number;
+  /** per strategy: ms from the last heal to its first 200; null = not within the bound */
+  recoveryMs: Record<string, number | null>;
+  recoveryBoundMs: number;
+  /** locks or ZooKeeper nodes still held once everything had healed (after the leases' bound) */
+  leftovers: Leftover[];
+  /** Servers that exited with no fault on them (restarted by the run), ms after the start. */
+  crashes: { target: string; atMs: number }[];
+  /** Every chaos request id starts with this; an id in /sales with it that was never sent is a phantom sale. */
+  idPrefix: string;
+}

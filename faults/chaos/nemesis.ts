@@ -1,0 +1,169 @@
+// The nemesis: runs the planned faults against the lab cluster at their planned times, each healed
+// after its own duration, overlapping as the plan says. Only servers of the lab's own cluster are
+// signalled, by the pids their handles hold.
+import type { RunningCluster, ServerHandle } from '../../src/cluster/cluster.js';
+import { pollUntil, sleep } from '../../src/time.js';
+import { errorMessage } from '../errors.js';
+import { startDependency, stopDependency } from '../dependencies.js';
+import { isStopped, resume } from '../process-state.js';
+import type { ChaosStrategy, FaultEvent, Request } from './history.js';
+import type { PlannedFault } from './plan.js';
+import { sendRecorded, type Recorder } from './workload.js';
+
+/** How long a paused holder's request may take to reach the hook (a lock wait included). */
+const HOOK_WAIT_MS = 5_000;
+
+export interface NemesisDeps {
+  cluster: RunningCluster;
+  rec: Recorder;
+  /** The strategy whose turn it is (the paused holder runs it); undefined between turns. */
+  current(): ChaosStrategy | undefined;
+  log(line: string): void;
+}
+
+export function serverNamed(cluster: RunningCluster, target: string): ServerHandle {
+  const s = cluster.servers;
+  const [kind, index] = target.split('-');
+  const server =
+    kind === 'app' ? s.instances[Number(index)] : kind === 'redlock' ? s.redlock[Number(index)] : kind === 'redis' ? s.redis : kind === 'mysql' ? s.mysql : kind === 'zookeeper' ? s.zookeeper : undefined;
+  if (!server) throw new Error(`the lab cluster has no server ${target}`);
+  return server;
+}
+
+function freeze(server: ServerHandle): void {
+  if (server.pid === undefined) throw new Error(`${server.name} is not running`);
+  process.kill(server.pid, 'SIGSTOP');
+}
+
+function thaw(server: ServerHandle): void {
+  if (server.pid !== undefined && isStopped(server.pid)) resume(server.pid);
+}
+
+/** Starts a server again; one retry, since a port may take a moment to free. */
+async function restart(server: ServerHandle): Promise<void> {
+  try {
+    await server.start();
+  } catch {
+    await sleep(1_000);
+    await server.start();
+  }
+}
+
+/**
+ * A request with pause=after-acquire to the target instance: it stops itself holding the lock. The
+ * heal resumes it, and keeps resuming it until its answer is in (it may reach the hook late).
+ */
+async function pauseHolder(d: NemesisDeps, server: ServerHandle, target: string, forMs: number, event: FaultEvent): Promise<void> {
+  const s = d.current();
+  const base = d.cluster.info.instances[Number(target.split('-')[1])];
+  if (!s || !s.locks || !base || server.pid === undefined) {
+    event.note = `no lock in turn (${s?.name ?? 'between turns'}): froze the instance instead`;
+    freeze(server);
+    await sleep(forMs);
+    thaw(server);
+    return;
+  }
+  let answered: Request | undefined;
+  const holder = sendRecorded(d.rec, base, target, s, 'holder', { pause: 'after-acquire' }).then((r) => (answered = r));
+  const pid = server.pid;
+  await pollUntil(() => answered !== undefined || isStopped(pid), HOOK_WAIT_MS, 5);
+  event.note = answered ? `${s.name}: the holder answered before stopping` : isStopped(pid) ? `${s.name}: holder stopped holding the lock` : `${s.name}: holder not stopped within ${HOOK_WAIT_MS} ms`;
+  await sleep(forMs);
+  while (answered === undefined) {
+    if (isStopped(pid)) resume(pid);
+    await Promise.race([holder, sleep(50)]);
+  }
+}
+
+async function inject(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Promise<void> {
+  const server = serverNamed(d.cluster, f.target);
+  switch (f.kind) {
+    case 'pause-holder':
+      return pauseHolder(d, server, f.target, f.forMs, event);
+    case 'freeze-instance':
+    case 'freeze-redis':
+    case 'freeze-redlock':
+    case 'freeze-mysql':
+    case 'freeze-zookeeper':
+      freeze(server);
+      await sleep(f.forMs);
+      thaw(server);
+      return;
+    case 'stop-redis':
+      // SHUTDOWN SAVE: the lab's Redis keeps no data otherwise, and a restart from empty would drop the stock key and the fences
+      await stopDependency(d.cluster, 'redis');
+      await sleep(f.forMs);
+      await startDependency(d.cluster, 'redis');
+      return;
+    case 'kill-instance':
+    case 'kill-redlock':
+    case 'kill-mysql':
+    case 'kill-zookeeper':
+      await server.kill();
+      await sleep(f.forMs);
+      await restart(server);
+      return;
+  }
+}
+
+export interface NemesisRun {
+  events: FaultEvent[];
+  /** Targets under a fault right now: a server of these may be down on purpose. */
+  busy: ReadonlySet<string>;
+  /** Resolves once every planned fault was injected and healed (or failed, noted in its event). */
+  done: Promise<void>;
+}
+
+/** Starts the plan now (t0 = the run's start); each fault is its own task, so they overlap. */
+export function startNemesis(d: NemesisDeps, plan: readonly PlannedFault[]): NemesisRun {
+  const events: FaultEvent[] = [];
+  const busy = new Set<string>();
+  const tasks = plan.map(async (f) => {
+    const wait = d.rec.t0 + f.atMs - Date.now();
+    if (wait > 0) await sleep(wait);
+    const event: FaultEvent = { kind: f.kind, target: f.target, injectedMs: Date.now() - d.rec.t0 };
+    events.push(event);
+    busy.add(f.target);
+    d.log(`  nemesis: ${f.kind} ${f.target} for ${f.forMs} ms`);
+    try {
+      await inject(d, f, event);
+      event.healedMs = Date.now() - d.rec.t0;
+    } catch (err) {
+      event.note = `${event.note ? `${event.note}; ` : ''}failed: ${errorMessage(err)}`;
+      d.log(`  nemesis: ${f.kind} ${f.target} ${event.note}`);
+    } finally {
+      busy.delete(f.target);
+    }
+  });
+  return { events, busy, done: Promise.all(tasks).then(() => undefined) };
+}
+
+/** Every server the nemesis may fault, by its target name. */
+export function targetNames(cluster: RunningCluster): string[] {
+  const s = cluster.servers;
+  return [...s.instances.map((_v, i) => `app-${i}`), ...s.redlock.map((_v, i) => `redlock-${i}`), 'redis', 'mysql', 'zookeeper'];
+}
+
+/**
+ * Watches for a server that exits with no fault on it (a crash the faults caused elsewhere): each is
+ * recorded and started again, so the run goes on with the whole cluster. Returns a stop function.
+ */
+export function watchCrashes(cluster: RunningCluster, nemesis: NemesisRun, t0: number, crashes: { target: string; atMs: number }[], log: (line: string) => void): () => Promise<void> {
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      for (const target of targetNames(cluster)) {
+        const server = serverNamed(cluster, target);
+        if (server.pid !== undefined || nemesis.busy.has(target)) continue;
+        crashes.push({ target, atMs: Date.now() - t0 });
+        log(`  ${target} exited with no fault on it: restarting it`);
+        await restart(server).catch((err: unknown) => log(`  ${target}: restart failed: ${errorMessage(err)}`));
+      }
+      await sleep(250);
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+  };
+}

@@ -1,0 +1,167 @@
+// One chaos run on a lab cluster: the strategies take turns under a steady workload while the
+// nemesis injects its planned faults; then every server is healed, each strategy must sell again
+// within a bound, nothing may be left held, and the checker judges the whole history.
+import type { RunningCluster } from '../../src/cluster/cluster.js';
+import type { StoreKind } from '../../src/stock/store.js';
+import { pollUntil, sleep } from '../../src/time.js';
+import { settledUnitsLeft } from '../../bench/stores.js';
+import { ensureReady, liveBase } from '../cluster-ops.js';
+import { isSold } from '../client.js';
+import { ZK_SESSION_MS } from '../locks.js';
+import { setRedlockMasters } from '../redlock-masters.js';
+import { readSales, resetStock } from '../service.js';
+import { checkHistory, type ChaosVerdict } from './checker.js';
+import type { ChaosHistory, ChaosStrategy, Request, Slice } from './history.js';
+import { leftoversAfter } from './leftovers.js';
+import { planFaults, type PlannedFault } from './plan.js';
+import { startNemesis, watchCrashes } from './nemesis.js';
+import { CHAOS_TTL_MS, runLoad, sendRecorded, type LoadSpec, type Recorder } from './workload.js';
+
+export interface ChaosOptions {
+  seconds: number;
+  seed: number;
+  strategies: ChaosStrategy[];
+  /** A fixed modest rate, well under every exact strategy's goodput on one machine (the bench's figures), with a cap on requests in flight. */
+  load: LoadSpec;
+}
+
+export const DEFAULT_LOAD: LoadSpec = { rate: 20, maxInFlight: 16 };
+
+/** Stock at the start: more than the run can sell, so no turn ends in sold_out. */
+const INITIAL = 1_000_000;
+/** Each strategy's turn: the run's length shared out, within these bounds; turns rotate until the end. */
+const TURN_MS = { min: 8_000, max: 20_000 };
+/** Ms from the last heal (or the previous strategy's recovery) to a strategy's first 200. */
+export const RECOVERY_BOUND_MS = 30_000;
+/** How long leases and sessions may take to end once everything runs: a lease, a session, and slack. */
+const LEFTOVER_BOUND_MS = CHAOS_TTL_MS + ZK_SESSION_MS + 5_000;
+/** A RedLock master restarts after the lease it may have granted has ended (the delayed restart RedLock needs). */
+const REDLOCK_RESTART_DELAY_MS = CHAOS_TTL_MS + 1_000;
+const PROBE_INTERVAL_MS = 100;
+
+export interface ChaosResult {
+  history: ChaosHistory;
+  verdict: ChaosVerdict;
+  plan: PlannedFault[];
+  /** sends skipped at the in-flight cap (the cluster was slower than the rate) */
+  skipped: number;
+  /** per store: units the store lost over the run vs the deductions GET /sales recorded */
+  ledger: Record<string, { deducted: number; recorded: number }>;
+}
+
+/** The store's count once nothing moves; a store that is down is read again until it is back. */
+export async function readLeft(cluster: RunningCluster, store: StoreKind): Promise<number> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    try {
+      return await settledUnitsLeft(cluster.info, store, 300, 20_000);
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await sleep(500);
+    }
+  }
+}
+
+export function makeRecorder(idPrefix: string): Recorder & { requests: Request[]; inFlight(strategy: string): number } {
+  const counters = new Map<string, number>();
+  const out = new Map<string, number>();
+  const requests: Request[] = [];
+  return {
+    t0: Date.now(),
+    requests,
+    nextId(strategy, role) {
+      const n = (counters.get(strategy) ?? 0) + 1;
+      counters.set(strategy, n);
+      out.set(strategy, (out.get(strategy) ?? 0) + 1);
+      return `${idPrefix}.${strategy}.${role}${n}`.slice(0, 64);
+    },
+    record(r) {
+      requests.push(r);
+      out.set(r.strategy, (out.get(r.strategy) ?? 1) - 1);
+    },
+    inFlight: (strategy) => out.get(strategy) ?? 0,
+  };
+}
+
+export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log: (line: string) => void): Promise<ChaosResult> {
+  if (opts.strategies.length === 0) throw new Error('chaos: no strategy to run');
+  const idPrefix = `chaos${opts.seed}`;
+  await ensureReady(cluster);
+  await setRedlockMasters(cluster, { persistence: 'none', restartDelayMs: REDLOCK_RESTART_DELAY_MS });
+  await resetStock(liveBase(cluster), INITIAL);
+  const startLeft = { mysql: await readLeft(cluster, 'mysql'), redis: await readLeft(cluster, 'redis') };
+  const plan = planFaults({ instances: cluster.servers.instances.length, redlockMasters: cluster.servers.redlock.length, seconds: opts.seconds, seed: opts.seed });
+  log(`chaos: ${opts.seconds} s, seed ${opts.seed}, ${plan.length} faults planned, ${opts.strategies.length} strategies at ${opts.load.rate} req/s each in turn`);
+  const rec = makeRecorder(idPrefix);
+  let current: ChaosStrategy | undefined;
+  const nemesis = startNemesis({ cluster, rec, current: () => current, log }, plan);
+  const crashes: ChaosHistory['crashes'] = [];
+  const stopWatching = watchCrashes(cluster, nemesis, rec.t0, crashes, log);
+  const endAt = rec.t0 + opts.seconds * 1_000;
+  const turnMs = Math.min(TURN_MS.max, Math.max(TURN_MS.min, (opts.seconds * 1_000) / opts.strategies.length));
+  const slices: Slice[] = [];
+  let skipped = 0;
+  const takeTurn = async (s: ChaosStrategy, kind: Slice['kind'], body: () => Promise<void>) => {
+    const leftBefore = await readLeft(cluster, s.store);
+    const startMs = Date.now() - rec.t0;
+    current = kind === 'load' ? s : undefined;
+    await body();
+    current = undefined;
+    // a paused holder of this turn answers once the nemesis resumes it; its turn is over only then
+    if (!(await pollUntil(() => rec.inFlight(s.name) === 0, 60_000, 20))) log(`  ${s.name}: requests still out after its turn`);
+    slices.push({ strategy: s.name, store: s.store, startMs, endMs: Date.now() - rec.t0, leftBefore, leftAfter: await readLeft(cluster, s.store), kind });
+  };
+  for (let i = 0; Date.now() < endAt - TURN_MS.min / 2; i++) {
+    const s = opts.strategies[i % opts.strategies.length]!;
+    log(`  turn ${i + 1}: ${s.name}${s.fenced ? ' (fenced=1)' : ''}`);
+    await takeTurn(s, 'load', async () => {
+      skipped += await runLoad(rec, cluster.info.nginx, s, opts.load, Math.min(endAt, Date.now() + turnMs));
+    });
+  }
+  await nemesis.done;
+  await stopWatching();
+  await ensureReady(cluster); // anything a failed heal left down
+  const healed = nemesis.events.map((e) => e.healedMs);
+  const lastHealMs = healed.every((h) => h !== undefined) ? Math.max(0, ...(healed as number[])) : Date.now() - rec.t0;
+  log(`chaos: every server healed (last heal at ${(lastHealMs / 1000).toFixed(1)} s); recovery probes …`);
+  const recoveryMs: Record<string, number | null> = {};
+  let since = rec.t0 + lastHealMs;
+  for (const s of opts.strategies) {
+    await takeTurn(s, 'recovery', async () => {
+      const deadline = since + RECOVERY_BOUND_MS;
+      recoveryMs[s.name] = null;
+      while (Date.now() < deadline) {
+        const probe = await sendRecorded(rec, cluster.info.nginx, 'nginx', s, 'probe');
+        if (isSold(probe.outcome)) {
+          recoveryMs[s.name] = Date.now() - since;
+          break;
+        }
+        await sleep(PROBE_INTERVAL_MS);
+      }
+    });
+    since = Date.now();
+  }
+  const leftovers = await leftoversAfter(cluster, LEFTOVER_BOUND_MS);
+  const sales = (await readSales(liveBase(cluster))) ?? {};
+  const history: ChaosHistory = {
+    seed: opts.seed,
+    strategies: opts.strategies,
+    requests: rec.requests,
+    slices,
+    faults: nemesis.events,
+    sales,
+    lastHealMs,
+    recoveryMs,
+    recoveryBoundMs: RECOVERY_BOUND_MS,
+    leftovers,
+    crashes,
+    idPrefix,
+  };
+  const ledger: ChaosResult['ledger'] = {};
+  for (const store of ['mysql', 'redis'] as const) {
+    const storeOf = new Map(rec.requests.map((r) => [r.id, r.store]));
+    const recorded = Object.entries(sales).reduce((n, [id, count]) => n + (storeOf.get(id) === store ? count : 0), 0);
+    ledger[store] = { deducted: startLeft[store] - (await readLeft(cluster, store)), recorded };
+  }
+  return { history, verdict: checkHistory(history), plan, skipped, ledger };
+}

@@ -1,0 +1,35 @@
+// Which strategies the chaos workload runs, and how, from what GET /strategies declares: every
+// strategy that claims to be exact on three instances, fenced=1 where its lock issues tokens.
+import type { Declared } from '../catalog-check.js';
+import type { ChaosStrategy } from './history.js';
+
+/**
+ * Left out unless named: redis-setnx's lock never expires (holderCrash 'never'), so one killed
+ * holder blocks it, and the SETNX family sharing its key, until a reset.
+ */
+export const CHAOS_EXCLUDED: Readonly<Record<string, string>> = {
+  'redis-setnx': "its lock never expires: a killed holder blocks it until a reset (the catalog's holderCrash 'never')",
+};
+
+export function chaosStrategy(d: Declared): ChaosStrategy {
+  const fenced = d.fencing !== undefined;
+  const locks = d.expected.faults !== undefined || fenced || d.family === 'library';
+  return {
+    name: d.name,
+    store: d.stores?.[0] ?? 'mysql',
+    fenced,
+    locks,
+    // the catalog's holderPause 'oversells' (a lease a pause outlives), or a library's lease, with no token to refuse the late write
+    mayOversellUnderPause: !fenced && (d.expected.faults?.holderPause === 'oversells' || d.family === 'library'),
+  };
+}
+
+/** The exact-claiming strategies in the catalog's order; `wanted` (--strategies) picks among all of them. */
+export function chaosStrategies(declared: ReadonlyMap<string, Declared>, wanted?: readonly string[]): ChaosStrategy[] {
+  if (wanted) {
+    const unknown = wanted.filter((w) => !declared.has(w));
+    if (unknown.length > 0) throw new Error(`unknown strategy: ${unknown.join(', ')}`);
+    return [...declared.values()].filter((d) => wanted.includes(d.name)).map(chaosStrategy);
+  }
+  return [...declared.values()].filter((d) => d.expected.threeInstances === 'exact' && !(d.name in CHAOS_EXCLUDED)).map(chaosStrategy);
+}

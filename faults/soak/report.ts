@@ -1,0 +1,62 @@
+// The soak's report: <out>/<stamp>-soak.{json,md,html}; the HTML draws each resource as a sparkline beside its slope.
+import { writeReportFiles, type WrittenFiles } from '../../bench/output.js';
+import { reportCss } from '../../bench/report-style.js';
+import { escapeXml as esc } from '../../bench/svg.js';
+import { machineInfo } from '../report/report.js';
+import type { SlopeRow, SoakResult } from './run.js';
+
+export interface SoakReport extends Omit<SoakResult, 'history'> {
+  stamp: string;
+  date: string;
+  seconds: number;
+  machine: ReturnType<typeof machineInfo>;
+  options: { minutes: number; strategies: string[]; sampleEveryMs: number; turnMs: number };
+  requests: number;
+}
+
+const HEAD = ['resource', 'first (after warm-up)', 'last', 'slope /min', 'bound /min', 'growth bound', 'verdict'];
+
+function cells(r: SlopeRow): string[] {
+  return [r.resource, r.first.toFixed(1), r.last.toFixed(1), r.perMinute.toFixed(2), r.bound ? String(r.bound.perMinute) : '—', r.bound ? String(r.bound.growth) : '—', r.bound === undefined ? 'printed' : r.grows ? 'GROWS' : 'flat'];
+}
+
+export function summaryLines(r: SoakReport): string[] {
+  const per = r.verdict.strategies.map((v) => `${v.strategy} ${v.sold}/${v.deducted}${v.oversold ? ` OVERSOLD ${v.oversold}` : ''}`).join(', ');
+  return [
+    `${r.options.minutes} min of load at about 70 % of each strategy's goodput (measured first, ${'2 s'} with 16 clients), the strategies in turns of ${r.options.turnMs / 1000} s; ${r.requests} requests; samples every ${r.options.sampleEveryMs / 1000} s.`,
+    `Sold/deducted per strategy: ${per}.`,
+    'A resource keeps growing when its least-squares slope (after the first third of the samples) is above its bound and it grew by more than the growth bound.',
+    r.ok ? 'Verdict: nothing oversold, every answer documented, nothing keeps growing.' : `Verdict: ${r.failures.join(' | ')}`,
+  ];
+}
+
+export function renderSlopeTable(r: SoakReport): string {
+  return [`| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`, ...r.slopes.map((s) => `| ${cells(s).join(' | ')} |`)].join('\n');
+}
+
+function sparkline(r: SoakReport, resource: string): string {
+  const pts = r.samples.flatMap((s) => (s.values[resource] === undefined ? [] : [[s.t, s.values[resource]!] as const]));
+  if (pts.length < 2) return '';
+  const [w, h] = [220, 28];
+  const tMax = Math.max(...pts.map((p) => p[0]));
+  const [vMin, vMax] = [Math.min(...pts.map((p) => p[1])), Math.max(...pts.map((p) => p[1]))];
+  const xy = pts.map(([t, v]) => `${((t / (tMax || 1)) * w).toFixed(1)},${(h - 2 - ((v - vMin) / (vMax - vMin || 1)) * (h - 4)).toFixed(1)}`);
+  return `<svg width="${w}" height="${h}"><polyline fill="none" stroke="#3b7dd8" stroke-width="1.5" points="${xy.join(' ')}"/></svg>`;
+}
+
+function renderHtml(r: SoakReport): string {
+  const rows = r.slopes.map((s) => `<tr>${cells(s).map((c, i) => `<td${i === HEAD.length - 1 ? ` class="${s.grows ? 'bad' : 'good'}"` : ''}>${esc(c)}</td>`).join('')}<td>${sparkline(r, s.resource)}</td></tr>`).join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>stocklab soak ${esc(r.stamp)}</title><style>${reportCss(1300)}</style></head>
+<body><h1>stocklab: soak</h1>
+${summaryLines(r).map((l) => `<p class="${l.startsWith('Verdict') && !r.ok ? 'bad' : 'meta'}">${esc(l)}</p>`).join('\n')}
+<table><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}<th>over the run</th></tr>
+${rows}</table>
+${r.sampleErrors.length ? `<p class="meta">Samples not read: ${esc(r.sampleErrors.slice(0, 5).join('; '))}</p>` : ''}
+</body></html>
+`;
+}
+
+export function writeSoakReport(r: SoakReport, dir: string): WrittenFiles {
+  return writeReportFiles(dir, `${r.stamp}-soak`, { data: r, md: `# stocklab soak ${r.stamp}\n\n${summaryLines(r).join('\n\n')}\n\n${renderSlopeTable(r)}\n`, html: renderHtml(r) });
+}
