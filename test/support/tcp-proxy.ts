@@ -16,6 +16,8 @@ export class TcpProxy {
   private readonly pairs = new Set<Pair>();
   private dropping = false;
   private frozen = false;
+  /** Pass only this many bytes of the server's next chunk, then cut every connection (a frame cut in two). */
+  private truncateAt: number | undefined;
   /** What clients sent while frozen (it never reached the server), for a test to see that a request was sent. */
   private swallowed = '';
 
@@ -43,6 +45,14 @@ export class TcpProxy {
    */
   silenceOpenConnections(): void {
     for (const pair of this.pairs) pair.silent = true;
+  }
+
+  /**
+   * The server's next chunk reaches the client cut short, after `bytes` bytes, and every connection
+   * is then closed: the client is left holding part of a frame when it reconnects.
+   */
+  truncateNextReply(bytes: number): void {
+    this.truncateAt = bytes;
   }
 
   /** From now on, no byte passes either way, on any connection, and every connection stays open (until `cut`). */
@@ -80,8 +90,15 @@ export class TcpProxy {
       if (!this.frozen) server.write(chunk);
       else this.swallowed += chunk.toString('latin1');
     });
-    server.on('data', (chunk) => {
-      if (!this.frozen && !this.dropping && !pair.silent) client.write(chunk);
+    server.on('data', (chunk: Buffer) => {
+      if (this.frozen || this.dropping || pair.silent) return;
+      if (this.truncateAt === undefined) {
+        client.write(chunk);
+        return;
+      }
+      const part = chunk.subarray(0, this.truncateAt);
+      this.truncateAt = undefined;
+      client.write(part, () => this.cut());
     });
     const end = () => {
       client.destroy();

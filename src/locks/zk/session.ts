@@ -307,6 +307,7 @@ export class ZkSession {
 
   private newClient(): Client {
     const client = createClient(this.opts.connect, { sessionTimeout: this.opts.sessionTimeoutMs, spinDelay: 200 });
+    startEachConnectionClean(client);
     client.on('connected', () => this.onConnected(client));
     this.downSince = Date.now();
     client.on('disconnected', () => {
@@ -356,6 +357,45 @@ export class ZkSession {
     this.client.close();
     this.client = this.newClient();
   }
+}
+
+/** What startEachConnectionClean reaches inside node-zookeeper-client 1.1's ConnectionManager. */
+interface ConnectionInternals {
+  pendingBuffer: Buffer | null;
+  socket?: { destroy(): void };
+  onSocketConnected(this: ConnectionInternals): void;
+  onSocketData(this: ConnectionInternals, buffer: Buffer): void;
+}
+
+/**
+ * node-zookeeper-client 1.1 keeps the bytes of a frame it has only part of (`pendingBuffer`) when its
+ * connection drops, and reads the next connection's answers after them: garbage. It then either
+ * waits for a frame that never ends (the session never reconnects) or throws from its socket
+ * handler ("Unknown code"), an uncaught exception that ends the process; a ZooKeeper server frozen
+ * and resumed did both. So each connection starts with no leftover bytes, and a frame the client
+ * cannot read drops the connection, as the library does for its other protocol errors (it
+ * reconnects, in the same session while that lives). Patched before the client connects: the
+ * library binds its handlers at each connect.
+ */
+function startEachConnectionClean(client: Client): void {
+  const manager = (client as unknown as { connectionManager?: ConnectionInternals }).connectionManager;
+  if (!manager || typeof manager.onSocketData !== 'function' || typeof manager.onSocketConnected !== 'function') {
+    throw new Error('node-zookeeper-client: its ConnectionManager is not the one this patch was written for (1.1)');
+  }
+  const connected = manager.onSocketConnected;
+  const read = manager.onSocketData;
+  manager.onSocketConnected = function (this: ConnectionInternals) {
+    this.pendingBuffer = null;
+    connected.call(this);
+  };
+  manager.onSocketData = function (this: ConnectionInternals, buffer: Buffer) {
+    try {
+      read.call(this, buffer);
+    } catch {
+      this.pendingBuffer = null;
+      this.socket?.destroy();
+    }
+  };
 }
 
 /**
