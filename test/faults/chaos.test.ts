@@ -15,13 +15,13 @@ import { withOwnCluster } from '../support/cluster.js';
 const own = withOwnCluster({ instances: 3, instanceEnv: { ...LAB_INSTANCE_ENV } });
 /** One of each kind: a single statement, a script, a fenced Redis lease, a fenced ZooKeeper lock, and RedLock (no fencing: an oversell under a pause is reported, not failed). */
 const CHAOS_STRATEGIES = ['sql-update', 'redis-lua-decr', 'redis-owned', 'zk-ephemeral', 'redlock'];
-const SEED = 20_261_123;
+const SEED = 20_261_132;
 
 describe('chaos and soak', () => {
-  it('a 60 s chaos run (seed 20261123): nothing oversold, every sale answered, nothing left held, each strategy sells again after the last heal', async () => {
+  it('a 45 s chaos run (seed 20261132: ZooKeeper frozen and killed among the rest): nothing oversold, every sale answered, nothing left held, each strategy sells again after the last heal', async () => {
     const cluster = own.current;
     const strategies = chaosStrategies(await fetchDeclared(cluster.info.instances[0]!), CHAOS_STRATEGIES);
-    const r = await runChaos(cluster, { seconds: 60, seed: SEED, strategies, load: { rate: 15, maxInFlight: 12 } }, () => undefined);
+    const r = await runChaos(cluster, { seconds: 45, seed: SEED, strategies, load: { rate: 15, maxInFlight: 12 } }, () => undefined);
     const kinds = r.history.faults.map((f) => f.kind).join(', ');
     console.log(`[chaos] ${r.history.faults.length} faults (${kinds}); ${r.history.requests.length} requests checked`);
     for (const v of r.verdict.strategies) {
@@ -44,10 +44,10 @@ describe('chaos and soak', () => {
     expect(checkHistory(r.history)).toEqual(r.verdict);
   }, 240_000);
 
-  it('a 45 s soak: nothing oversold, every answer documented, no count that keeps growing', async () => {
+  it('a 30 s soak: nothing oversold, every answer documented, no count that keeps growing', async () => {
     const cluster = own.current;
     const strategies = chaosStrategies(await fetchDeclared(cluster.info.instances[0]!), ['sql-for-update', 'zk-ephemeral', 'redis-owned']);
-    const r = await runSoak(cluster, { minutes: 0.75, strategies, sampleEveryMs: 5_000, turnMs: 15_000 }, () => undefined);
+    const r = await runSoak(cluster, { minutes: 0.5, strategies, sampleEveryMs: 5_000, turnMs: 10_000 }, () => undefined);
     for (const s of r.slopes) console.log(`[soak] ${s.resource}: ${s.first.toFixed(1)} → ${s.last.toFixed(1)}, ${s.perMinute.toFixed(2)}/min (bound ${s.bound ? `${s.bound.perMinute}/min and +${s.bound.growth}` : 'none'})`);
     expect(r.verdict.failures).toEqual([]);
     expect(r.samples.length).toBeGreaterThanOrEqual(8);
