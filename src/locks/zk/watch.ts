@@ -19,10 +19,15 @@ export class ZkWatchLock extends QueueLock {
         this.stats.wakeUps++;
         wake();
       };
-      // exists() with a watcher, not getChildren(): only this predecessor's deletion notifies us.
-      const stat = await this.session.exists(`${turn.dir}/${queue[mine - 1]}`, turn.deadline, watcher);
+      // exists() with a watcher, not getChildren(): only the watched node's deletion notifies us.
+      const stat = await this.session.exists(`${turn.dir}/${this.watchedNode(queue, mine)}`, turn.deadline, watcher);
       if (!stat) continue; // it left between the listing and the watch
       await parkedUntil(this.stats, deleted, turn.deadline, this.session.holdSignal);
     }
+  }
+
+  /** The node this waiter watches: the child just before its own. */
+  protected watchedNode(queue: readonly string[], mine: number): string {
+    return queue[mine - 1] as string;
   }
 }
