@@ -12,12 +12,20 @@ export async function sentinelMaster(p: ComposeProject): Promise<string> {
   return out.trim().split('\n').join(':');
 }
 
+/**
+ * Every instance's checks green (Redis included: /health answers 200 whenever MySQL is up), seen
+ * through nginx: round robin, so six green answers in a row are each of the three instances twice.
+ */
 async function healthy(nginx: string): Promise<boolean> {
-  try {
-    return (await fetch(`${nginx}/health`, { signal: AbortSignal.timeout(3_000) })).ok;
-  } catch {
-    return false;
+  for (let i = 0; i < 6; i++) {
+    try {
+      const res = await fetch(`${nginx}/health`, { signal: AbortSignal.timeout(3_000) });
+      if (!res.ok || ((await res.json()) as { ok?: unknown }).ok !== true) return false;
+    } catch {
+      return false;
+    }
   }
+  return true;
 }
 
 export interface FailoverResult {
