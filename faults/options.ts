@@ -11,8 +11,12 @@ export interface FaultOptions {
   out: string;
   sizes: FaultSizes;
   /** --chaos: the random nemesis under a steady load instead of the scenarios (faults/chaos/). */
-  chaos?: { seconds: number; seed: number };
+  chaos?: { seconds: number; seed: number; topology: ChaosTopology };
 }
+
+/** single: one Redis, one ZooKeeper; replicated: Sentinel failovers and ZooKeeper leader kills join the menu. */
+export type ChaosTopology = 'single' | 'replicated';
+const isChaosTopology = (t: string): t is ChaosTopology => t === 'single' || t === 'replicated';
 
 export const USAGE = `usage: npm run faults -- [options]
   --scenario NAME[,NAME]   only these scenarios (${SCENARIOS.map((s) => s.name).join(', ')})
@@ -23,6 +27,7 @@ export const USAGE = `usage: npm run faults -- [options]
   --seconds N              chaos: how long the load runs (default 600)
   --seed S                 chaos: the fault schedule's seed (default: drawn, and printed to rerun)
   --strategies NAME[,NAME] chaos: only these strategies (default: every one that claims to be exact)
+  --topology T             chaos: single (default) or replicated (adds Sentinel failovers and ZooKeeper leader kills)
   --help                   this text`;
 
 const list = (values: string[] | undefined): string[] | undefined =>
@@ -38,6 +43,7 @@ export const FAULT_FLAGS = {
   seconds: { type: 'string' },
   seed: { type: 'string' },
   strategies: { type: 'string', multiple: true },
+  topology: { type: 'string' },
   ...HELP_FLAG,
 } as const;
 
@@ -55,10 +61,12 @@ export function parseFaultArgs(argv: string[]): FaultOptions {
   const sell = values.sell === undefined ? DEFAULT_SIZES.sell : Number(values.sell);
   // the stock must outlast the sales, the probes and the holder's own unit
   if (!Number.isInteger(sell) || sell < 1 || sell > DEFAULT_SIZES.initial / 2) throw new UsageError(`--sell must be a whole number from 1 to ${DEFAULT_SIZES.initial / 2}`);
-  if (!values.chaos && (values.seconds ?? values.seed ?? values.strategies) !== undefined) throw new UsageError('--seconds, --seed and --strategies go with --chaos');
+  if (!values.chaos && (values.seconds ?? values.seed ?? values.strategies ?? values.topology) !== undefined) throw new UsageError('--seconds, --seed, --strategies and --topology go with --chaos');
+  const topology = values.topology ?? 'single';
+  if (!isChaosTopology(topology)) throw new UsageError('--topology must be single or replicated');
   const strategies = list([...(values.strategy ?? []), ...(values.strategies ?? [])]);
   const chaos = values.chaos
-    ? { seconds: wholeNumber(values.seconds, 'seconds', 600, 30, 86_400), seed: wholeNumber(values.seed, 'seed', Math.floor(Math.random() * 1_000_000), 0, 2 ** 32 - 1) }
+    ? { seconds: wholeNumber(values.seconds, 'seconds', 600, 30, 86_400), seed: wholeNumber(values.seed, 'seed', Math.floor(Math.random() * 1_000_000), 0, 2 ** 32 - 1), topology }
     : undefined;
   return {
     ...(chaos && { chaos }),

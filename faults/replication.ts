@@ -109,3 +109,29 @@ export async function zkLeader(cluster: RunningCluster): Promise<ServerHandle | 
   const modes = await Promise.all(cluster.servers.zookeeperEnsemble.map(async (s) => ((await zkMode(s.port)) === 'leader' ? s : undefined)));
   return modes.find((s) => s !== undefined);
 }
+
+/** The cluster's store addresses with the main Redis at the master Sentinel names now (unchanged when not replicated). */
+export async function currentStoreAddresses(cluster: RunningCluster): Promise<Pick<RunningCluster['info'], 'mysql' | 'redis'>> {
+  const { mysql, redis } = cluster.info;
+  if (!cluster.servers.redisReplica) return { mysql, redis };
+  const port = await sentinelMasterPort(cluster);
+  if (port === undefined) throw new Error('no Sentinel names a master');
+  const url = new URL(redis);
+  url.port = String(port);
+  return { mysql, redis: url.toString() };
+}
+
+/**
+ * Makes the server on `port` the replica of `masterPort` (a restarted old master comes back empty and
+ * a master: Sentinel would demote it at its next check, the lab does it at once) and waits until it is
+ * in sync; false after timeoutMs.
+ */
+export async function rejoinAsReplicaOf(cluster: RunningCluster, port: number, masterPort: number, timeoutMs: number): Promise<boolean> {
+  const client = await redisAt(cluster, port);
+  try {
+    await client.call('REPLICAOF', '127.0.0.1', String(masterPort));
+  } finally {
+    client.disconnect();
+  }
+  return waitReplicaInSync(cluster, port, timeoutMs);
+}

@@ -21,7 +21,7 @@ async function main(): Promise<number> {
   const opts = parseFaultArgs(process.argv.slice(2));
   const progress = new Progress();
   const say = progress.line;
-  if (opts.chaos) return chaosMain({ ...opts, chaos: opts.chaos }, say);
+  if (opts.chaos) return chaosMain({ ...opts, chaos: opts.chaos }, progress);
   const started = new Date();
   const stamp = stampOf(started);
   const wanted = opts.strategies;

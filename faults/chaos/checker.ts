@@ -29,10 +29,14 @@ export interface StrategyVerdict {
   recoveryMs: number | null;
   /** Whether any pause-like fault (a frozen instance, a paused holder, a frozen store) overlapped its slices. */
   pausedDuringItsSlices: boolean;
+  /** Whether a Redis failover (or, replicated, a frozen master Sentinel may fail over) overlapped its slices. */
+  failoverDuringItsSlices: boolean;
   /** Every check holds. */
   exact: boolean;
-  /** Not exact, but only where the catalog says it is not (holderPause 'oversells' without fencing): reported, not failed. */
+  /** Not exact, but only where the catalog says it may not be (holderPause 'oversells' without fencing; a failover of the Redis it lives on): reported, not failed. */
   asCatalogSays: boolean;
+  /** Why a strategy that is not exact is reported, not failed. */
+  allowedBy?: string;
   problems: string[];
 }
 
@@ -49,7 +53,7 @@ export interface ChaosVerdict {
 const bump = (m: Record<string, number>, key: string) => void (m[key] = (m[key] ?? 0) + 1);
 
 /** A fault that stops a holder mid-lease: a frozen or paused instance, a frozen Redis / ZooKeeper / RedLock master. */
-const PAUSE_LIKE = new Set(['freeze-instance', 'pause-holder', 'freeze-redis', 'freeze-redlock', 'freeze-zookeeper', 'kill-zookeeper', 'stop-redis', 'kill-redlock']);
+const PAUSE_LIKE = new Set(['freeze-instance', 'pause-holder', 'freeze-redis', 'freeze-redlock', 'freeze-zookeeper', 'kill-zookeeper', 'kill-zookeeper-leader', 'stop-redis', 'kill-redlock']);
 
 const SHOWN = 5;
 const idsText = (ids: readonly string[]) => `${ids.slice(0, SHOWN).join(', ')}${ids.length > SHOWN ? ` … (${ids.length})` : ''}`;
@@ -85,7 +89,9 @@ function judgeStrategy(h: ChaosHistory, name: string): StrategyVerdict {
   const double = mine.filter((r) => (h.sales[r.id] ?? 0) > 1).map((r) => r.id);
   const deducted = slices.reduce((n, x) => n + (x.leftBefore - x.leftAfter), 0);
   const oversold = sold - deducted;
-  const pausedDuringItsSlices = h.faults.some((f) => PAUSE_LIKE.has(f.kind) && slices.some((x) => f.injectedMs < x.endMs && (f.healedMs ?? h.lastHealMs) > x.startMs));
+  const overlapsItsSlices = (f: ChaosHistory['faults'][number]) => slices.some((x) => f.injectedMs < x.endMs && (f.healedMs ?? h.lastHealMs) > x.startMs);
+  const pausedDuringItsSlices = h.faults.some((f) => PAUSE_LIKE.has(f.kind) && overlapsItsSlices(f));
+  const failoverDuringItsSlices = h.faults.some((f) => (f.kind === 'failover-redis' || (h.replicated === true && f.kind === 'freeze-redis')) && overlapsItsSlices(f));
   const recoveryMs = h.recoveryMs[name] ?? null;
   const problems: string[] = [];
   if (oversold > 0) problems.push(`oversold ${oversold}: ${sold} sold, ${deducted} deducted`);
@@ -98,7 +104,16 @@ function judgeStrategy(h: ChaosHistory, name: string): StrategyVerdict {
   // Only an oversell (a lost update of two holders) is what the catalog allows under a pause; a 200
   // missing from /sales, a sale behind a refusal or an undocumented answer never is.
   const onlyOversold = soldNotRecorded.length === 0 && saleWithoutAnswer.length === 0 && undocumented.length === 0 && oversold >= 0;
-  const asCatalogSays = !exact && s.mayOversellUnderPause && pausedDuringItsSlices && onlyOversold;
+  // A failover loses the newest writes together: a Redis store's deductions with their sale records.
+  const onlyLostWrites = saleWithoutAnswer.length === 0 && undocumented.length === 0 && double.length === 0 && oversold >= 0 && (soldNotRecorded.length === 0 || s.store === 'redis');
+  const allowedBy = exact
+    ? undefined
+    : s.mayOversellUnderPause && pausedDuringItsSlices && onlyOversold
+      ? 'catalog: holderPause oversells'
+      : s.mayLoseInFailover && failoverDuringItsSlices && onlyLostWrites
+        ? 'a Redis failover loses acknowledged writes (§2.9)'
+        : undefined;
+  const asCatalogSays = allowedBy !== undefined;
   if (recoveryMs === null) problems.push(`no 200 within ${h.recoveryBoundMs} ms of the last heal`);
   return {
     strategy: name,
@@ -117,8 +132,10 @@ function judgeStrategy(h: ChaosHistory, name: string): StrategyVerdict {
     undocumented,
     recoveryMs,
     pausedDuringItsSlices,
+    failoverDuringItsSlices,
     exact,
     asCatalogSays,
+    ...(allowedBy && { allowedBy }),
     problems,
   };
 }

@@ -7,17 +7,28 @@ import { machineInfo, stampOf } from '../report/report.js';
 import { renderChaosTable, summaryLines, writeChaosReport, type ChaosReport } from './report.js';
 import { DEFAULT_LOAD, runChaos } from './run.js';
 import { chaosStrategies } from './strategies.js';
+import type { Progress } from '../../src/cli/progress.js';
 
-export async function chaosMain(opts: FaultOptions & { chaos: { seconds: number; seed: number } }, say: (line: string) => void): Promise<number> {
+/** The run's plan for the progress lines: the cluster, the load under the nemesis (its own length), then the heal, the probes and the checker. */
+const CLUSTER_SECONDS = { single: 25, replicated: 45 } as const;
+const CHECK_SECONDS = 60;
+
+export async function chaosMain(opts: FaultOptions & { chaos: NonNullable<FaultOptions['chaos']> }, progress: Progress): Promise<number> {
+  const say = progress.line;
   const started = new Date();
   const stamp = stampOf(started);
-  say('chaos: starting a private cluster …');
-  const lab = await startLabCluster(say);
+  progress.add([
+    { key: 'cluster', phase: 'cluster', seconds: CLUSTER_SECONDS[opts.chaos.topology], ownPace: true },
+    { key: 'load', phase: 'load under the nemesis', seconds: opts.chaos.seconds, ownPace: true },
+    { key: 'check', phase: 'heal, recovery probes and the checker', seconds: CHECK_SECONDS, ownPace: true },
+  ]);
+  say(`chaos: starting a private cluster (${opts.chaos.topology} topology) …`);
+  const lab = await progress.step('cluster', 'cluster', () => startLabCluster(say, opts.chaos.topology));
   let report: ChaosReport | undefined;
   try {
     const declared = await fetchDeclared(lab.cluster.info.instances[0] ?? lab.cluster.info.nginx);
     const strategies = chaosStrategies(declared, opts.strategies);
-    const result = await runChaos(lab.cluster, { ...opts.chaos, strategies, load: DEFAULT_LOAD }, say);
+    const result = await runChaos(lab.cluster, { ...opts.chaos, strategies, load: DEFAULT_LOAD }, say, progress);
     const strategyFlag = opts.strategies ? ` --strategies ${opts.strategies.join(',')}` : '';
     report = {
       ...result,
@@ -26,7 +37,7 @@ export async function chaosMain(opts: FaultOptions & { chaos: { seconds: number;
       seconds: (Date.now() - started.getTime()) / 1000,
       machine: machineInfo(),
       options: { ...opts.chaos, load: DEFAULT_LOAD, strategies: strategies.map((s) => s.name) },
-      rerun: `npm run faults -- --chaos --seconds ${opts.chaos.seconds} --seed ${opts.chaos.seed}${strategyFlag}`,
+      rerun: `npm run faults -- --chaos --seconds ${opts.chaos.seconds} --seed ${opts.chaos.seed}${opts.chaos.topology === 'replicated' ? ' --topology replicated' : ''}${strategyFlag}`,
     };
   } finally {
     await lab.stop(report?.verdict.ok ? undefined : path.resolve(opts.out, `${stamp}-chaos-logs`));
@@ -35,5 +46,6 @@ export async function chaosMain(opts: FaultOptions & { chaos: { seconds: number;
   console.log(renderChaosTable(report));
   console.log(`\n${summaryLines(report).join('\n')}`);
   console.log(`results: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
+  progress.summary('chaos');
   return report.verdict.ok ? 0 : 1;
 }

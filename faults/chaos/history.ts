@@ -17,6 +17,12 @@ export interface ChaosStrategy {
    * 'oversells', no fencing): an oversell is then reported, not failed.
    */
   mayOversellUnderPause: boolean;
+  /**
+   * Its stock, or its unfenced lock, lives on the main Redis, whose replication is asynchronous: a
+   * Sentinel failover may lose writes the old master acknowledged (the course's §2.9), so an oversell,
+   * or a Redis sale record lost with its deduction, is then reported, not failed.
+   */
+  mayLoseInFailover: boolean;
 }
 
 export interface Request extends Sent {
@@ -73,4 +79,6 @@ export interface ChaosHistory {
   crashes: { target: string; atMs: number }[];
   /** Every chaos request id starts with this; an id in /sales with it that was never sent is a phantom sale. */
   idPrefix: string;
+  /** Run on the replicated topology: a frozen Redis master is failed over too. */
+  replicated?: boolean;
 }

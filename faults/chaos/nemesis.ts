@@ -6,12 +6,17 @@ import { pollUntil, sleep } from '../../src/time.js';
 import { errorMessage } from '../errors.js';
 import { startDependency, stopDependency } from '../dependencies.js';
 import { isStopped, resume } from '../process-state.js';
+import { redisRoles, rejoinAsReplicaOf, waitPromoted, zkLeader } from '../replication.js';
 import type { ChaosStrategy, FaultEvent, Request } from './history.js';
 import type { PlannedFault } from './plan.js';
 import { sendRecorded, type Recorder } from './workload.js';
 
 /** How long a paused holder's request may take to reach the hook (a lock wait included). */
 const HOOK_WAIT_MS = 5_000;
+/** Sentinel's down-after (1 s), its vote and the promotion, on a loaded machine. */
+const PROMOTION_BOUND_MS = 15_000;
+/** The old master, restarted empty, back in sync as the new master's replica (a full resync). */
+const REJOIN_BOUND_MS = 30_000;
 
 export interface NemesisDeps {
   cluster: RunningCluster;
@@ -19,6 +24,8 @@ export interface NemesisDeps {
   /** The strategy whose turn it is (the paused holder runs it); undefined between turns. */
   current(): ChaosStrategy | undefined;
   log(line: string): void;
+  /** Marks a server as struck on purpose until the fault heals: its exit is no crash. */
+  strike(server: ServerHandle): ServerHandle;
 }
 
 export function serverNamed(cluster: RunningCluster, target: string): ServerHandle {
@@ -75,8 +82,39 @@ async function pauseHolder(d: NemesisDeps, server: ServerHandle, target: string,
   }
 }
 
+/**
+ * The server a fault strikes: on the replicated topology 'redis' is whichever server Sentinel names
+ * master now, and a leader kill finds the ensemble's leader; otherwise the target's own server.
+ */
+async function struckServer(d: NemesisDeps, f: PlannedFault): Promise<ServerHandle> {
+  if (f.kind === 'kill-zookeeper-leader') {
+    const leader = await zkLeader(d.cluster);
+    if (!leader) throw new Error('the ensemble has no leader');
+    return d.strike(leader);
+  }
+  if (f.target === 'redis' && d.cluster.servers.redisReplica) return d.strike((await redisRoles(d.cluster)).master);
+  return d.strike(serverNamed(d.cluster, f.target));
+}
+
+/** Kills the master Sentinel names; once the replica is promoted and forMs passed, the old master returns as its replica. */
+async function failover(d: NemesisDeps, forMs: number, event: FaultEvent): Promise<void> {
+  const { master, replica } = await redisRoles(d.cluster);
+  d.strike(master);
+  d.strike(replica);
+  await master.kill();
+  const killedAt = Date.now();
+  const promoted = await waitPromoted(d.cluster, replica.port, PROMOTION_BOUND_MS);
+  event.note = promoted ? `${replica.name} promoted after ${Date.now() - killedAt} ms` : `${replica.name} not promoted within ${PROMOTION_BOUND_MS} ms`;
+  await sleep(Math.max(0, killedAt + forMs - Date.now()));
+  await restart(master);
+  const newMaster = promoted ? replica : master;
+  if (newMaster !== master && !(await rejoinAsReplicaOf(d.cluster, master.port, newMaster.port, REJOIN_BOUND_MS))) event.note += `; ${master.name} not in sync within ${REJOIN_BOUND_MS} ms`;
+}
+
 async function inject(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Promise<void> {
-  const server = serverNamed(d.cluster, f.target);
+  if (f.kind === 'failover-redis') return failover(d, f.forMs, event);
+  const server = await struckServer(d, f);
+  if (server.name !== f.target && !f.target.startsWith('app-')) event.note = `on ${server.name}`;
   switch (f.kind) {
     case 'pause-holder':
       return pauseHolder(d, server, f.target, f.forMs, event);
@@ -99,6 +137,7 @@ async function inject(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Promi
     case 'kill-redlock':
     case 'kill-mysql':
     case 'kill-zookeeper':
+    case 'kill-zookeeper-leader':
       await server.kill();
       await sleep(f.forMs);
       await restart(server);
@@ -108,14 +147,14 @@ async function inject(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Promi
 
 export interface NemesisRun {
   events: FaultEvent[];
-  /** Targets under a fault right now: a server of these may be down on purpose. */
+  /** Servers (by name) under a fault right now: these may be down on purpose. */
   busy: ReadonlySet<string>;
   /** Resolves once every planned fault was injected and healed (or failed, noted in its event). */
   done: Promise<void>;
 }
 
 /** Starts the plan now (t0 = the run's start); each fault is its own task, so they overlap. */
-export function startNemesis(d: NemesisDeps, plan: readonly PlannedFault[]): NemesisRun {
+export function startNemesis(d: Omit<NemesisDeps, 'strike'>, plan: readonly PlannedFault[]): NemesisRun {
   const events: FaultEvent[] = [];
   const busy = new Set<string>();
   const tasks = plan.map(async (f) => {
@@ -123,25 +162,26 @@ export function startNemesis(d: NemesisDeps, plan: readonly PlannedFault[]): Nem
     if (wait > 0) await sleep(wait);
     const event: FaultEvent = { kind: f.kind, target: f.target, injectedMs: Date.now() - d.rec.t0 };
     events.push(event);
-    busy.add(f.target);
+    const struck = new Set<string>();
+    const strike = (server: ServerHandle) => (struck.add(server.name), busy.add(server.name), server);
     d.log(`  nemesis: ${f.kind} ${f.target} for ${f.forMs} ms`);
     try {
-      await inject(d, f, event);
+      await inject({ ...d, strike }, f, event);
       event.healedMs = Date.now() - d.rec.t0;
     } catch (err) {
       event.note = `${event.note ? `${event.note}; ` : ''}failed: ${errorMessage(err)}`;
       d.log(`  nemesis: ${f.kind} ${f.target} ${event.note}`);
     } finally {
-      busy.delete(f.target);
+      for (const name of struck) busy.delete(name);
     }
   });
   return { events, busy, done: Promise.all(tasks).then(() => undefined) };
 }
 
-/** Every server the nemesis may fault, by its target name. */
-export function targetNames(cluster: RunningCluster): string[] {
+/** Every server the nemesis may fault, or that a fault elsewhere may bring down (the replica, the Sentinels, the ensemble). */
+export function watchedServers(cluster: RunningCluster): ServerHandle[] {
   const s = cluster.servers;
-  return [...s.instances.map((_v, i) => `app-${i}`), ...s.redlock.map((_v, i) => `redlock-${i}`), 'redis', 'mysql', 'zookeeper'];
+  return [...s.instances, ...s.redlock, s.redis, ...(s.redisReplica ? [s.redisReplica] : []), ...s.sentinels, s.mysql, ...s.zookeeperEnsemble];
 }
 
 /**
@@ -152,12 +192,11 @@ export function watchCrashes(cluster: RunningCluster, nemesis: NemesisRun, t0: n
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      for (const target of targetNames(cluster)) {
-        const server = serverNamed(cluster, target);
-        if (server.pid !== undefined || nemesis.busy.has(target)) continue;
-        crashes.push({ target, atMs: Date.now() - t0 });
-        log(`  ${target} exited with no fault on it: restarting it`);
-        await restart(server).catch((err: unknown) => log(`  ${target}: restart failed: ${errorMessage(err)}`));
+      for (const server of watchedServers(cluster)) {
+        if (server.pid !== undefined || nemesis.busy.has(server.name)) continue;
+        crashes.push({ target: server.name, atMs: Date.now() - t0 });
+        log(`  ${server.name} exited with no fault on it: restarting it`);
+        await restart(server).catch((err: unknown) => log(`  ${server.name}: restart failed: ${errorMessage(err)}`));
       }
       await sleep(250);
     }

@@ -27,7 +27,7 @@ const HEAD = ['strategy', 'store', 'fenced', 'requests', 'sold', 'deducted', 'ov
 
 function verdictText(v: StrategyVerdict): string {
   if (v.exact) return 'exact';
-  if (v.asCatalogSays) return `reported (catalog: holderPause oversells): ${v.problems.join('; ')}`;
+  if (v.asCatalogSays) return `reported (${v.allowedBy ?? 'catalog: holderPause oversells'}): ${v.problems.join('; ')}`;
   return `FAILED: ${v.problems.join('; ')}`;
 }
 
@@ -39,7 +39,7 @@ function cells(v: StrategyVerdict, boundMs: number): string[] {
 export function summaryLines(r: ChaosReport): string[] {
   const kinds = Object.entries(faultsByKind(r)).map(([k, n]) => `${k} ${n}`).join(', ');
   return [
-    `${(r.options.seconds / 60).toFixed(1)} min of load, seed ${r.options.seed}; ${r.history.faults.length} faults injected (${kinds}); ${r.history.requests.length} requests checked${r.skipped ? `, ${r.skipped} sends skipped at the in-flight cap` : ''}.`,
+    `${(r.options.seconds / 60).toFixed(1)} min of load, seed ${r.options.seed}${r.history.replicated ? ', replicated topology' : ''}; ${r.history.faults.length} faults injected (${kinds}); ${r.history.requests.length} requests checked${r.skipped ? `, ${r.skipped} sends skipped at the in-flight cap` : ''}.`,
     `Load: ${r.options.load.rate} requests/s through nginx (at most ${r.options.load.maxInFlight} in flight), one strategy at a time, each turn's requests over before the next turn; a fixed modest rate, well under each strategy's goodput.`,
     `Ledger: ${Object.entries(r.ledger).map(([store, l]) => `${store} deducted ${l.deducted}, GET /sales recorded ${l.recorded}`).join('; ')}.`,
     `Recovery: each strategy's first 200 after the last heal (or after the previous strategy's), bound ${r.history.recoveryBoundMs} ms. Left held after every heal: ${r.verdict.leftovers.length === 0 ? 'nothing' : r.verdict.leftovers.join(', ')}.`,

@@ -9,12 +9,14 @@ import { ensureReady, liveBase } from '../cluster-ops.js';
 import { isSold } from '../client.js';
 import { ZK_SESSION_MS } from '../locks.js';
 import { setRedlockMasters } from '../redlock-masters.js';
+import { currentStoreAddresses } from '../replication.js';
 import { readSales, resetStock } from '../service.js';
 import { checkHistory, type ChaosVerdict } from './checker.js';
 import type { ChaosHistory, ChaosStrategy, Request, Slice } from './history.js';
 import { leftoversAfter } from './leftovers.js';
 import { planFaults, type PlannedFault } from './plan.js';
 import { startNemesis, watchCrashes } from './nemesis.js';
+import { stepOf, type Progress } from '../../src/cli/progress.js';
 import { CHAOS_TTL_MS, runLoad, sendRecorded, type LoadSpec, type Recorder } from './workload.js';
 
 export interface ChaosOptions {
@@ -54,7 +56,7 @@ export async function readLeft(cluster: RunningCluster, store: StoreKind): Promi
   const deadline = Date.now() + 90_000;
   for (;;) {
     try {
-      return await settledUnitsLeft(cluster.info, store, 300, 20_000);
+      return await settledUnitsLeft(await currentStoreAddresses(cluster), store, 300, 20_000);
     } catch (err) {
       if (Date.now() > deadline) throw err;
       await sleep(500);
@@ -83,14 +85,14 @@ export function makeRecorder(idPrefix: string): Recorder & { requests: Request[]
   };
 }
 
-export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log: (line: string) => void): Promise<ChaosResult> {
+export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log: (line: string) => void, progress?: Progress): Promise<ChaosResult> {
   if (opts.strategies.length === 0) throw new Error('chaos: no strategy to run');
   const idPrefix = `chaos${opts.seed}`;
   await ensureReady(cluster);
   await setRedlockMasters(cluster, { persistence: 'none', restartDelayMs: REDLOCK_RESTART_DELAY_MS });
   await resetStock(liveBase(cluster), INITIAL);
   const startLeft = { mysql: await readLeft(cluster, 'mysql'), redis: await readLeft(cluster, 'redis') };
-  const plan = planFaults({ instances: cluster.servers.instances.length, redlockMasters: cluster.servers.redlock.length, seconds: opts.seconds, seed: opts.seed });
+  const plan = planFaults({ instances: cluster.servers.instances.length, redlockMasters: cluster.servers.redlock.length, seconds: opts.seconds, seed: opts.seed, replicated: cluster.servers.redisReplica !== undefined });
   log(`chaos: ${opts.seconds} s, seed ${opts.seed}, ${plan.length} faults planned, ${opts.strategies.length} strategies at ${opts.load.rate} req/s each in turn`);
   const rec = makeRecorder(idPrefix);
   let current: ChaosStrategy | undefined;
@@ -111,57 +113,63 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
     if (!(await pollUntil(() => rec.inFlight(s.name) === 0, 60_000, 20))) log(`  ${s.name}: requests still out after its turn`);
     slices.push({ strategy: s.name, store: s.store, startMs, endMs: Date.now() - rec.t0, leftBefore, leftAfter: await readLeft(cluster, s.store), kind });
   };
-  for (let i = 0; Date.now() < endAt - TURN_MS.min / 2; i++) {
-    const s = opts.strategies[i % opts.strategies.length]!;
-    log(`  turn ${i + 1}: ${s.name}${s.fenced ? ' (fenced=1)' : ''}`);
-    await takeTurn(s, 'load', async () => {
-      skipped += await runLoad(rec, cluster.info.nginx, s, opts.load, Math.min(endAt, Date.now() + turnMs));
-    });
-  }
-  await nemesis.done;
-  await stopWatching();
-  await ensureReady(cluster); // anything a failed heal left down
-  const healed = nemesis.events.map((e) => e.healedMs);
-  const lastHealMs = healed.every((h) => h !== undefined) ? Math.max(0, ...(healed as number[])) : Date.now() - rec.t0;
-  log(`chaos: every server healed (last heal at ${(lastHealMs / 1000).toFixed(1)} s); recovery probes …`);
-  const recoveryMs: Record<string, number | null> = {};
-  let since = rec.t0 + lastHealMs;
-  for (const s of opts.strategies) {
-    await takeTurn(s, 'recovery', async () => {
-      const deadline = since + RECOVERY_BOUND_MS;
-      recoveryMs[s.name] = null;
-      while (Date.now() < deadline) {
-        const probe = await sendRecorded(rec, cluster.info.nginx, 'nginx', s, 'probe');
-        if (isSold(probe.outcome)) {
-          recoveryMs[s.name] = Date.now() - since;
-          break;
+  await stepOf(progress, 'load', 'load under the nemesis', async () => {
+    for (let i = 0; Date.now() < endAt - TURN_MS.min / 2; i++) {
+      const s = opts.strategies[i % opts.strategies.length]!;
+      log(`  turn ${i + 1}: ${s.name}${s.fenced ? ' (fenced=1)' : ''}`);
+      await takeTurn(s, 'load', async () => {
+        skipped += await runLoad(rec, cluster.info.nginx, s, opts.load, Math.min(endAt, Date.now() + turnMs));
+      });
+    }
+    await nemesis.done;
+    await stopWatching();
+  });
+  return stepOf(progress, 'check', 'heal, recovery probes and the checker', () => healAndCheck());
+  async function healAndCheck(): Promise<ChaosResult> {
+    await ensureReady(cluster); // anything a failed heal left down
+    const healed = nemesis.events.map((e) => e.healedMs);
+    const lastHealMs = healed.every((h) => h !== undefined) ? Math.max(0, ...(healed as number[])) : Date.now() - rec.t0;
+    log(`chaos: every server healed (last heal at ${(lastHealMs / 1000).toFixed(1)} s); recovery probes …`);
+    const recoveryMs: Record<string, number | null> = {};
+    let since = rec.t0 + lastHealMs;
+    for (const s of opts.strategies) {
+      await takeTurn(s, 'recovery', async () => {
+        const deadline = since + RECOVERY_BOUND_MS;
+        recoveryMs[s.name] = null;
+        while (Date.now() < deadline) {
+          const probe = await sendRecorded(rec, cluster.info.nginx, 'nginx', s, 'probe');
+          if (isSold(probe.outcome)) {
+            recoveryMs[s.name] = Date.now() - since;
+            break;
+          }
+          await sleep(PROBE_INTERVAL_MS);
         }
-        await sleep(PROBE_INTERVAL_MS);
-      }
-    });
-    since = Date.now();
+      });
+      since = Date.now();
+    }
+    const leftovers = await leftoversAfter(cluster, LEFTOVER_BOUND_MS);
+    const sales = (await readSales(liveBase(cluster))) ?? {};
+    const history: ChaosHistory = {
+      seed: opts.seed,
+      strategies: opts.strategies,
+      requests: rec.requests,
+      slices,
+      faults: nemesis.events,
+      sales,
+      lastHealMs,
+      recoveryMs,
+      recoveryBoundMs: RECOVERY_BOUND_MS,
+      leftovers,
+      crashes,
+      idPrefix,
+      replicated: cluster.servers.redisReplica !== undefined,
+    };
+    const ledger: ChaosResult['ledger'] = {};
+    for (const store of ['mysql', 'redis'] as const) {
+      const storeOf = new Map(rec.requests.map((r) => [r.id, r.store]));
+      const recorded = Object.entries(sales).reduce((n, [id, count]) => n + (storeOf.get(id) === store ? count : 0), 0);
+      ledger[store] = { deducted: startLeft[store] - (await readLeft(cluster, store)), recorded };
+    }
+    return { history, verdict: checkHistory(history), plan, skipped, ledger };
   }
-  const leftovers = await leftoversAfter(cluster, LEFTOVER_BOUND_MS);
-  const sales = (await readSales(liveBase(cluster))) ?? {};
-  const history: ChaosHistory = {
-    seed: opts.seed,
-    strategies: opts.strategies,
-    requests: rec.requests,
-    slices,
-    faults: nemesis.events,
-    sales,
-    lastHealMs,
-    recoveryMs,
-    recoveryBoundMs: RECOVERY_BOUND_MS,
-    leftovers,
-    crashes,
-    idPrefix,
-  };
-  const ledger: ChaosResult['ledger'] = {};
-  for (const store of ['mysql', 'redis'] as const) {
-    const storeOf = new Map(rec.requests.map((r) => [r.id, r.store]));
-    const recorded = Object.entries(sales).reduce((n, [id, count]) => n + (storeOf.get(id) === store ? count : 0), 0);
-    ledger[store] = { deducted: startLeft[store] - (await readLeft(cluster, store)), recorded };
-  }
-  return { history, verdict: checkHistory(history), plan, skipped, ledger };
 }

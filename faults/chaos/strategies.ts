@@ -11,12 +11,19 @@ export const CHAOS_EXCLUDED: Readonly<Record<string, string>> = {
   'redis-setnx': "its lock never expires: a killed holder blocks it until a reset (the catalog's holderCrash 'never')",
 };
 
+/** Library locks on the main Redis (the others use the RedLock masters). */
+const LIBRARY_ON_MAIN_REDIS: ReadonlySet<string> = new Set(['lib-redis-semaphore']);
+
 export function chaosStrategy(d: Declared): ChaosStrategy {
   const fenced = d.fencing !== undefined;
   const locks = d.expected.faults !== undefined || fenced || d.family === 'library';
+  const store = d.stores?.[0] ?? 'mysql';
+  const lockOnMainRedis = d.family === 'redis' || LIBRARY_ON_MAIN_REDIS.has(d.name);
   return {
     name: d.name,
-    store: d.stores?.[0] ?? 'mysql',
+    store,
+    // a fenced lock's store refuses the second holder a failover lets in: it must stay exact
+    mayLoseInFailover: store === 'redis' || (lockOnMainRedis && !fenced),
     fenced,
     locks,
     // the catalog's holderPause 'oversells' (a lease a pause outlives), or a library's lease, with no token to refuse the late write

@@ -6,7 +6,7 @@ import { instance, type Instance } from '../cluster-ops.js';
 import { isSold, outcomeKey, type Sent } from '../client.js';
 import { freezeHolder, holderText, type Frozen } from '../holder.js';
 import { resume } from '../process-state.js';
-import { holdReplicationBack, redisAt, redisRoles, replicationState, unsentToReplica, waitPromoted, waitReplicaInSync } from '../replication.js';
+import { holdReplicationBack, redisAt, redisRoles, rejoinAsReplicaOf, replicationState, unsentToReplica, waitPromoted } from '../replication.js';
 import { lockKeysPresent } from '../redis-inspect.js';
 import { isSafe, type FaultRow } from '../row.js';
 import type { FaultContext, Scenario } from '../scenario.js';
@@ -96,14 +96,8 @@ async function singleMasterCase(ctx: FaultContext): Promise<FaultRow> {
  * at its next check). Whether it got in sync within REJOIN_BOUND_MS, and how it stands.
  */
 async function rejoinAsReplica(ctx: FaultContext, port: number, masterPort: number): Promise<{ rejoined: boolean; state: string }> {
-  const client = await redisAt(ctx.cluster, port);
-  try {
-    await client.call('REPLICAOF', '127.0.0.1', String(masterPort));
-  } finally {
-    client.disconnect();
-  }
   const started = Date.now();
-  const rejoined = await waitReplicaInSync(ctx.cluster, port, REJOIN_BOUND_MS);
+  const rejoined = await rejoinAsReplicaOf(ctx.cluster, port, masterPort, REJOIN_BOUND_MS);
   const took = Date.now() - started;
   return { rejoined, state: rejoined ? `in sync after ${took} ms` : `not in sync after ${took} ms: ${await replicationState(ctx.cluster, port)}` };
 }

@@ -6,7 +6,10 @@ import { startLabCluster } from '../lab-cluster.js';
 import { machineInfo, stampOf } from '../report/report.js';
 import { renderSlopeTable, summaryLines, writeSoakReport, type SoakReport } from './report.js';
 import { SOAK_FLAGS } from './options.js';
-import { runSoak } from './run.js';
+import { runSoak, soakPlan } from './run.js';
+import { Progress } from '../../src/cli/progress.js';
+
+const CLUSTER_SECONDS = 25;
 
 const USAGE = `usage: npm run soak -- [--minutes N (default 10)] [--strategies NAME[,NAME]] [--sample-seconds N (default 10)] [--out DIR (default faults/results)]`;
 
@@ -17,15 +20,18 @@ async function main(): Promise<number> {
   if (!(minutes >= 0.5 && minutes <= 24 * 60) || !(sampleSeconds >= 1 && sampleSeconds <= 600)) {
     throw new UsageError('--minutes from 0.5 to 1440, --sample-seconds from 1 to 600');
   }
-  const say = (line: string) => console.error(line);
+  const progress = new Progress();
+  const say = progress.line;
   const started = new Date();
-  const lab = await startLabCluster(say);
+  progress.add([{ key: 'cluster', phase: 'cluster', seconds: CLUSTER_SECONDS, ownPace: true }]);
+  const lab = await progress.step('cluster', 'cluster', () => startLabCluster(say));
   let report: SoakReport;
   try {
     const wanted = values.strategies?.flatMap((v) => v.split(',')).filter(Boolean);
     const strategies = chaosStrategies(await fetchDeclared(lab.cluster.info.instances[0] ?? lab.cluster.info.nginx), wanted);
     const opts = { minutes, strategies, sampleEveryMs: sampleSeconds * 1_000, turnMs: 20_000 };
-    const { history, ...result } = await runSoak(lab.cluster, opts, say);
+    progress.add(soakPlan(opts));
+    const { history, ...result } = await runSoak(lab.cluster, opts, say, progress);
     report = { ...result, stamp: stampOf(started), date: started.toISOString(), seconds: (Date.now() - started.getTime()) / 1000, machine: machineInfo(), options: { ...opts, strategies: strategies.map((s) => s.name) }, requests: history.requests.length };
   } finally {
     await lab.stop();
@@ -33,6 +39,7 @@ async function main(): Promise<number> {
   const files = writeSoakReport(report, values.out);
   console.log(renderSlopeTable(report));
   console.log(`\n${summaryLines(report).join('\n')}\nresults: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
+  progress.summary('soak');
   return report.ok ? 0 : 1;
 }
 

@@ -4,6 +4,8 @@
 // is above its bound (and that grew by more than its noise over the run) fails it.
 import type { RunningCluster } from '../../src/cluster/cluster.js';
 import { sleep } from '../../src/time.js';
+import type { PlannedStep } from '../../src/cli/plan-clock.js';
+import { stepOf, type Progress } from '../../src/cli/progress.js';
 import { ensureReady, liveBase } from '../cluster-ops.js';
 import { isSold } from '../client.js';
 import { readSales, resetStock } from '../service.js';
@@ -98,7 +100,16 @@ export function slopesOf(samples: readonly { t: number; values: Sample }[]): Slo
   });
 }
 
-export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (line: string) => void): Promise<SoakResult> {
+/** The soak's plan for the progress lines (seconds): the goodput probes, the soak itself, the checks after it. */
+export function soakPlan(opts: Pick<SoakOptions, 'minutes' | 'strategies'>): PlannedStep[] {
+  return [
+    { key: 'goodput', phase: 'goodput probes', seconds: opts.strategies.length * (GOODPUT_MS / 1_000 + 1) },
+    { key: 'soak', phase: 'soak', seconds: opts.minutes * 60, ownPace: true },
+    { key: 'check', phase: 'leftovers and the checker', seconds: 40, ownPace: true },
+  ];
+}
+
+export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (line: string) => void, progress?: Progress): Promise<SoakResult> {
   await ensureReady(cluster);
   await resetStock(liveBase(cluster), INITIAL);
   const rec = makeRecorder('soak');
@@ -112,60 +123,70 @@ export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (
   };
   const goodput: Record<string, number> = {};
   const rates: Record<string, number> = {};
-  for (const s of opts.strategies) {
-    await turn(s, async () => {
-      const before = rec.requests.length;
-      goodput[s.name] = await closedLoop(rec, cluster.info.nginx, s, GOODPUT_WORKERS, GOODPUT_MS);
-      // a strategy a short soak gives no turn of its own is judged on its goodput requests: it must have sold
-      const first = rec.requests.slice(before).filter((r) => isSold(r.outcome)).sort((a, b) => a.end - b.end)[0];
-      recoveryMs[s.name] = first ? first.end - (rec.requests[before]?.at ?? first.end) : null;
-    });
-    rates[s.name] = Math.max(5, Math.min(MAX_RATE, Math.round(goodput[s.name]! * LOAD_SHARE)));
-    log(`  ${s.name}: goodput ${goodput[s.name]!.toFixed(0)}/s → load ${rates[s.name]}/s`);
-  }
+  await stepOf(progress, 'goodput', 'goodput probes', async () => {
+    for (const s of opts.strategies) {
+      await turn(s, async () => {
+        const before = rec.requests.length;
+        goodput[s.name] = await closedLoop(rec, cluster.info.nginx, s, GOODPUT_WORKERS, GOODPUT_MS);
+        // a strategy a short soak gives no turn of its own is judged on its goodput requests: it must have sold
+        const first = rec.requests.slice(before).filter((r) => isSold(r.outcome)).sort((a, b) => a.end - b.end)[0];
+        recoveryMs[s.name] = first ? first.end - (rec.requests[before]?.at ?? first.end) : null;
+      });
+      rates[s.name] = Math.max(5, Math.min(MAX_RATE, Math.round(goodput[s.name]! * LOAD_SHARE)));
+      log(`  ${s.name}: goodput ${goodput[s.name]!.toFixed(0)}/s → load ${rates[s.name]}/s`);
+    }
+  });
   const samples: { t: number; values: Sample }[] = [];
   const sampleErrors: string[] = [];
-  const soakT0 = Date.now();
-  const endAt = soakT0 + opts.minutes * 60_000;
-  let sampling = true;
-  const sampler = (async () => {
-    for (let next = Date.now(); sampling; next += opts.sampleEveryMs) {
-      samples.push({ t: Date.now() - soakT0, values: await sampleCluster(cluster, sampleErrors) });
-      const wait = next + opts.sampleEveryMs - Date.now();
-      if (wait > 0 && sampling) await sleep(Math.min(wait, Math.max(0, endAt - Date.now()) + 10));
+  await stepOf(progress, 'soak', 'soak', () => soak());
+  return stepOf(progress, 'check', 'leftovers and the checker', () => check());
+
+  async function soak(): Promise<void> {
+    const soakT0 = Date.now();
+    const endAt = soakT0 + opts.minutes * 60_000;
+    let sampling = true;
+    const sampler = (async () => {
+      for (let next = Date.now(); sampling; next += opts.sampleEveryMs) {
+        samples.push({ t: Date.now() - soakT0, values: await sampleCluster(cluster, sampleErrors) });
+        const wait = next + opts.sampleEveryMs - Date.now();
+        if (wait > 0 && sampling) await sleep(Math.min(wait, Math.max(0, endAt - Date.now()) + 10));
+      }
+    })();
+    for (let i = 0; Date.now() < endAt - 1_000; i++) {
+      const s = opts.strategies[i % opts.strategies.length]!;
+      log(`  turn ${i + 1}: ${s.name} at ${rates[s.name]}/s`);
+      await turn(s, async () => {
+        const before = rec.requests.length;
+        await runLoad(rec, cluster.info.nginx, s, { rate: rates[s.name]!, maxInFlight: 32 }, Math.min(endAt, Date.now() + opts.turnMs));
+        const first = rec.requests.slice(before).filter((r) => isSold(r.outcome)).sort((a, b) => a.end - b.end)[0];
+        if (recoveryMs[s.name] === null && first) recoveryMs[s.name] = first.end - rec.requests[before]!.at;
+      });
     }
-  })();
-  for (let i = 0; Date.now() < endAt - 1_000; i++) {
-    const s = opts.strategies[i % opts.strategies.length]!;
-    log(`  turn ${i + 1}: ${s.name} at ${rates[s.name]}/s`);
-    await turn(s, async () => {
-      const before = rec.requests.length;
-      await runLoad(rec, cluster.info.nginx, s, { rate: rates[s.name]!, maxInFlight: 32 }, Math.min(endAt, Date.now() + opts.turnMs));
-      const first = rec.requests.slice(before).filter((r) => isSold(r.outcome)).sort((a, b) => a.end - b.end)[0];
-      if (recoveryMs[s.name] === null && first) recoveryMs[s.name] = first.end - rec.requests[before]!.at;
-    });
+    sampling = false;
+    await sampler;
+    samples.push({ t: Date.now() - soakT0, values: await sampleCluster(cluster, sampleErrors) });
   }
-  sampling = false;
-  await sampler;
-  samples.push({ t: Date.now() - soakT0, values: await sampleCluster(cluster, sampleErrors) });
-  const leftovers = await leftoversAfter(cluster, CHAOS_TTL_MS + ZK_SESSION_MS + 5_000);
-  const sales = (await readSales(liveBase(cluster))) ?? {};
-  const history: ChaosHistory = {
-    seed: 0,
-    strategies: opts.strategies,
-    requests: rec.requests,
-    slices,
-    faults: [],
-    sales,
-    lastHealMs: 0,
-    recoveryMs,
-    recoveryBoundMs: opts.turnMs,
-    leftovers,
-    crashes: [],
-    idPrefix: 'soak.',
-  };
-  const verdict = checkHistory(history);
-  const slopes = slopesOf(samples);
-  const failures = [...verdict.failures, ...slopes.filter((r) => r.grows).map((r) => `${r.resource} keeps growing: ${r.perMinute.toFixed(2)}/min (bound ${r.bound?.perMinute}/min), ${r.first.toFixed(1)} → ${r.last.toFixed(1)}`)];
-  return { history, verdict, samples, sampleErrors, slopes, goodput, rates, ok: failures.length === 0, failures };
+
+  async function check(): Promise<SoakResult> {
+    const leftovers = await leftoversAfter(cluster, CHAOS_TTL_MS + ZK_SESSION_MS + 5_000);
+    const sales = (await readSales(liveBase(cluster))) ?? {};
+    const history: ChaosHistory = {
+      seed: 0,
+      strategies: opts.strategies,
+      requests: rec.requests,
+      slices,
+      faults: [],
+      sales,
+      lastHealMs: 0,
+      recoveryMs,
+      recoveryBoundMs: opts.turnMs,
+      leftovers,
+      crashes: [],
+      idPrefix: 'soak.',
+    };
+    const verdict = checkHistory(history);
+    const slopes = slopesOf(samples);
+    const failures = [...verdict.failures, ...slopes.filter((r) => r.grows).map((r) => `${r.resource} keeps growing: ${r.perMinute.toFixed(2)}/min (bound ${r.bound?.perMinute}/min), ${r.first.toFixed(1)} → ${r.last.toFixed(1)}`)];
+    return { history, verdict, samples, sampleErrors, slopes, goodput, rates, ok: failures.length === 0, failures };
+  }
 }

@@ -106,3 +106,6 @@ export class Progress {
     this.stream.write(`${CLEAR_LINE}${status.slice(0, width - 1)}`);
   }
 }
+
+/** Runs `work` as a step of the progress plan when there is one, plainly otherwise (a test calling the same code). */
+export const stepOf = <T>(progress: Progress | undefined, key: string, label: string, work: () => Promise<T>): Promise<T> => (progress ? progress.step(key, label, work) : work());

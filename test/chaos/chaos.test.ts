@@ -5,11 +5,11 @@
 // slopes are printed (a minute is mostly warm-up).
 import { describe, expect, it } from 'vitest';
 import { fetchDeclared } from '../../faults/catalog-check.js';
-import { checkHistory } from '../../faults/chaos/checker.js';
-import { RECOVERY_BOUND_MS, runChaos } from '../../faults/chaos/run.js';
+import { runChaos } from '../../faults/chaos/run.js';
 import { chaosStrategies } from '../../faults/chaos/strategies.js';
 import { LAB_INSTANCE_ENV } from '../../faults/lab-cluster.js';
 import { runSoak } from '../../faults/soak/run.js';
+import { expectChaosHolds } from '../support/chaos-verdict.js';
 import { withOwnCluster } from '../support/cluster.js';
 
 const own = withOwnCluster({ instances: 3, instanceEnv: { ...LAB_INSTANCE_ENV } });
@@ -22,26 +22,7 @@ describe('chaos and soak', () => {
     const cluster = own.current;
     const strategies = chaosStrategies(await fetchDeclared(cluster.info.instances[0]!), CHAOS_STRATEGIES);
     const r = await runChaos(cluster, { seconds: 45, seed: SEED, strategies, load: { rate: 15, maxInFlight: 12 } }, () => undefined);
-    const kinds = r.history.faults.map((f) => f.kind).join(', ');
-    console.log(`[chaos] ${r.history.faults.length} faults (${kinds}); ${r.history.requests.length} requests checked`);
-    for (const v of r.verdict.strategies) {
-      console.log(`[liveness] chaos ${v.strategy}: sold ${v.sold}, deducted ${v.deducted}, unknown ${v.unknown}, refused ${v.refused}; recovered in ${v.recoveryMs ?? 'never'} ms (bound ${RECOVERY_BOUND_MS} ms)${v.asCatalogSays ? `; reported: ${v.problems.join('; ')}` : ''}`);
-    }
-    if (r.history.crashes.length > 0) console.log(`[chaos] servers that exited with no fault on them (restarted): ${r.history.crashes.map((c) => `${c.target} at ${c.atMs} ms`).join(', ')}`);
-    expect(r.history.requests.length).toBeGreaterThan(0);
-    expect(r.history.faults.length).toBeGreaterThan(0);
-    // No server goes down unless the nemesis put it down (a ZooKeeper frozen and resumed once made every instance exit).
-    expect(r.history.crashes).toEqual([]);
-    const unsafe = r.verdict.strategies.filter((v) => !v.exact && !v.asCatalogSays).map((v) => ({ strategy: v.strategy, problems: v.problems, answers: v.answers }));
-    expect(unsafe).toEqual([]);
-    expect(r.verdict.phantomSales).toEqual([]);
-    expect(r.verdict.leftovers).toEqual([]);
-    for (const v of r.verdict.strategies) {
-      expect(v.recoveryMs, v.strategy).not.toBeNull();
-      expect(v.recoveryMs!, v.strategy).toBeLessThanOrEqual(RECOVERY_BOUND_MS);
-    }
-    // the same history, judged again, gives the same verdict: the checker reads nothing else
-    expect(checkHistory(r.history)).toEqual(r.verdict);
+    expectChaosHolds(r, 'chaos');
   }, 240_000);
 
   it('a 30 s soak: nothing oversold, every answer documented, no count that keeps growing', async () => {

@@ -6,8 +6,9 @@ import { checkHistory } from '../../faults/chaos/checker.js';
 import type { ChaosHistory, ChaosStrategy, Request } from '../../faults/chaos/history.js';
 import { planFaults } from '../../faults/chaos/plan.js';
 
-const exact: ChaosStrategy = { name: 'sql-update', store: 'mysql', fenced: false, locks: false, mayOversellUnderPause: false };
-const lease: ChaosStrategy = { name: 'redlock', store: 'mysql', fenced: false, locks: true, mayOversellUnderPause: true };
+const exact: ChaosStrategy = { name: 'sql-update', store: 'mysql', fenced: false, locks: false, mayOversellUnderPause: false, mayLoseInFailover: false };
+const lease: ChaosStrategy = { name: 'redlock', store: 'mysql', fenced: false, locks: true, mayOversellUnderPause: true, mayLoseInFailover: false };
+const onRedis: ChaosStrategy = { name: 'redis-lua-decr', store: 'redis', fenced: false, locks: false, mayOversellUnderPause: false, mayLoseInFailover: true };
 
 const req = (id: string, strategy: string, outcome: Outcome): Request => ({ id, via: 'nginx', role: 'load', outcome, startedAt: 0, ms: 1, strategy, store: 'mysql', at: 1_000, end: 1_001 });
 const ok: Outcome = { kind: 'answer', status: 200 };
@@ -98,10 +99,52 @@ describe('the chaos checker', () => {
     expect(checkHistory(h).ok).toBe(false);
   });
 
+  it('reports, without failing, writes a Redis failover lost on the strategy living on that Redis, and nothing else', () => {
+    const h = clean();
+    h.strategies = [onRedis];
+    // the failover lost c.a3's deduction together with its sale record
+    delete h.sales['c.a3'];
+    h.requests = h.requests.map((r) => ({ ...r, strategy: onRedis.name, store: 'redis' }));
+    h.slices = h.slices.map((s) => ({ ...s, strategy: onRedis.name, store: 'redis', leftAfter: 97 }));
+    h.recoveryMs = { [onRedis.name]: 300 };
+    h.faults = [{ kind: 'failover-redis', target: 'redis', injectedMs: 500, healedMs: 2_000 }];
+    const v = checkHistory(h);
+    expect(v.strategies[0]).toMatchObject({ exact: false, asCatalogSays: true, failoverDuringItsSlices: true });
+    expect(v.ok).toBe(true);
+    // a frozen master counts as a failover only on the replicated topology
+    h.faults = [{ kind: 'freeze-redis', target: 'redis', injectedMs: 500, healedMs: 2_000 }];
+    expect(checkHistory(h).ok).toBe(false);
+    expect(checkHistory({ ...h, replicated: true }).ok).toBe(true);
+    // a sale behind a refusal is never a failover's doing
+    h.faults = [{ kind: 'failover-redis', target: 'redis', injectedMs: 500, healedMs: 2_000 }];
+    h.sales['c.a5'] = 1;
+    h.slices[0]!.leftAfter = 96;
+    expect(checkHistory(h).failures.join()).toContain('sold with an answer that allows no sale: c.a5');
+    // a strategy that lives elsewhere gets no allowance
+    const elsewhere = clean();
+    elsewhere.slices[0]!.leftAfter = 97;
+    elsewhere.faults = h.faults;
+    expect(checkHistory(elsewhere).ok).toBe(false);
+  });
+
   it('draws the same fault schedule from the same seed, and heals every fault before the end', () => {
     const shape = { instances: 3, redlockMasters: 5, seconds: 120, seed: 42 };
     expect(planFaults(shape)).toEqual(planFaults(shape));
     expect(planFaults({ ...shape, seed: 43 })).not.toEqual(planFaults(shape));
     expect(planFaults(shape).every((f) => f.atMs + f.forMs <= 120_000)).toBe(true);
+  });
+
+  it('draws failovers and leader kills only on the replicated topology, where the plain Redis stop gives way', () => {
+    const shape = { instances: 3, redlockMasters: 5, seconds: 600, seed: 7 };
+    const single = new Set(planFaults(shape).map((f) => f.kind));
+    const replicated = new Set(planFaults({ ...shape, replicated: true }).map((f) => f.kind));
+    expect(single.has('failover-redis') || single.has('kill-zookeeper-leader')).toBe(false);
+    expect(single.has('stop-redis')).toBe(true);
+    expect(replicated.has('failover-redis') && replicated.has('kill-zookeeper-leader')).toBe(true);
+    expect(replicated.has('stop-redis')).toBe(false);
+    // a single cluster's seeds keep their schedules: the CI run's seed still freezes and kills ZooKeeper
+    const ci = planFaults({ instances: 3, redlockMasters: 5, seconds: 45, seed: 20261132 }).map((f) => f.kind);
+    expect(ci).toContain('freeze-zookeeper');
+    expect(ci).toContain('kill-zookeeper');
   });
 });
