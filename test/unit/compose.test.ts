@@ -103,13 +103,13 @@ const native = loadClusterConfig({});
 describe('docker-compose.yml', () => {
   it.runIf(canRun(dockerCompose))('is a valid compose file (docker-compose config -q)', () => {
     execFileSync(need(dockerCompose, 'docker-compose'), ['-f', COMPOSE, 'config', '-q'], { cwd: ROOT, stdio: 'pipe' });
-  });
+  }, 30_000);
 
   describe.runIf(canRun(python))('agrees with itself and with the native cluster', () => {
     let compose: Compose = { services: {} };
     beforeAll(() => {
       compose = loadCompose();
-    });
+    }, 60_000); // docker-compose v1 (Python) takes seconds to start, more on a busy 2-core machine
     const svc = (name: string): Service => {
       const s = compose.services[name];
       if (!s) throw new Error(`no service ${name}`);
@@ -187,7 +187,7 @@ describe('docker-compose.replicated.yml', () => {
     let compose: Compose = { services: {} };
     beforeAll(() => {
       compose = loadCompose([COMPOSE, REPLICATED]);
-    });
+    }, 60_000);
     const svc = (name: string): Service => {
       const s = compose.services[name];
       if (!s) throw new Error(`no service ${name}`);
