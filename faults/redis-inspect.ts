@@ -3,13 +3,13 @@
 // scenario never takes an instance's word for what Redis holds.
 import { Redis } from 'ioredis';
 import type { RunningCluster } from '../src/cluster/cluster.js';
-import { fenceCounterKey, hashLockKey, stringLockKey } from '../src/locks/redis/keys.js';
+import { expiryValueLockKey, fenceCounterKey, hashLockKey, stringLockKey } from '../src/locks/redis/keys.js';
 import { STOCK_LOCK_RESOURCE } from '../src/stock/product.js';
 import { pollUntil } from '../src/time.js';
 import { isStopped } from './process-state.js';
 
-/** Both kinds of stock lock key: the SETNX family's string and the reentrant family's hash. */
-export const STOCK_LOCK_KEYS: readonly string[] = [stringLockKey(STOCK_LOCK_RESOURCE), hashLockKey(STOCK_LOCK_RESOURCE)];
+/** Every kind of stock lock key: the SETNX family's string, the SETNX+GETSET lock's timestamp and the reentrant family's hash. */
+export const STOCK_LOCK_KEYS: readonly string[] = [stringLockKey(STOCK_LOCK_RESOURCE), expiryValueLockKey(STOCK_LOCK_RESOURCE), hashLockKey(STOCK_LOCK_RESOURCE)];
 
 /** A plain client of the lab's (never one of the instances'); it fails fast rather than queue. */
 export async function openRedis(cluster: RunningCluster): Promise<Redis> {

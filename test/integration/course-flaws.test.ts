@@ -326,6 +326,7 @@ describe('the course’s flawed steps, sequenced', () => {
     // Long enough that A's lease is still running when B takes the lock, however slow the machine.
     const TTL_MS = 3_000;
     const AHEAD_MS = 10_000;
+    const GETSET_KEY = stockLockKey('expiry-value');
 
     async function setClock(i: number, offsetMs: number): Promise<void> {
       const res = await fetch(`${own.current.info.instances[i]!}/fault/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ offsetMs }) });
@@ -340,17 +341,17 @@ describe('the course’s flawed steps, sequenced', () => {
       try {
         // A (a true clock) holds the lock and has read the count; its lease runs until `aExpires`.
         const a = await freezeAt(0, 'redis-setnx-getset', { pause: 'before-write', ttlMs: TTL_MS });
-        const aExpires = Number(await redis.get(LOCK_KEY));
+        const aExpires = Number(await redis.get(GETSET_KEY));
         // B, 5 s ahead, reads A's time as long past and GETSETs its own: it holds a lock A still holds.
         const b = await freezeAt(1, 'redis-setnx-getset', { pause: 'before-write', ttlMs: TTL_MS });
         const takenAt = Date.now();
-        const bExpires = Number(await redis.get(LOCK_KEY));
+        const bExpires = Number(await redis.get(GETSET_KEY));
         expect(takenAt).toBeLessThan(aExpires);
         expect(bExpires).toBeGreaterThan(aExpires);
         // A writes and releases with a blind DEL: the key it deletes is B's.
         resume(a.pid);
         const aAnswer = await a.answer;
-        expect(await redis.exists(LOCK_KEY)).toBe(0);
+        expect(await redis.exists(GETSET_KEY)).toBe(0);
         // C (a true clock) finds the lock free while B is still inside, and sells.
         const cAnswer = await send(info.instances[2]!, 'redis-setnx-getset', { ttlMs: TTL_MS, waitMs: 2_000 });
         resume(b.pid);

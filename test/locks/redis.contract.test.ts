@@ -2,7 +2,7 @@
 // single-server locks, all three as RedLock's masters).
 import type { Redis } from 'ioredis';
 import { FairLock } from '../../src/locks/redis/redisson/fair.js';
-import { fairLockKeys, hashLockKey, readWriteLockKeys, redlockKey, semaphoreKeys, stringLockKey } from '../../src/locks/redis/keys.js';
+import { expiryValueLockKey, fairLockKeys, hashLockKey, readWriteLockKeys, redlockKey, semaphoreKeys, stringLockKey } from '../../src/locks/redis/keys.js';
 import { MultiLock } from '../../src/locks/redis/redisson/multi.js';
 import { ReadWriteLock } from '../../src/locks/redis/redisson/read-write.js';
 import { ExpirableSemaphore } from '../../src/locks/redis/redisson/semaphore.js';
@@ -45,7 +45,7 @@ function onOneServer(name: string, claims: LockClaims, key: (resource: string) =
 
 onOneServer('redis-setnx', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxLock(r));
 onOneServer('redis-setnx-expire', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxThenExpireLock(r));
-onOneServer('redis-setnx-getset', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxGetsetLock(r, new LockClock()));
+onOneServer('redis-setnx-getset', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, expiryValueLockKey, (r) => new SetnxGetsetLock(r, new LockClock()));
 onOneServer('redis-setnx-ex', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxExpiryLock(r));
 onOneServer('redis-owned', { reentrant: false, lateRelease: 'refuses', lost: 'never' }, stringLockKey, (r) => new OwnedLock(r));
 // Its late release refuses too: the GET sees another's token. Only a lease that ends between the GET and the DEL shows its flaw (redis-course-flaws).

@@ -2,7 +2,7 @@
 // lock's keys, and a wait for a lock key to appear.
 import { Redis } from 'ioredis';
 import { checkUrl } from '../../bench/race.js';
-import { hashLockKey, stringLockKey } from '../../src/locks/redis/keys.js';
+import { expiryValueLockKey, hashLockKey, stringLockKey } from '../../src/locks/redis/keys.js';
 import { STOCK_LOCK_RESOURCE } from '../../src/stock/product.js';
 import { pollUntil } from '../../src/time.js';
 import { getJson } from './lock-helpers.js';
@@ -36,8 +36,8 @@ export async function checkMany(base: string, strategy: string, params: Record<s
 export const count = <T>(items: T[], pick: (item: T) => boolean): number => items.filter(pick).length;
 
 /** The stock lock's key for the string-valued (SETNX family) or hash (reentrant family) locks. */
-export const stockLockKey = (kind: 'string' | 'hash'): string =>
-  kind === 'string' ? stringLockKey(STOCK_LOCK_RESOURCE) : hashLockKey(STOCK_LOCK_RESOURCE);
+export const stockLockKey = (kind: 'string' | 'expiry-value' | 'hash'): string =>
+  kind === 'string' ? stringLockKey(STOCK_LOCK_RESOURCE) : kind === 'expiry-value' ? expiryValueLockKey(STOCK_LOCK_RESOURCE) : hashLockKey(STOCK_LOCK_RESOURCE);
 
 /** Resolves once `key` exists on `redis`: a request has taken the lock. */
 export async function untilKeyExists(redis: Redis, key: string, timeoutMs = 10_000): Promise<void> {

@@ -8,6 +8,12 @@ export const LOCK_KEY_PREFIX = 'lock:';
 
 export const stringLockKey = (resource: string): string => `${LOCK_KEY_PREFIX}string:${resource}`;
 export const hashLockKey = (resource: string): string => `${LOCK_KEY_PREFIX}hash:${resource}`;
+/**
+ * The SETNX+GETSET lock's key: its value is its own expiry time and the key has no Redis expiry, so
+ * only that lock can take a stale one over. On the SETNX family's key, a holder that died would
+ * block the family's other locks for good (seen in a chaos run: redis-setnx-ex timing out behind it).
+ */
+export const expiryValueLockKey = (resource: string): string => `${LOCK_KEY_PREFIX}string-expiry:${resource}`;
 export const redlockKey = (resource: string): string => `${LOCK_KEY_PREFIX}redlock:${resource}`;
 /**
  * The counter every single-server Redis lock draws fencing tokens from, one per resource. Outside

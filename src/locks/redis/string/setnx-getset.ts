@@ -3,7 +3,7 @@ import { leaseOf, neverLost, type AcquireOptions, type Lease, type Lock } from '
 import type { LockClock } from '../../lock-clock.js';
 import { pollUntilAcquired } from '../../poll.js';
 import { redisCall } from '../../../redis-client/call.js';
-import { stringLockKey } from '../keys.js';
+import { expiryValueLockKey } from '../keys.js';
 
 /**
  * Companions 002 and 003 §2: the lock's value is its own expiry time, on the acquirer's clock.
@@ -25,7 +25,7 @@ export class SetnxGetsetLock implements Lock {
   ) {}
 
   async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
-    const key = stringLockKey(resource);
+    const key = expiryValueLockKey(resource);
     await pollUntilAcquired(resource, opts, () => this.tryOnce(key, opts.ttlMs));
     return leaseOf(resource, neverLost, () => redisCall(() => this.redis.del(key)));
   }
@@ -34,7 +34,7 @@ export class SetnxGetsetLock implements Lock {
     const expires = String(this.clock.now() + ttlMs);
     if ((await redisCall(() => this.redis.setnx(key, expires))) === 1) return true;
     const current = await redisCall(() => this.redis.get(key));
-    // Not a timestamp (another string lock's owner token): held, never taken over.
+    // Not a timestamp, so not this lock's value: held, never taken over.
     if (current === null || !/^\d+$/.test(current) || Number(current) >= this.clock.now()) return false;
     const old = await redisCall(() => this.redis.getset(key, expires));
     return old === current;
