@@ -2,14 +2,20 @@
 // the generated blocks of the docs from those runs and draws the chart (docs.ts).
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import type { FaultReport } from '../faults/report/report.js';
 import { benchCommand, CHART_FILE, docBlocks, DOCS_FLAGS, DOCS_USAGE, docFiles, resultsChart } from './docs.js';
 import { fillBlocks } from './docs-blocks.js';
 import type { BenchReport } from './report.js';
+import { reliabilityBlocks } from './docs-reliability.js';
+import type { ChaosReport } from '../faults/chaos/report.js';
+import type { SoakReport } from '../faults/soak/report.js';
 import { parseFlags, runCli, UsageError } from '../src/cli/args.js';
 
+/** A run's JSON, gzipped or not (a chaos run's whole history is kept gzipped in docs/runs). */
 function readJson<T>(file: string, has: string[]): T {
-  const data: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const raw = fs.readFileSync(file);
+  const data: unknown = JSON.parse((file.endsWith('.gz') ? zlib.gunzipSync(raw) : raw).toString('utf8'));
   const missing = has.filter((k) => typeof data !== 'object' || data === null || !(k in data));
   if (missing.length > 0) throw new Error(`${file} is not a results file of that kind (no ${missing.join(', ')})`);
   return data as T;
@@ -23,6 +29,9 @@ runCli('docs', DOCS_USAGE, async () => {
   const faults = faultsFile ? { report: readJson<FaultReport>(faultsFile, ['rows', 'options', 'scenarios']), file: faultsFile } : undefined;
   const lease = values.lease ? { report: readJson<BenchReport>(values.lease, ['runs', 'catalog', 'options']), file: values.lease } : undefined;
   const blocks = docBlocks({ report: bench, file: benchFile, command: values.command ?? benchCommand(bench) }, faults, lease);
+  const chaos = (values.chaos ?? []).map((file) => ({ report: readJson<ChaosReport>(file, ['history', 'verdict', 'options', 'rerun']), file }));
+  const soak = values.soak ? { report: readJson<SoakReport>(values.soak, ['slopes', 'verdict', 'options']), file: values.soak } : undefined;
+  for (const [name, body] of reliabilityBlocks(chaos, soak)) blocks.set(name, body);
   const root = process.cwd();
   const filled = new Set<string>();
   for (const file of docFiles(root)) {
