@@ -6,7 +6,7 @@ import { pollUntil, sleep } from '../../src/time.js';
 import { errorMessage } from '../errors.js';
 import { startDependency, stopDependency } from '../dependencies.js';
 import { isStopped, resume } from '../process-state.js';
-import { redisRoles, rejoinAsReplicaOf, waitPromoted, zkLeader } from '../replication.js';
+import { redisRoles, rejoinAsReplicaOf, sentinelMasterPort, waitPromoted, waitReplicaInSync, zkLeader } from '../replication.js';
 import type { ChaosStrategy, FaultEvent, Request } from './history.js';
 import type { PlannedFault } from './plan.js';
 import { sendRecorded, type Recorder } from './workload.js';
@@ -111,6 +111,19 @@ async function failover(d: NemesisDeps, forMs: number, event: FaultEvent): Promi
   if (newMaster !== master && !(await rejoinAsReplicaOf(d.cluster, master.port, newMaster.port, REJOIN_BOUND_MS))) event.note += `; ${master.name} not in sync within ${REJOIN_BOUND_MS} ms`;
 }
 
+/**
+ * A master frozen past Sentinel's down-after was failed over, yet once thawed it still takes writes
+ * from the clients that kept their connection to it, until Sentinel makes it a replica (seconds
+ * later) and its resync drops them: the fault lasts until then. Waits until the server is the master
+ * Sentinel names or a replica in sync.
+ */
+async function settleAfterFrozenMaster(d: NemesisDeps, server: ServerHandle, event: FaultEvent): Promise<void> {
+  const thawedAt = Date.now();
+  if ((await sentinelMasterPort(d.cluster)) === server.port) return;
+  const inSync = await waitReplicaInSync(d.cluster, server.port, REJOIN_BOUND_MS);
+  event.note = `${event.note ? `${event.note}; ` : ''}failed over while frozen; ${inSync ? `a replica in sync ${Date.now() - thawedAt} ms after the thaw` : `not a replica in sync within ${REJOIN_BOUND_MS} ms of the thaw`}`;
+}
+
 async function inject(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Promise<void> {
   if (f.kind === 'failover-redis') return failover(d, f.forMs, event);
   const server = await struckServer(d, f);
@@ -118,8 +131,13 @@ async function inject(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Promi
   switch (f.kind) {
     case 'pause-holder':
       return pauseHolder(d, server, f.target, f.forMs, event);
-    case 'freeze-instance':
     case 'freeze-redis':
+      freeze(server);
+      await sleep(f.forMs);
+      thaw(server);
+      if (d.cluster.servers.redisReplica) await settleAfterFrozenMaster(d, server, event);
+      return;
+    case 'freeze-instance':
     case 'freeze-redlock':
     case 'freeze-mysql':
     case 'freeze-zookeeper':
@@ -148,7 +166,7 @@ async function inject(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Promi
 export interface NemesisRun {
   events: FaultEvent[];
   /** Servers (by name) under a fault right now: these may be down on purpose. */
-  busy: ReadonlySet<string>;
+  busy: { has(name: string): boolean };
   /** Resolves once every planned fault was injected and healed (or failed, noted in its event). */
   done: Promise<void>;
 }
@@ -156,14 +174,20 @@ export interface NemesisRun {
 /** Starts the plan now (t0 = the run's start); each fault is its own task, so they overlap. */
 export function startNemesis(d: Omit<NemesisDeps, 'strike'>, plan: readonly PlannedFault[]): NemesisRun {
   const events: FaultEvent[] = [];
-  const busy = new Set<string>();
+  // counted: two faults may strike one server at once (a paused holder's heal can outlast its plan)
+  const strikes = new Map<string, number>();
+  const busy = { has: (name: string) => (strikes.get(name) ?? 0) > 0 };
   const tasks = plan.map(async (f) => {
     const wait = d.rec.t0 + f.atMs - Date.now();
     if (wait > 0) await sleep(wait);
     const event: FaultEvent = { kind: f.kind, target: f.target, injectedMs: Date.now() - d.rec.t0 };
     events.push(event);
     const struck = new Set<string>();
-    const strike = (server: ServerHandle) => (struck.add(server.name), busy.add(server.name), server);
+    const strike = (server: ServerHandle) => {
+      if (!struck.has(server.name)) strikes.set(server.name, (strikes.get(server.name) ?? 0) + 1);
+      struck.add(server.name);
+      return server;
+    };
     d.log(`  nemesis: ${f.kind} ${f.target} for ${f.forMs} ms`);
     try {
       await inject({ ...d, strike }, f, event);
@@ -172,7 +196,7 @@ export function startNemesis(d: Omit<NemesisDeps, 'strike'>, plan: readonly Plan
       event.note = `${event.note ? `${event.note}; ` : ''}failed: ${errorMessage(err)}`;
       d.log(`  nemesis: ${f.kind} ${f.target} ${event.note}`);
     } finally {
-      for (const name of struck) busy.delete(name);
+      for (const name of struck) strikes.set(name, (strikes.get(name) ?? 1) - 1);
     }
   });
   return { events, busy, done: Promise.all(tasks).then(() => undefined) };
