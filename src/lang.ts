@@ -34,3 +34,20 @@ export function acceptedLanguages(header: string | undefined): string[] {
     .sort((a, b) => b.q - a.q || a.i - b.i)
     .map((l) => l.tag);
 }
+
+/**
+ * A dictionary's type from its English original: every text a string, every phrase function the
+ * same signature, every list the same length. `zh: Translation<typeof en>` fails to compile when a
+ * key is missing, extra, or a list is a line short.
+ */
+export type Translation<T> = T extends string
+  ? string
+  : T extends (...args: infer A) => string
+    ? (...args: A) => string
+    : { readonly [K in keyof T]: Translation<T[K]> };
+
+/** Every key path of a dictionary, for the tests that compare two at run time ("html.title", "definitions.2"). */
+export function keyPaths(dict: unknown, prefix = ''): string[] {
+  if (typeof dict !== 'object' || dict === null) return [prefix];
+  return Object.entries(dict).flatMap(([k, v]) => keyPaths(v, prefix ? `${prefix}.${k}` : k));
+}

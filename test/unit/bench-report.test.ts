@@ -216,15 +216,22 @@ describe('bench report', () => {
     expect(md).toContain('3 via nginx: none ~ mutex');
   });
 
-  it('is a self-contained HTML page: inline SVG charts, no script, nothing fetched', () => {
+  it('is a self-contained HTML page in both languages: inline SVG charts, one inline script, nothing fetched', () => {
     const html = renderHtml(r);
-    expect(html.match(/<svg /g)).toHaveLength(2);
-    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(|\b(src|href)=/i);
+    // two charts in each language's block
+    expect(html.match(/<svg /g)).toHaveLength(4);
+    expect(html.match(/<div class="l10n" data-lang="(en|zh)"/g)).toEqual(['<div class="l10n" data-lang="en"', '<div class="l10n" data-lang="zh"']);
+    // the language switch: one inline script, which loads nothing
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).not.toMatch(/<script[^>]*\bsrc=|fetch\(|XMLHttpRequest|import\(|<link|<img|<iframe|@import|url\(|\b(src|href)=/i);
     // the only absolute URLs are the (loopback) targets quoted as text
     const urls = html.match(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"<)]+/gi) ?? [];
     expect(urls.filter((u) => !/^https?:\/\/(127\.0\.0\.1|localhost)[:/]/.test(u))).toEqual([]);
     expect(html).toContain('OVERSOLD 4870');
     expect(html).toContain('GET /noop, 1 instance: 6000');
     expect(html).toContain('median of 3 rounds');
+    expect(html).toContain('GET /noop, 单实例: 6000');
+    expect(html).toContain('3 轮的中位数');
+    expect(html).toContain('<th>超卖</th>');
   });
 });
