@@ -4,8 +4,9 @@
 import { HELP_FLAG } from '../src/cli/args.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { COLUMNS as FAULT_COLUMNS, DEFINITIONS as FAULT_DEFINITIONS, rowCells } from '../faults/report/cells.js';
-import { methodText as faultMethodText } from '../faults/report/markdown.js';
+import { rowCells } from '../faults/report/cells.js';
+import { faultHeader, methodText as faultMethodText } from '../faults/report/markdown.js';
+import { FAULT_WORDS } from '../faults/report/words.js';
 import type { FaultReport } from '../faults/report/report.js';
 import type { FaultRow } from '../faults/row.js';
 import { SCENARIOS } from '../faults/scenarios/index.js';
@@ -115,11 +116,11 @@ export function docBlocks(
   }
   if (faults) {
     const f = faults.report;
-    blocks.set('faults-run', `Measured with \`${faultsCommand(f)}\` (\`${fileOf(faults.file)}\`): ${faultMethodText(f)} ${f.rows.filter((r) => r.asExpected).length} of ${f.rows.length} cases as expected.`);
+    blocks.set('faults-run', FAULT_WORDS[lang].measured(faultsCommand(f), fileOf(faults.file), faultMethodText(f, lang), f.rows.filter((r) => r.asExpected).length, f.rows.length));
     blocks.set('faults-by-lock', faultsByLock(f.rows));
     const replicated = new Set(SCENARIOS.filter((s) => s.topology === 'replicated').map((s) => s.name));
-    const table = (rows: FaultRow[]) => markdownTable(FAULT_COLUMNS, rows.map(rowCells));
-    blocks.set('faults-single', [table(f.rows.filter((r) => !replicated.has(r.scenario))), '', ...FAULT_DEFINITIONS.map((d) => `- ${d}`)].join('\n'));
+    const table = (rows: FaultRow[]) => markdownTable(faultHeader(lang), rows.map(rowCells));
+    blocks.set('faults-single', [table(f.rows.filter((r) => !replicated.has(r.scenario))), '', ...FAULT_WORDS[lang].definitions.map((d) => `- ${d}`)].join('\n'));
     blocks.set('faults-replicated', table(f.rows.filter((r) => replicated.has(r.scenario))));
   }
   return blocks;

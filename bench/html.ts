@@ -75,6 +75,7 @@ function reportBody(report: BenchReport, lang: Lang): string {
   const throughput = renderBarChart({
     title: w.html.goodputChart(report.options.rounds),
     unit: w.html.soldPerSecond,
+    notMeasured: w.html.notMeasured,
     series,
     rows: chartRows(report, (r) => r.throughput.goodput.median),
     refLines,
@@ -82,6 +83,7 @@ function reportBody(report: BenchReport, lang: Lang): string {
   const oversold = renderBarChart({
     title: w.html.oversoldChart,
     unit: w.html.unitsOversold,
+    notMeasured: w.html.notMeasured,
     series,
     // A shortfall that unanswered requests explain is not a negative oversold: chart it as 0.
     rows: chartRows(report, (r) => (verdictOf(r.worst) === 'exact' ? 0 : r.worst.oversold)),

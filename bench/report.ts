@@ -79,7 +79,7 @@ export interface Ceiling {
 }
 
 /** The options that shaped the figures (not where they were sent or written). */
-export type BenchOptionsRecord = Omit<BenchOptions, 'strategies' | 'target' | 'instance' | 'mysql' | 'redis' | 'out'>;
+export type BenchOptionsRecord = Omit<BenchOptions, 'strategies' | 'target' | 'instance' | 'mysql' | 'redis' | 'out' | 'lang'>;
 
 export interface BenchReport {
   stamp: string;

@@ -3,7 +3,7 @@ import type { Lang } from '../src/lang.js';
 import { ceilingCells, ceilingHeader, runCells, runHeader, tieGroups } from './format.js';
 import { MIN_RACE_UNITS } from './options.js';
 import type { BenchReport } from './report.js';
-import { BENCH_WORDS } from './words.js';
+import { BENCH_WORDS, runMachine } from './words.js';
 
 const escape = (cell: string) => cell.replace(/\|/g, '\\|');
 
@@ -26,11 +26,7 @@ export function methodText(report: BenchReport, lang: Lang = 'en'): string {
     lease: `${o.ttlMs !== undefined ? `, ttlMs ${o.ttlMs}` : ''}${o.waitMs !== undefined ? `, waitMs ${o.waitMs}` : ''}`,
     race: o.raceSeconds === undefined ? w.raceFixed(o.requests, o.initial) : w.raceSized(o.raceSeconds, MIN_RACE_UNITS, o.initial, extra),
     ...(o.courseStrategies.length > 0 && { course: { strategies: o.courseStrategies, requests: o.courseRequests, initial: o.courseInitial } }),
-    nproc: report.machine.nproc,
-    cpu: report.machine.cpu,
-    node: report.machine.node,
-    date: report.date,
-    minutes: (report.seconds / 60).toFixed(1),
+    ...runMachine(report),
   });
 }
 

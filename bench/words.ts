@@ -5,8 +5,22 @@
 import type { Lang, Translation } from '../src/lang.js';
 import type { Topology } from './report.js';
 
+/** Where and when a run was made, as every report's method line ends. */
+export interface RunMachine {
+  nproc: number;
+  cpu: string;
+  node: string;
+  date: string;
+  minutes: string;
+}
+
+/** The machine line's figures from a report's own record of them. */
+export function runMachine(r: { machine: { nproc: number; cpu: string; node: string }; date: string; seconds: number }): RunMachine {
+  return { nproc: r.machine.nproc, cpu: r.machine.cpu, node: r.machine.node, date: r.date, minutes: (r.seconds / 60).toFixed(1) };
+}
+
 /** What the method paragraph says about a run (bench/table.ts computes it from the report). */
-export interface MethodParts {
+export interface MethodParts extends RunMachine {
   rounds: number;
   warmup: number;
   window: number;
@@ -17,11 +31,6 @@ export interface MethodParts {
   race: string;
   /** the course's full-size race for its headline strategies, when there are any */
   course?: { strategies: string[]; requests: number; initial: number };
-  nproc: number;
-  cpu: string;
-  node: string;
-  date: string;
-  minutes: string;
 }
 
 const en = {
@@ -47,6 +56,7 @@ const en = {
   raceSized: (seconds: number, min: number, max: number, extra: number) => `sized from the strategy's goodput to last about ${seconds} s (${min} to ${max} units, ${extra} more requests than units)`,
   heading: (stamp: string) => `stocklab bench ${stamp}`,
   files: (json: string, md: string, html: string) => `results: ${json}\n         ${md}\nreport:  ${html}`,
+  labDone: (minutes: string, stopped: boolean, html: string) => `\nlab done in ${minutes} min${stopped ? '; the cluster is stopped' : ''}. Open the report: ${html}`,
   html: {
     title: 'stocklab: the oversell comparison',
     machine: (platform: string, three: string, one: string | undefined, source: string) => `Machine: ${platform}. Target: ${three} (3 instances via nginx)${one ? `, ${one} (1 instance)` : ''}, from ${source}.`,
@@ -56,6 +66,7 @@ const en = {
     oversold: 'Oversold',
     oversoldChart: 'Oversold units per strategy, worst of the race and every window (anything above 0 sold stock that was not there)',
     unitsOversold: 'units oversold',
+    notMeasured: 'not measured',
     ceiling: 'Bench ceiling',
     allRuns: 'All runs',
     ceilingNote: 'If a strategy comes close to the GET /noop ceiling, the load generator or the HTTP path, not the strategy, was the limit; the ceiling table compares the load generator with wrk.',
@@ -108,6 +119,7 @@ const zh: BenchWords = {
   raceSized: (seconds, min, max, extra) => `按该方案的有效吞吐确定件数，使抢购持续约 ${seconds} 秒（${min} 到 ${max} 件，请求数比件数多 ${extra}）`,
   heading: (stamp) => `stocklab 压测 ${stamp}`,
   files: (json, md, html) => `结果：${json}\n      ${md}\n报告：${html}`,
+  labDone: (minutes, stopped, html) => `\nlab 完成，用时 ${minutes} 分钟${stopped ? '；集群已停止' : ''}。打开报告：${html}`,
   html: {
     title: 'stocklab：超卖对比',
     machine: (platform, three, one, source) => `机器：${platform}。目标：${three}（三个实例，经 nginx）${one ? `，${one}（单实例）` : ''}，来自 ${source}。`,
@@ -117,6 +129,7 @@ const zh: BenchWords = {
     oversold: '超卖',
     oversoldChart: '各方案的超卖件数，取抢购和每个窗口中最坏的一次（大于 0 就是卖出了并不存在的库存）',
     unitsOversold: '超卖件数',
+    notMeasured: '未测',
     ceiling: '压测上限',
     allRuns: '全部结果',
     ceilingNote: '如果某个方案接近 GET /noop 的上限，瓶颈在压测工具或 HTTP 路径，而不在方案本身；上限表把压测工具与 wrk 做了对比。',

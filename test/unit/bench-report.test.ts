@@ -216,6 +216,17 @@ describe('bench report', () => {
     expect(md).toContain('3 via nginx: none ~ mutex');
   });
 
+  it('prints the same table with Chinese headings under --lang zh, the figures and names unchanged', () => {
+    const zh = renderMarkdown(r, 'zh');
+    expect(zh).toContain('| 类别 | 方案 | 存储 | 实例 |');
+    expect(zh).toContain('| 单实例 | 6000 (5800–6100) | 6400 (6300–6600) | 0.94 |');
+    expect(zh).toContain('OVERSOLD 4870');
+    expect(zh).toContain('共 3 轮');
+    // one row per run, as in English
+    const rows = (md: string) => md.split('\n').filter((l) => /^\| (baseline|sql) /.test(l)).length;
+    expect(rows(zh)).toBe(rows(renderMarkdown(r)));
+  });
+
   it('is a self-contained HTML page in both languages: inline SVG charts, one inline script, nothing fetched', () => {
     const html = renderHtml(r);
     // two charts in each language's block
