@@ -52,7 +52,7 @@ export function rotated<T>(items: T[], round: number): T[] {
 }
 
 function recordOf(o: BenchOptions): BenchOptionsRecord {
-  const { strategies: _strategies, target: _target, instance: _instance, mysql: _mysql, redis: _redis, out: _out, ...record } = o;
+  const { strategies: _strategies, target: _target, instance: _instance, mysql: _mysql, redis: _redis, out: _out, lang: _lang, ...record } = o;
   return record;
 }
 

@@ -1,10 +1,12 @@
 // `npm run docs -- <bench or lab results .json> [<faults results .json>] [--command "…"]`: rewrites
-// the generated blocks of the docs from those runs and draws the chart (docs.ts).
+// the generated blocks of the docs from those runs, each doc's in its own language (README.zh-CN.md's
+// in Chinese, from the same figures), and draws the chart (docs.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { FaultReport } from '../faults/report/report.js';
-import { benchCommand, CHART_FILE, docBlocks, DOCS_FLAGS, DOCS_USAGE, docFiles, resultsChart } from './docs.js';
+import { benchCommand, CHART_FILE, docBlocks, DOCS_FLAGS, DOCS_USAGE, docFiles, docLang, resultsChart } from './docs.js';
+import { LANGS } from '../src/lang.js';
 import { fillBlocks } from './docs-blocks.js';
 import type { BenchReport } from './report.js';
 import { reliabilityBlocks } from './docs-reliability.js';
@@ -28,15 +30,18 @@ runCli('docs', DOCS_USAGE, async () => {
   const bench = readJson<BenchReport>(benchFile, ['runs', 'catalog', 'ceilings', 'options']);
   const faults = faultsFile ? { report: readJson<FaultReport>(faultsFile, ['rows', 'options', 'scenarios']), file: faultsFile } : undefined;
   const lease = values.lease ? { report: readJson<BenchReport>(values.lease, ['runs', 'catalog', 'options']), file: values.lease } : undefined;
-  const blocks = docBlocks({ report: bench, file: benchFile, command: values.command ?? benchCommand(bench) }, faults, lease);
+  const run = { report: bench, file: benchFile, command: values.command ?? benchCommand(bench) };
+  const blocksIn = new Map(LANGS.map((lang) => [lang, docBlocks(run, faults, lease, lang)]));
+  const blocks = blocksIn.get('en') ?? new Map<string, string>();
   const chaos = (values.chaos ?? []).map((file) => ({ report: readJson<ChaosReport>(file, ['history', 'verdict', 'options', 'rerun']), file }));
   const soak = values.soak ? { report: readJson<SoakReport>(values.soak, ['slopes', 'verdict', 'options']), file: values.soak } : undefined;
+  // the reliability tables are in English only
   for (const [name, body] of reliabilityBlocks(chaos, soak)) blocks.set(name, body);
   const root = process.cwd();
   const filled = new Set<string>();
   for (const file of docFiles(root)) {
     const before = fs.readFileSync(path.join(root, file), 'utf8');
-    const after = fillBlocks(before, blocks);
+    const after = fillBlocks(before, blocksIn.get(docLang(file)) ?? blocks);
     after.filled.forEach((n) => filled.add(n));
     if (after.text !== before) fs.writeFileSync(path.join(root, file), after.text);
     if (after.filled.length > 0) console.log(`${file}: ${after.filled.join(', ')}`);

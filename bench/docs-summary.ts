@@ -4,6 +4,8 @@
 import type { FaultRow } from '../faults/row.js';
 import { efficiencyText, int } from './format.js';
 import { verdictOf, type BenchReport, type RunResult, type Topology } from './report.js';
+import { BENCH_WORDS } from './words.js';
+import type { Lang } from '../src/lang.js';
 
 export interface FamilySummary {
   family: string;
@@ -24,27 +26,29 @@ function withRatios(runs: RunResult[], name: string): string {
 const goodputOn3 = (runs: RunResult[], name: string) => runs.find((r) => r.strategy === name && r.topology === 'three')?.throughput.goodput.median ?? 0;
 
 /** What a fault run shows breaking these strategies: oversold, deducted twice, or never recovered. */
-export function faultsBreaking(rows: readonly FaultRow[], strategies: readonly string[]): string {
+export function faultsBreaking(rows: readonly FaultRow[], strategies: readonly string[], lang: Lang = 'en'): string {
+  const w = BENCH_WORDS[lang].docs;
   const mine = rows.filter((x) => strategies.includes(x.strategy));
-  if (mine.length === 0) return 'not in the fault lab';
+  if (mine.length === 0) return w.notInFaultLab;
   // A variant that never recovers where another variant of the same scenario does (RedLock's split
   // vote with its jitter off, beside the lock as it is) is a contrast the fault table shows, not a break.
   const recovers = (r: FaultRow) => mine.some((o) => o.scenario === r.scenario && o.strategy === r.strategy && o.recoverMs !== null && o.recoverMs !== undefined);
   const broken = new Map<string, Set<string>>();
   for (const r of mine) {
     const neverRecovers = r.recoverMs === null && r.recoverBoundMs !== undefined && !recovers(r);
-    const what = r.oversold > 0 ? `oversold ${r.oversold}` : (r.doubleDeductions ?? 0) > 0 ? 'deducted twice' : neverRecovers ? 'never recovers' : undefined;
+    const what = r.oversold > 0 ? w.oversoldN(r.oversold) : (r.doubleDeductions ?? 0) > 0 ? w.deductedTwice : neverRecovers ? w.neverRecovers : undefined;
     if (!what) continue;
     // one entry per scenario and outcome: the fault table names each variant
-    const key = `${r.scenario}: ${what}`;
+    const key = w.scenarioOutcome(r.scenario, what);
     broken.set(key, (broken.get(key) ?? new Set()).add(r.strategy));
   }
-  if (broken.size === 0) return 'none measured';
+  if (broken.size === 0) return w.noneMeasured;
   // a long list of names would drown the fault: past two, a count (the fault table names them)
-  return [...broken].map(([key, names]) => `${key}, ${names.size > 2 ? `${names.size} locks` : [...names].map(code).join(', ')}`).join('; ');
+  return [...broken].map(([key, names]) => w.outcomeBy(key, names.size > 2 ? w.locks(names.size) : [...names].map(code).join(w.and))).join(w.then);
 }
 
-export function familySummaries(report: BenchReport, faults?: readonly FaultRow[]): FamilySummary[] {
+export function familySummaries(report: BenchReport, faults?: readonly FaultRow[], lang: Lang = 'en'): FamilySummary[] {
+  const w = BENCH_WORDS[lang].docs;
   const families = [...new Set(report.catalog.map((s) => s.family))];
   return families.map((family) => {
     const entries = report.catalog.filter((s) => s.family === family);
@@ -59,16 +63,16 @@ export function familySummaries(report: BenchReport, faults?: readonly FaultRow[
     const oversells = [
       ...measuredOversold.map((n) => {
         const worstRun = runs.filter((r) => r.strategy === n).reduce((a, b) => (b.worst.oversold > a.worst.oversold ? b : a));
-        return `${code(n)}: ${int(worstRun.worst.oversold)} units`;
+        return w.oversoldUnits(code(n), int(worstRun.worst.oversold));
       }),
-      ...(overLease.length > 0 ? [`${overLease.map(code).join(', ')} once work > lease`] : []),
+      ...(overLease.length > 0 ? [w.overLease(overLease.map(code).join(w.and))] : []),
     ];
     return {
       family,
       use: best ? withRatios(runs, best) : '–',
-      oversells: oversells.length > 0 ? oversells.join('; ') : 'none',
+      oversells: oversells.length > 0 ? oversells.join(w.then) : w.none,
       avoid: worst ? withRatios(runs, worst) : '–',
-      faults: faults ? faultsBreaking(faults, names) : 'not run',
+      faults: faults ? faultsBreaking(faults, names, lang) : w.notRun,
     };
   });
 }

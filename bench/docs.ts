@@ -4,21 +4,24 @@
 import { HELP_FLAG } from '../src/cli/args.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { COLUMNS as FAULT_COLUMNS, DEFINITIONS as FAULT_DEFINITIONS, rowCells } from '../faults/report/cells.js';
-import { methodText as faultMethodText } from '../faults/report/markdown.js';
+import { rowCells } from '../faults/report/cells.js';
+import { faultHeader, methodText as faultMethodText } from '../faults/report/markdown.js';
+import { FAULT_WORDS } from '../faults/report/words.js';
 import type { FaultReport } from '../faults/report/report.js';
 import type { FaultRow } from '../faults/row.js';
 import { SCENARIOS } from '../faults/scenarios/index.js';
 import { faultsByLock } from './docs-faults.js';
 import { fillBlocks } from './docs-blocks.js';
 import { familySummaries } from './docs-summary.js';
-import { CEILING_COLUMNS, ceilingCells, RUN_COLUMNS, runCells, tieGroups } from './format.js';
+import { ceilingCells, ceilingHeader, runCells, runHeader } from './format.js';
 import { chartRows } from './html.js';
 import { parseBenchArgs } from './options.js';
 import { ceilingOf, TOPOLOGIES, TOPOLOGY_LABEL, verdictOf, type BenchReport } from './report.js';
 import { CHART_CSS } from './report-style.js';
 import { renderBarChart, standaloneSvg } from './svg.js';
-import { DEFINITIONS, markdownTable, methodText } from './table.js';
+import { markdownTable, methodText, runsTable } from './table.js';
+import { BENCH_WORDS } from './words.js';
+import type { Lang } from '../src/lang.js';
 
 /** Every flag `npm run docs` accepts. */
 export const DOCS_FLAGS = { command: { type: 'string' }, lease: { type: 'string' }, chaos: { type: 'string', multiple: true }, soak: { type: 'string' }, ...HELP_FLAG } as const;
@@ -34,11 +37,18 @@ export const DOCS_USAGE = `usage: npm run docs -- <bench results .json> [<faults
 
 export const CHART_FILE = 'docs/results.svg';
 
-/** The docs whose generated blocks are rewritten: the README and every page of docs/. */
+/** The Chinese front door: the same generated blocks as README.md, in Chinese. */
+export const README_ZH = 'README.zh-CN.md';
+
+/** The docs whose generated blocks are rewritten: the READMEs and every page of docs/. */
 export function docFiles(root: string): string[] {
   const dir = path.join(root, 'docs');
-  return ['README.md', ...fs.readdirSync(dir).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+  const zh = fs.existsSync(path.join(root, README_ZH)) ? [README_ZH] : [];
+  return ['README.md', ...zh, ...fs.readdirSync(dir).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 }
+
+/** The language a doc is written in: `*.zh-CN.md` is Chinese, the rest English. */
+export const docLang = (file: string): Lang => (file.endsWith('.zh-CN.md') ? 'zh' : 'en');
 
 /** The bench's flags that differ from their defaults, so a run says how it was made. */
 /** `subset`: the run benched only the strategies of its catalog (the reference joins any subset). */
@@ -71,50 +81,48 @@ export function faultsCommand(report: FaultReport): string {
 const fileOf = (p: string) => path.relative(process.cwd(), path.resolve(p));
 
 /** Which run a table comes from: the command, the date, the file, how it was measured and on what. */
-function runLine(report: BenchReport, file: string, command: string): string {
-  return `Measured with \`${command}\` (\`${fileOf(file)}\`): ${methodText(report)} ${report.machine.platform}.`;
+function runLine(report: BenchReport, file: string, command: string, lang: Lang): string {
+  return BENCH_WORDS[lang].docs.measured(command, fileOf(file), methodText(report, lang), report.machine.platform);
 }
 
 /** The README's summary table: one row per family, with the fault column when a fault run is given. */
-export function summaryBlock(report: BenchReport, faults?: FaultReport): string {
-  const rows = familySummaries(report, faults?.rows);
-  const header = ['family', 'use (× mutex: 1 instance / 3)', 'oversells', 'slowest exact (× mutex)'];
+export function summaryBlock(report: BenchReport, faults?: FaultReport, lang: Lang = 'en'): string {
+  const w = BENCH_WORDS[lang].docs;
+  const rows = familySummaries(report, faults?.rows, lang);
+  const header = w.summaryHeader;
   const mutex = report.runs.find((r) => r.strategy === report.reference && r.topology === 'one');
   const table = faults
-    ? markdownTable([...header, `what breaks them (\`${faultsCommand(faults)}\`)`], rows.map((s) => [s.family, s.use, s.oversells, s.avoid, s.faults]))
+    ? markdownTable([...header, w.whatBreaks(faultsCommand(faults))], rows.map((s) => [s.family, s.use, s.oversells, s.avoid, s.faults]))
     : markdownTable(header, rows.map((s) => [s.family, s.use, s.oversells, s.avoid]));
-  return `${table}\n\n\`mutex\` on one instance, the reference: ${mutex ? Math.round(mutex.throughput.goodput.median) : 'n/a'} units sold per second.`;
+  return `${table}\n\n${w.reference(mutex ? String(Math.round(mutex.throughput.goodput.median)) : 'n/a')}`;
 }
 
-/** The blocks one bench run (and optionally one fault run) fills. */
+/** The blocks one bench run (and optionally one fault run) fills, in a doc's language. */
 export function docBlocks(
   bench: { report: BenchReport; file: string; command: string },
   faults?: { report: FaultReport; file: string },
   lease?: { report: BenchReport; file: string },
+  lang: Lang = 'en',
 ): Map<string, string> {
   const report = bench.report;
-  const ties = tieGroups(report.runs);
   const blocks = new Map([
-    ['lab-run', runLine(report, bench.file, bench.command)],
-    ['summary', summaryBlock(report, faults?.report)],
-    ['ceiling', markdownTable(CEILING_COLUMNS, report.ceilings.map(ceilingCells))],
-    [
-      'results',
-      [markdownTable(RUN_COLUMNS, report.runs.map(runCells)), '', ...DEFINITIONS.map((d) => `- ${d}`), ...(ties.length > 0 ? ['', `Ties (overlapping ranges): ${ties.join('; ')}.`] : [])].join('\n'),
-    ],
+    ['lab-run', runLine(report, bench.file, bench.command, lang)],
+    ['summary', summaryBlock(report, faults?.report, lang)],
+    ['ceiling', markdownTable(ceilingHeader(lang), report.ceilings.map((c) => ceilingCells(c, lang)))],
+    ['results', runsTable(report, lang)],
   ]);
   if (lease) {
     const l = lease.report;
-    blocks.set('lease-run', runLine(l, lease.file, benchCommand(l, true)));
-    blocks.set('lease-results', markdownTable(RUN_COLUMNS, l.runs.map(runCells)));
+    blocks.set('lease-run', runLine(l, lease.file, benchCommand(l, true), lang));
+    blocks.set('lease-results', markdownTable(runHeader(lang), l.runs.map((r) => runCells(r, lang))));
   }
   if (faults) {
     const f = faults.report;
-    blocks.set('faults-run', `Measured with \`${faultsCommand(f)}\` (\`${fileOf(faults.file)}\`): ${faultMethodText(f)} ${f.rows.filter((r) => r.asExpected).length} of ${f.rows.length} cases as expected.`);
+    blocks.set('faults-run', FAULT_WORDS[lang].measured(faultsCommand(f), fileOf(faults.file), faultMethodText(f, lang), f.rows.filter((r) => r.asExpected).length, f.rows.length));
     blocks.set('faults-by-lock', faultsByLock(f.rows));
     const replicated = new Set(SCENARIOS.filter((s) => s.topology === 'replicated').map((s) => s.name));
-    const table = (rows: FaultRow[]) => markdownTable(FAULT_COLUMNS, rows.map(rowCells));
-    blocks.set('faults-single', [table(f.rows.filter((r) => !replicated.has(r.scenario))), '', ...FAULT_DEFINITIONS.map((d) => `- ${d}`)].join('\n'));
+    const table = (rows: FaultRow[]) => markdownTable(faultHeader(lang), rows.map(rowCells));
+    blocks.set('faults-single', [table(f.rows.filter((r) => !replicated.has(r.scenario))), '', ...FAULT_WORDS[lang].definitions.map((d) => `- ${d}`)].join('\n'));
     blocks.set('faults-replicated', table(f.rows.filter((r) => replicated.has(r.scenario))));
   }
   return blocks;

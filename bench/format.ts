@@ -1,5 +1,7 @@
 // Cell texts shared by the markdown table and the HTML report, so both say the same thing.
-import { asExpected, TOPOLOGY_LABEL, verdictOf, type Ceiling, type RaceFigures, type RunResult, type SoldCheck } from './report.js';
+import type { Lang } from '../src/lang.js';
+import { asExpected, verdictOf, type Ceiling, type RaceFigures, type RunResult, type SoldCheck } from './report.js';
+import { BENCH_WORDS } from './words.js';
 import type { Spread } from './stats.js';
 
 export const int = (n: number): string => String(Math.round(n));
@@ -42,35 +44,44 @@ export const RUN_COLUMNS = [
   'family', 'strategy', 'store', 'instances', 'race units', 'race: 200 / 409 / 503 / left', 'oversold', 'goodput/s', '503/s', 'p50 ms', 'p99 ms', 'vs mutex', 'rank', 'course',
 ] as const;
 
-export function runCells(r: RunResult): string[] {
+/** A table's header in one language, its columns named by their English keys. */
+export function header<C extends string>(columns: readonly C[], words: Readonly<Record<C, string>>): string[] {
+  return columns.map((c) => words[c]);
+}
+
+export const runHeader = (lang: Lang) => header(RUN_COLUMNS, BENCH_WORDS[lang].runColumns);
+
+/** A run's cells; only the topology's label follows the language, the figures and names never do. */
+export function runCells(r: RunResult, lang: Lang = 'en'): string[] {
   const t = r.throughput;
   return [
-    r.family, r.strategy, r.store, TOPOLOGY_LABEL[r.topology], String(r.race.initial), raceText(r.race), oversoldText(r.worst), spreadText(t.goodput),
+    r.family, r.strategy, r.store, BENCH_WORDS[lang].topology[r.topology], String(r.race.initial), raceText(r.race), oversoldText(r.worst), spreadText(t.goodput),
     int(t.refusedPerSec.median), int(t.p50Ms.median), int(t.p99Ms.median), efficiencyText(r.efficiency), rankText(r), courseText(r),
   ];
 }
 
 export const CEILING_COLUMNS = ['GET /noop', 'autocannon req/s', 'wrk req/s', 'autocannon ÷ wrk'] as const;
+export const ceilingHeader = (lang: Lang) => header(CEILING_COLUMNS, BENCH_WORDS[lang].ceilingColumns);
 
 /** The load generator against the reference, as a ratio of medians. */
 export function ceilingRatio(c: Ceiling): number | null {
   return c.wrk && c.wrk.median > 0 ? c.autocannon.median / c.wrk.median : null;
 }
 
-export function ceilingCells(c: Ceiling): string[] {
+export function ceilingCells(c: Ceiling, lang: Lang = 'en'): string[] {
   const ratio = ceilingRatio(c);
-  return [TOPOLOGY_LABEL[c.topology], spreadText(c.autocannon), c.wrk ? spreadText(c.wrk) : 'wrk not installed', ratio === null ? 'n/a' : ratio.toFixed(2)];
+  return [BENCH_WORDS[lang].topology[c.topology], spreadText(c.autocannon), c.wrk ? spreadText(c.wrk) : 'wrk not installed', ratio === null ? 'n/a' : ratio.toFixed(2)];
 }
 
 /** "redis-pubsub ~ zk-watch ~ redlock": results on one topology that the repeats cannot tell apart. */
-export function tieGroups(runs: RunResult[]): string[] {
+export function tieGroups(runs: RunResult[], lang: Lang = 'en'): string[] {
   const seen = new Set<string>();
   const groups: string[] = [];
   for (const r of runs) {
     if (r.tiesWith.length === 0 || seen.has(`${r.topology}/${r.strategy}`)) continue;
     const members = [r.strategy, ...r.tiesWith];
     for (const m of members) seen.add(`${r.topology}/${m}`);
-    groups.push(`${TOPOLOGY_LABEL[r.topology]}: ${members.join(' ~ ')}`);
+    groups.push(`${BENCH_WORDS[lang].topology[r.topology]}: ${members.join(' ~ ')}`);
   }
   return groups;
 }

@@ -1,13 +1,16 @@
-// The HTML report: the two charts (throughput, oversold; one instance against three) and the table.
-// Self-contained: inline SVG and CSS, no script, no font or stylesheet fetched from anywhere.
-import { CEILING_COLUMNS, ceilingCells, int, RUN_COLUMNS, runCells, tieGroups } from './format.js';
-import { asExpected, ceilingOf, TOPOLOGIES, TOPOLOGY_LABEL, verdictOf, type BenchReport, type RunResult, type Topology } from './report.js';
+// The HTML report: the two charts (throughput, oversold; one instance against three) and the table,
+// in English and in Chinese with a switch (lang-switch.ts). Self-contained: inline SVG, CSS and one
+// small script; no font or stylesheet fetched from anywhere.
+import type { Lang } from '../src/lang.js';
+import { ceilingCells, ceilingHeader, int, RUN_COLUMNS, runCells, runHeader, tieGroups } from './format.js';
+import { bilingualPage } from './lang-switch.js';
+import { asExpected, ceilingOf, TOPOLOGIES, verdictOf, type BenchReport, type RunResult, type Topology } from './report.js';
 import { reportCss } from './report-style.js';
-import { DEFINITIONS, methodText } from './table.js';
+import { definitions, methodText } from './table.js';
 import { escapeXml as esc, renderBarChart, type BarRow, type Series } from './svg.js';
+import { BENCH_WORDS } from './words.js';
 
 const COLORS: Record<Topology, string> = { one: '#4c78a8', three: '#f58518' };
-const SERIES: Series[] = TOPOLOGIES.map((t) => ({ name: TOPOLOGY_LABEL[t], color: COLORS[t] }));
 
 /** One chart row per strategy, one value per topology (null where it was not run). */
 export function chartRows(report: BenchReport, pick: (r: RunResult) => number): BarRow[] {
@@ -58,52 +61,46 @@ ul.notes { color: #555; }
 `;
 
 export function renderHtml(report: BenchReport): string {
+  return bilingualPage({ en: `stocklab bench ${report.stamp}`, zh: `stocklab 压测 ${report.stamp}` }, CSS, (lang) => reportBody(report, lang));
+}
+
+/** The report in one language: the same charts and tables, its words from BENCH_WORDS. */
+function reportBody(report: BenchReport, lang: Lang): string {
+  const w = BENCH_WORDS[lang];
+  const series: Series[] = TOPOLOGIES.map((t) => ({ name: w.topology[t], color: COLORS[t] }));
   const refLines = TOPOLOGIES.flatMap((t) => {
     const c = ceilingOf(report, t);
-    return c ? [{ label: `GET /noop, ${TOPOLOGY_LABEL[t]}: ${int(c.autocannon.median)}`, value: c.autocannon.median, color: COLORS[t] }] : [];
+    return c ? [{ label: `GET /noop, ${w.topology[t]}: ${int(c.autocannon.median)}`, value: c.autocannon.median, color: COLORS[t] }] : [];
   });
   const throughput = renderBarChart({
-    title: `Goodput per strategy: units sold per second, median of ${report.options.rounds} rounds (dashed: GET /noop on the same path)`,
-    unit: 'sold/s',
-    series: SERIES,
+    title: w.html.goodputChart(report.options.rounds),
+    unit: w.html.soldPerSecond,
+    notMeasured: w.html.notMeasured,
+    series,
     rows: chartRows(report, (r) => r.throughput.goodput.median),
     refLines,
   });
   const oversold = renderBarChart({
-    title: 'Oversold units per strategy, worst of the race and every window (anything above 0 sold stock that was not there)',
-    unit: 'units oversold',
-    series: SERIES,
+    title: w.html.oversoldChart,
+    unit: w.html.unitsOversold,
+    notMeasured: w.html.notMeasured,
+    series,
     // A shortfall that unanswered requests explain is not a negative oversold: chart it as 0.
     rows: chartRows(report, (r) => (verdictOf(r.worst) === 'exact' ? 0 : r.worst.oversold)),
     alarm: (v) => v > 0,
   });
-  const summary = [
-    methodText(report),
-    `Machine: ${report.machine.platform}. Target: ${report.target.three} (3 instances via nginx)${report.target.one ? `, ${report.target.one} (1 instance)` : ''}, from ${report.target.source}.`,
-  ];
-  const ties = tieGroups(report.runs);
-  const defs = [
-    ...DEFINITIONS,
-    'If a strategy comes close to the GET /noop ceiling, the load generator or the HTTP path, not the strategy, was the limit; the ceiling table compares the load generator with wrk.',
-    `* in a chart: that strategy's race was cut at ${report.options.maxSeconds} s (truncated).`,
-    ...(ties.length > 0 ? [`Ties (overlapping ranges): ${ties.join('; ')}.`] : []),
-    ...report.notes,
-  ];
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>stocklab bench ${esc(report.stamp)}</title>
-<style>${CSS}</style></head>
-<body>
-<h1>stocklab: the oversell comparison</h1>
+  const summary = [methodText(report, lang), w.html.machine(report.machine.platform, report.target.three, report.target.one ?? undefined, report.target.source)];
+  const ties = tieGroups(report.runs, lang);
+  const defs = [...definitions(lang), w.html.ceilingNote, w.html.truncatedNote(report.options.maxSeconds), ...(ties.length > 0 ? [w.ties(ties.join('; '))] : []), ...report.notes];
+  return `<h1>${esc(w.html.title)}</h1>
 ${summary.map((s) => `<p class="meta">${esc(s)}</p>`).join('\n')}
-<h2>Goodput</h2>
+<h2>${esc(w.html.goodput)}</h2>
 ${throughput}
-<h2>Oversold</h2>
+<h2>${esc(w.html.oversold)}</h2>
 ${oversold}
-<h2>Bench ceiling</h2>
-${table('ceiling', CEILING_COLUMNS, report.ceilings.map((c) => ({ cells: ceilingCells(c), classes: [] })))}
-<h2>All runs</h2>
-${table('runs', RUN_COLUMNS, report.runs.map((r) => ({ cells: runCells(r), classes: runClasses(r), shaded: shade(report, r) })))}
-<ul class="notes">${defs.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>
-</body></html>
-`;
+<h2>${esc(w.html.ceiling)}</h2>
+${table('ceiling', ceilingHeader(lang), report.ceilings.map((c) => ({ cells: ceilingCells(c, lang), classes: [] })))}
+<h2>${esc(w.html.allRuns)}</h2>
+${table('runs', runHeader(lang), report.runs.map((r) => ({ cells: runCells(r, lang), classes: runClasses(r), shaded: shade(report, r) })))}
+<ul class="notes">${defs.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>`;
 }

@@ -2,6 +2,7 @@
 // Debian packages it needs when run as root), runs the full bench on it, prints the table and the
 // report's path. The cluster is left running so it can be benched again or poked at by hand;
 // `--stop` takes it down at the end instead.
+import { BENCH_WORDS } from './words.js';
 import { clusterDown, clusterUp } from '../src/cluster/lifecycle.js';
 import { aptInstall } from '../src/cluster/packages.js';
 import { parseFlags, runCli } from '../src/cli/args.js';
@@ -49,9 +50,9 @@ runCli('lab', LAB_USAGE, async () => {
   const minutes = ((Date.now() - t0) / 60_000).toFixed(1);
   if (stop) {
     await clusterDown(say);
-    console.log(`\nlab done in ${minutes} min; the cluster is stopped. Open the report: ${files.html}`);
+    console.log(BENCH_WORDS[opts.lang].labDone(minutes, true, files.html));
   } else {
-    console.log(`\nlab done in ${minutes} min. Open the report: ${files.html}`);
+    console.log(BENCH_WORDS[opts.lang].labDone(minutes, false, files.html));
     say(`The cluster is STILL RUNNING (nginx ${info.nginx}, instances ${info.instances.join(' ')}), so you can`);
     say('re-run `npm run bench` or curl it. Stop it with: npm run cluster -- down');
   }

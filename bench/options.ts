@@ -1,5 +1,6 @@
 // `npm run bench` options: parsed and checked here, so the rest of the bench gets plain values.
-import { HELP_FLAG, parseFlags, UsageError } from '../src/cli/args.js';
+import { HELP_FLAG, LANG_FLAG, langOption, parseFlags, UsageError } from '../src/cli/args.js';
+import type { Lang } from '../src/lang.js';
 import { INITIAL_COUNT } from '../src/stock/product.js';
 
 export interface BenchOptions {
@@ -41,6 +42,8 @@ export interface BenchOptions {
   redis?: string;
   /** Where <stamp>.json/.md/.html go. */
   out: string;
+  /** The language of the markdown and the closing lines; the HTML report carries both. */
+  lang: Lang;
 }
 
 /** The course's headline rows keep its full-size race: the problem and the first answer to it. */
@@ -66,6 +69,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --instance URL       one instance of it for the one-instance runs (skipped without one)
   --mysql URL --redis URL   the stores, to read units left (default: env, then cluster.json)
   --out DIR            results folder (default bench/results)
+  --lang en|zh         the table's headings and closing lines in English or Chinese (default en)
   --help               this text
 Flags take their value as --flag value or --flag=value, in any order.`;
 
@@ -100,6 +104,7 @@ const str = { type: 'string' } as const;
 export const BENCH_FLAGS = {
   strategies: str, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
   requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
+  ...LANG_FLAG,
   ...HELP_FLAG,
 } as const;
 
@@ -145,5 +150,6 @@ export function benchOptionsOf(values: BenchValues): BenchOptions {
     mysql: url('mysql', values.mysql),
     redis: url('redis', values.redis),
     out: values.out ?? 'bench/results',
+    lang: langOption(values.lang),
   };
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { renderHtml } from './html.js';
 import type { BenchReport } from './report.js';
 import { renderMarkdown } from './table.js';
+import type { Lang } from '../src/lang.js';
 
 export interface WrittenFiles {
   json: string;
@@ -11,8 +12,9 @@ export interface WrittenFiles {
   html: string;
 }
 
-export function writeReport(report: BenchReport, dir: string): WrittenFiles {
-  return writeReportFiles(dir, report.stamp, { data: report, md: renderMarkdown(report), html: renderHtml(report) });
+/** The .md in `lang`; the .html carries both languages. */
+export function writeReport(report: BenchReport, dir: string, lang: Lang = 'en'): WrittenFiles {
+  return writeReportFiles(dir, report.stamp, { data: report, md: renderMarkdown(report, lang), html: renderHtml(report) });
 }
 
 /** Writes one report as <dir>/<stamp>.{json,md,html} (the bench's and the fault lab's). */

@@ -1,4 +1,5 @@
 // The bench's results as data, and the pure arithmetic on them (oversold, efficiency, verdicts, ties).
+import { BENCH_WORDS } from './words.js';
 import type { StoreKind } from '../src/stock/store.js';
 import type { CatalogEntry } from './catalog.js';
 import type { BenchOptions } from './options.js';
@@ -6,7 +7,7 @@ import { standings, type Spread } from './stats.js';
 
 export type Topology = 'one' | 'three';
 export const TOPOLOGIES: readonly Topology[] = ['one', 'three'];
-export const TOPOLOGY_LABEL: Record<Topology, string> = { one: '1 instance', three: '3 via nginx' };
+export const TOPOLOGY_LABEL: Record<Topology, string> = BENCH_WORDS.en.topology;
 
 /** One check of the count against the store: 200 answers minus units that really left it. */
 export interface SoldCheck {
@@ -78,7 +79,7 @@ export interface Ceiling {
 }
 
 /** The options that shaped the figures (not where they were sent or written). */
-export type BenchOptionsRecord = Omit<BenchOptions, 'strategies' | 'target' | 'instance' | 'mysql' | 'redis' | 'out'>;
+export type BenchOptionsRecord = Omit<BenchOptions, 'strategies' | 'target' | 'instance' | 'mysql' | 'redis' | 'out' | 'lang'>;
 
 export interface BenchReport {
   stamp: string;

@@ -26,6 +26,8 @@ export interface BarChart {
   refLines?: RefLine[];
   /** Bars whose value is "bad" (e.g. oversold > 0) get their number in red. */
   alarm?: (v: number) => boolean;
+  /** What a missing value says (default "not measured"), in the report's language. */
+  notMeasured?: string;
 }
 
 export const escapeXml = (s: string): string =>
@@ -87,7 +89,7 @@ export function renderBarChart(c: BarChart): string {
       const y = y0 + si * (BAR_H + BAR_GAP);
       const color = c.series[si]?.color ?? '#888';
       if (v === null) {
-        out.push(`<text x="${LABEL_W + 4}" y="${y + BAR_H - 2}" class="na">not measured</text>`);
+        out.push(`<text x="${LABEL_W + 4}" y="${y + BAR_H - 2}" class="na">${escapeXml(c.notMeasured ?? 'not measured')}</text>`);
         return;
       }
       const w = Math.max(x(v) - LABEL_W, v > 0 ? 1 : 0);

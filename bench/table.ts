@@ -1,7 +1,9 @@
-// The comparison as markdown: what stdout shows and what the .md file holds.
-import { CEILING_COLUMNS, ceilingCells, RUN_COLUMNS, runCells, tieGroups } from './format.js';
+// The comparison as markdown: what stdout shows and what the .md file holds (in --lang's language).
+import type { Lang } from '../src/lang.js';
+import { ceilingCells, ceilingHeader, runCells, runHeader, tieGroups } from './format.js';
 import { MIN_RACE_UNITS } from './options.js';
 import type { BenchReport } from './report.js';
+import { BENCH_WORDS, runMachine } from './words.js';
 
 const escape = (cell: string) => cell.replace(/\|/g, '\\|');
 
@@ -11,44 +13,46 @@ export function markdownTable(header: readonly string[], rows: string[][]): stri
 }
 
 /** One paragraph on how the figures were taken, shared by the markdown and the HTML report. */
-export function methodText(report: BenchReport): string {
+export function methodText(report: BenchReport, lang: Lang = 'en'): string {
   const o = report.options;
-  const lease = `${o.ttlMs !== undefined ? `, ttlMs ${o.ttlMs}` : ''}${o.waitMs !== undefined ? `, waitMs ${o.waitMs}` : ''}`;
-  const course = o.courseStrategies.length > 0 ? ` (${o.courseStrategies.join(' and ')}: the course's ${o.courseRequests} for ${o.courseInitial})` : '';
-  return (
-    `${o.rounds} rounds; in each, every strategy gets ${o.warmupSeconds} s of discarded warm-up and a ${o.windowSeconds} s measured window ` +
-    `at ${o.connections} connections, in a rotated order; workMs ${o.workMs}${lease}. Then one race each: ${raceText(o)}${course}. ` +
-    `${report.machine.nproc} CPUs (${report.machine.cpu}), Node ${report.machine.node}; ${report.date}; ${(report.seconds / 60).toFixed(1)} min.`
-  );
-}
-
-function raceText(o: BenchReport['options']): string {
+  const w = BENCH_WORDS[lang];
   const extra = o.requests - o.initial;
-  return o.raceSeconds === undefined
-    ? `${o.requests} requests for ${o.initial} units`
-    : `sized from the strategy's goodput to last about ${o.raceSeconds} s (${MIN_RACE_UNITS} to ${o.initial} units, ${extra} more requests than units)`;
+  return w.method({
+    rounds: o.rounds,
+    warmup: o.warmupSeconds,
+    window: o.windowSeconds,
+    connections: o.connections,
+    workMs: o.workMs,
+    lease: `${o.ttlMs !== undefined ? `, ttlMs ${o.ttlMs}` : ''}${o.waitMs !== undefined ? `, waitMs ${o.waitMs}` : ''}`,
+    race: o.raceSeconds === undefined ? w.raceFixed(o.requests, o.initial) : w.raceSized(o.raceSeconds, MIN_RACE_UNITS, o.initial, extra),
+    ...(o.courseStrategies.length > 0 && { course: { strategies: o.courseStrategies, requests: o.courseRequests, initial: o.courseInitial } }),
+    ...runMachine(report),
+  });
 }
 
-export const DEFINITIONS = [
-  'goodput/s = 200 answers per second in the measured windows: median of the rounds (min–max). 503/s are refusals, counted apart; the stock never runs out during a window.',
-  'race: 200 / 409 / 503 / left = answers of the race (more requests than its race units): sold, sold out, refused (503s that sold nothing), and the units left in the store; a 503 outcome_unknown (the write was sent, not confirmed) is counted apart. oversold = 200 answers − units that really left the store (read from MySQL or Redis directly): the worst of the race and of every window, never a median. With unanswered requests it is a lower bound (≥).',
-  'vs mutex = median goodput ÷ median goodput of mutex on one instance, the serialization limit of the same critical section.',
-  'rank = 1 + the strategies on the same topology that were faster in every round. (tie) = its range overlaps another\'s: the repeats cannot tell them apart.',
-];
+/** How to read the run table, one line each. */
+export const definitions = (lang: Lang): readonly string[] => BENCH_WORDS[lang].definitions;
 
-export function renderMarkdown(report: BenchReport): string {
-  const ties = tieGroups(report.runs);
+/** The run table, how to read it, and its ties. */
+export function runsTable(report: BenchReport, lang: Lang = 'en'): string {
+  const ties = tieGroups(report.runs, lang);
+  return [
+    markdownTable(runHeader(lang), report.runs.map((r) => runCells(r, lang))),
+    '',
+    ...definitions(lang).map((d) => `- ${d}`),
+    ...(ties.length > 0 ? ['', BENCH_WORDS[lang].ties(ties.join('; '))] : []),
+  ].join('\n');
+}
+
+export function renderMarkdown(report: BenchReport, lang: Lang = 'en'): string {
   const parts = [
-    `## stocklab bench ${report.stamp}`,
+    `## ${BENCH_WORDS[lang].heading(report.stamp)}`,
     '',
-    methodText(report),
+    methodText(report, lang),
     '',
-    markdownTable(CEILING_COLUMNS, report.ceilings.map(ceilingCells)),
+    markdownTable(ceilingHeader(lang), report.ceilings.map((c) => ceilingCells(c, lang))),
     '',
-    markdownTable(RUN_COLUMNS, report.runs.map(runCells)),
-    '',
-    ...DEFINITIONS.map((d) => `- ${d}`),
-    ...(ties.length > 0 ? ['', `Ties (overlapping ranges): ${ties.join('; ')}.`] : []),
+    runsTable(report, lang),
     ...report.notes.map((n) => `\n${n}`),
   ];
   return parts.join('\n') + '\n';

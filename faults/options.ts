@@ -1,5 +1,6 @@
 // `npm run faults` flags, parsed and checked here so the runner gets plain values.
-import { HELP_FLAG, parseFlags, UsageError } from '../src/cli/args.js';
+import { HELP_FLAG, LANG_FLAG, langOption, parseFlags, UsageError } from '../src/cli/args.js';
+import type { Lang } from '../src/lang.js';
 import { DEFAULT_SIZES, type FaultSizes } from './scenario.js';
 import { SCENARIOS } from './scenarios/index.js';
 
@@ -10,6 +11,8 @@ export interface FaultOptions {
   strategies?: string[];
   out: string;
   sizes: FaultSizes;
+  /** The language of the markdown and the closing lines; the HTML report carries both. */
+  lang: Lang;
   /** --chaos: the random nemesis under a steady load instead of the scenarios (faults/chaos/). */
   chaos?: { seconds: number; seed: number; topology: ChaosTopology };
 }
@@ -23,6 +26,7 @@ export const USAGE = `usage: npm run faults -- [options]
   --strategy NAME[,NAME]   only these strategies, within each scenario's list
   --sell N                 units sold while a holder is frozen (default ${DEFAULT_SIZES.sell})
   --out DIR                where <stamp>.{md,json,html} go (default faults/results)
+  --lang en|zh             the table's headings and closing lines in English or Chinese (default en)
   --chaos                  random faults under a steady load, judged at the end (<stamp>-chaos.{md,json,html})
   --seconds N              chaos: how long the load runs (default 600)
   --seed S                 chaos: the fault schedule's seed (default: drawn, and printed to rerun)
@@ -44,6 +48,7 @@ export const FAULT_FLAGS = {
   seed: { type: 'string' },
   strategies: { type: 'string', multiple: true },
   topology: { type: 'string' },
+  ...LANG_FLAG,
   ...HELP_FLAG,
 } as const;
 
@@ -73,6 +78,7 @@ export function parseFaultArgs(argv: string[]): FaultOptions {
     scenarios: SCENARIOS.map((s) => s.name).filter((n) => names === undefined || names.includes(n)),
     ...(strategies !== undefined && strategies.length > 0 && { strategies }),
     out: values.out,
+    lang: langOption(values.lang),
     sizes: { ...DEFAULT_SIZES, sell },
   };
 }

@@ -14,6 +14,8 @@ import { renderTable } from './report/markdown.js';
 import { allAsExpected, machineInfo, stampOf, type FaultReport, type ScenarioRun } from './report/report.js';
 import type { FaultRow } from './row.js';
 import { writeFaultReport } from './report/write.js';
+import { FAULT_WORDS } from './report/words.js';
+import { BENCH_WORDS } from '../bench/words.js';
 import { scenarioNamed } from './scenarios/index.js';
 import type { Scenario } from './scenario.js';
 
@@ -68,16 +70,13 @@ async function main(): Promise<number> {
     catalogMismatches: catalogMismatches(rows, declared ?? new Map()),
   };
   progress.summary('faults');
-  const files = writeFaultReport(report, opts.out);
-  console.log(renderTable(report));
-  console.log(`results: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
+  const files = writeFaultReport(report, opts.out, opts.lang);
+  console.log(renderTable(report, opts.lang));
+  console.log(BENCH_WORDS[opts.lang].files(files.json, files.md, files.html));
   const ok = allAsExpected(report);
   const notAsExpected = rows.filter((r) => !r.asExpected).length;
-  console.log(
-    ok
-      ? `\nfaults: every case as expected (${(report.seconds / 60).toFixed(1)} min)`
-      : `\nfaults: ${notAsExpected} case(s) NOT as expected, ${report.catalogMismatches.length} catalog mismatch(es) (see the report)`,
-  );
+  const w = FAULT_WORDS[opts.lang];
+  console.log(ok ? w.allAsExpected((report.seconds / 60).toFixed(1)) : w.someNot(notAsExpected, report.catalogMismatches.length));
   return ok ? 0 : 1;
 }
 

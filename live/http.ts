@@ -12,6 +12,7 @@ import { runRace } from './race.js';
 import type { LabServers, Proc } from './servers.js';
 import { faultSchema, InputError, parseRace, parseWith, type FaultRequest } from './settings.js';
 import type { LabState, LiveEvent, RunLog, StrategyInfo } from './shared/types.js';
+import { LANGS, type Bilingual, type Lang } from '../src/lang.js';
 import { monotonicMs } from '../src/http/server-timing.js';
 
 export const TOKEN_HEADER = 'x-live-token';
@@ -163,19 +164,30 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
   };
 }
 
+/** The catalog's strategies, their human text in every language: GET /strategies once per language. */
 async function fetchStrategies(instance: string): Promise<StrategyInfo[]> {
-  const res = await fetch(`${instance}/strategies`);
-  if (!res.ok) throw new Error(`GET /strategies: ${res.status}`);
-  const body = (await res.json()) as { strategies: StrategyInfo[] };
-  return body.strategies.map(({ name, family, course, description, expected, stores, fencing }) => ({
+  const [first, ...others] = await Promise.all(LANGS.map(async (lang) => ({ lang, strategies: await strategiesIn(instance, lang) })));
+  if (!first) return [];
+  const text = (name: string, field: 'course' | 'description') =>
+    Object.fromEntries([first, ...others].map(({ lang, strategies }) => [lang, strategies.find((s) => s.name === name)?.[field] ?? ''])) as Bilingual;
+  return first.strategies.map(({ name, family, expected, stores, fencing }) => ({
     name,
     family,
-    course,
-    description,
+    course: text(name, 'course'),
+    description: text(name, 'description'),
     expected: { oneInstance: expected.oneInstance, threeInstances: expected.threeInstances, ...(expected.workOverTtl && { workOverTtl: expected.workOverTtl }), ...(expected.note && { note: expected.note }) },
     stores,
     ...(fencing && { fencing }),
   }));
+}
+
+/** GET /strategies as the service answers it in one language. */
+type StrategyAnswer = Omit<StrategyInfo, 'course' | 'description'> & { course: string; description: string };
+
+async function strategiesIn(instance: string, lang: Lang): Promise<StrategyAnswer[]> {
+  const res = await fetch(`${instance}/strategies?lang=${lang}`);
+  if (!res.ok) throw new Error(`GET /strategies?lang=${lang}: ${res.status}`);
+  return ((await res.json()) as { strategies: StrategyAnswer[] }).strategies;
 }
 
 /** DNS rebinding: a page on another name that resolves to 127.0.0.1 sends its own Host. */

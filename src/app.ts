@@ -9,12 +9,12 @@ import type { InFlight } from './http/in-flight.js';
 import { ServiceMetrics } from './http/metrics.js';
 import { observedBy } from './locks/observer.js';
 import { postRoute, readRoute, changingGetRoute } from './http/methods.js';
-import { parseCheckParams, parseClockOffset, parseRequestId, parseResetBody } from './http/params.js';
+import { parseCheckParams, parseClockOffset, parseLang, parseRequestId, parseResetBody } from './http/params.js';
 import { HoldRecord, serverTiming } from './http/server-timing.js';
 import { lockClock } from './locks/lock-clock.js';
 import { PRODUCT_CODE, STOCK_CODE } from './stock/product.js';
 import type { Catalog } from './strategies/catalog.js';
-import type { DeductResult, SharedDeps } from './strategies/strategy.js';
+import { courseLabel, type DeductResult, type SharedDeps } from './strategies/strategy.js';
 
 /** GET /health's wait for MySQL, a free pooled connection included. */
 const HEALTH_WAIT_MS = 500;
@@ -102,15 +102,19 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     });
   }
 
-  readRoute(app, '/strategies', (_req, res) => {
+  // Human text (description, the course label) in the language asked for; names and fields stay as in code.
+  readRoute(app, '/strategies', (req, res) => {
+    const lang = parseLang(req.query, req.headers['accept-language']);
+    res.setHeader('Vary', 'Accept-Language');
+    res.setHeader('Content-Language', lang === 'zh' ? 'zh-CN' : 'en');
     res.json({
       ok: true,
       default: config.defaultStrategy,
       strategies: catalog.list().map(({ name, family, course, description, expected, stores, sql, sqlFenced, guard, pausePoints }) => ({
         name,
         family,
-        course,
-        description,
+        course: courseLabel(course)[lang],
+        description: description[lang],
         expected,
         stores,
         ...(guard?.fencing && { fencing: guard.fencing }),

@@ -36,9 +36,3 @@ export function rowCells(r: FaultRow): string[] {
   ];
 }
 
-export const DEFINITIONS = [
-  'sold = 200 answers + outcome-unknown requests (502/504 from nginx, 503 outcome_unknown from the service, or no answer) whose request id GET /sales shows committed.',
-  'deducted = units that really left the store, read from MySQL or Redis directly. oversold = sold − deducted (negative: units taken that no customer was told about).',
-  'double deductions = request ids whose deduction committed more than once (GET /sales). Every request carries its own X-Request-Id.',
-  '503s = refusals by error (nothing sold), then any undocumented answer (a bug). recover ms = what the scenario times (see its description); never = not within its bound.',
-];

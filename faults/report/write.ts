@@ -3,7 +3,9 @@ import { writeReportFiles, type WrittenFiles } from '../../bench/output.js';
 import { renderHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 import type { FaultReport } from './report.js';
+import type { Lang } from '../../src/lang.js';
 
-export function writeFaultReport(report: FaultReport, dir: string): WrittenFiles {
-  return writeReportFiles(dir, report.stamp, { data: report, md: renderMarkdown(report), html: renderHtml(report) });
+/** The .md in `lang`; the .html carries both languages. */
+export function writeFaultReport(report: FaultReport, dir: string, lang: Lang = 'en'): WrittenFiles {
+  return writeReportFiles(dir, report.stamp, { data: report, md: renderMarkdown(report, lang), html: renderHtml(report) });
 }

@@ -121,20 +121,22 @@ function strategyCard(): HTMLElement {
   const s = strategies.find((x) => x.name === settings.strategy);
   if (!s) return el('div');
   const dd = (k: Key, v: string, cls = '') => [el('dt', {}, t[k]), el('dd', { class: cls }, v)];
-  return el(
+  const card = el(
     'dl',
-    { class: 'card', id: 'strategy-card' },
+    { class: 'card' },
     ...dd('family', s.family),
-    ...dd('course', s.course),
+    ...dd('course', s.course[lang]),
     ...dd('expectedOne', expectedWord(s.expected.oneInstance), s.expected.oneInstance),
     ...dd('expectedThree', expectedWord(s.expected.threeInstances), s.expected.threeInstances),
     ...(s.expected.workOverTtl ? dd('expectedOver', expectedWord(s.expected.workOverTtl), s.expected.workOverTtl) : []),
     ...dd('fencingSource', s.fencing ?? t.noFencing),
   );
+  // The description comes from the catalog (GET /strategies), in the page's language.
+  return el('div', { id: 'strategy-card' }, el('p', { class: 'description', id: 'strategy-description' }, s.description[lang]), card);
 }
 
 function controls(): HTMLElement {
-  const select = el('select', { id: 'strategy' }, ...strategies.map((s) => el('option', { value: s.name, selected: s.name === settings.strategy }, `${s.name} (${s.course})`)));
+  const select = el('select', { id: 'strategy' }, ...strategies.map((s) => el('option', { value: s.name, selected: s.name === settings.strategy }, `${s.name} (${s.course[lang]})`)));
   select.addEventListener('change', () => {
     settings = { ...settings, strategy: select.value };
     build();

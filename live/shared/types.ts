@@ -1,5 +1,6 @@
 // What the live lab's server and its page say to each other: race settings, frames, holds, faults,
 // and a run's event log. Plain data (JSON), shared by both sides.
+import type { Bilingual } from '../../src/lang.js';
 
 export type Via = 'one' | 'three';
 /** Where the race's first request stops its instance: every lock strategy's two, and those inside some locks' own steps. */
@@ -98,8 +99,9 @@ export interface RunLog {
 export interface StrategyInfo {
   name: string;
   family: string;
-  course: string;
-  description: string;
+  /** the course section's label and the description, in each language (GET /strategies asked once per language) */
+  course: Bilingual;
+  description: Bilingual;
   expected: { oneInstance: string; threeInstances: string; workOverTtl?: string; note?: string };
   stores: string[];
   fencing?: string;

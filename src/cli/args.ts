@@ -1,6 +1,7 @@
 // How every command line of the project (cluster, lab, bench, faults, compose) is read: node:util
 // parseArgs, strict, so `--flag value` and `--flag=value` work in any order and a flag nobody
 // defined is named in the error; `--help` / `-h` prints the usage and exits 0.
+import { isLang, LANGS, type Lang } from '../lang.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 type FlagDefinitions = NonNullable<ParseArgsConfig['options']>;
@@ -13,6 +14,15 @@ export class HelpRequested extends Error {}
 
 /** The flag every command takes. */
 export const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
+
+/** --lang en|zh: the language of a command's markdown and closing lines (its HTML report carries both). */
+export const LANG_FLAG = { lang: { type: 'string' } } as const;
+
+export function langOption(raw: string | undefined): Lang {
+  if (raw === undefined) return 'en';
+  if (!isLang(raw)) throw new UsageError(`--lang must be one of ${LANGS.join(', ')}, got "${raw}"`);
+  return raw;
+}
 
 const NODE_CODES = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
 

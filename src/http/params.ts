@@ -6,6 +6,7 @@ import { STEP_PAUSE_POINTS, type Strategy } from '../strategies/strategy.js';
 import type { Catalog } from '../strategies/catalog.js';
 import type { StoreKind } from '../stock/store.js';
 import type { DeductRequest } from '../strategies/strategy.js';
+import { acceptedLanguages, firstKnownLang, isLang, LANGS, type Lang } from '../lang.js';
 
 export class BadRequestError extends Error {
   constructor(
@@ -154,4 +155,12 @@ export function parseRequestId(header: string | string[] | undefined): string | 
     throw new BadRequestError('X-Request-Id', 'X-Request-Id must be 1 to 64 characters of A-Z, a-z, 0-9, ".", "_" or "-", given once');
   }
   return header;
+}
+
+/** The language of an answer's human text: ?lang= when given (en or zh, nothing else), then Accept-Language, then English. */
+export function parseLang(query: Query, acceptLanguage: string | undefined): Lang {
+  const raw = oneString(query, 'lang');
+  if (raw === undefined) return firstKnownLang(acceptedLanguages(acceptLanguage));
+  if (!isLang(raw)) throw new BadRequestError('lang', `lang must be one of ${LANGS.join(', ')}`, LANGS);
+  return raw;
 }

@@ -10,7 +10,10 @@ export const baselineFamily: FamilyFactory = async (deps) => ({
       name: 'none',
       family: 'baseline',
       course: '§1.4–1.6',
-      description: 'Read the count, then write count − 1, with no lock at all.',
+      description: {
+        en: 'Read the count, then write count − 1, with no lock at all.',
+        zh: '先读库存，再写回库存 − 1，完全不加锁。',
+      },
       expected: { oneInstance: 'oversells', threeInstances: 'oversells', note: 'concurrent readers write the same value: lost updates' },
       stores: ['mysql', 'redis'],
       sql: deps.stock.mysql.sql.readThenWrite,
@@ -20,7 +23,10 @@ export const baselineFamily: FamilyFactory = async (deps) => ({
       name: 'mutex',
       family: 'baseline',
       course: '§1.4–1.6',
-      description: 'The same read-then-write under an in-process async mutex (Java synchronized).',
+      description: {
+        en: 'The same read-then-write under an in-process async mutex (Java synchronized).',
+        zh: '同样的先读后写，包在进程内的异步互斥锁里（相当于 Java 的 synchronized，JVM 本地锁）。',
+      },
       expected: { oneInstance: 'exact', threeInstances: 'oversells', note: 'each instance has its own mutex' },
       lock: new InProcessMutexLock(),
     },

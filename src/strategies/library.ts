@@ -26,7 +26,10 @@ export const libraryFamily: FamilyFactory = async (deps) => {
         name: 'lib-redis-semaphore',
         family: 'library',
         course: 'beyond the course',
-        description: "redis-semaphore's Mutex on the main Redis: SET NX PX, polled every retryMs, refreshed at 0.8 × ttl.",
+        description: {
+          en: "redis-semaphore's Mutex on the main Redis: SET NX PX, polled every retryMs, refreshed at 0.8 × ttl.",
+          zh: 'redis-semaphore 库的 Mutex，作用在主 Redis 上：SET NX PX，每隔 retryMs 轮询一次，到 0.8 × ttl 时续期。',
+        },
         expected: expected('the most used Node lock library; no fencing token'),
         lock: new LibMutexLock(deps.redis),
       },
@@ -34,7 +37,10 @@ export const libraryFamily: FamilyFactory = async (deps) => {
         name: 'lib-redlock-mutex',
         family: 'library',
         course: 'beyond the course',
-        description: `redis-semaphore's RedlockMutex over the ${masters.length} RedLock masters, polled every retryMs.`,
+        description: {
+          en: `redis-semaphore's RedlockMutex over the ${masters.length} RedLock masters, polled every retryMs.`,
+          zh: `redis-semaphore 库的 RedlockMutex，作用在 ${masters.length} 个红锁主节点上，每隔 retryMs 轮询一次。`,
+        },
         expected: expected('RedLock as redis-semaphore implements it'),
         lock: new LibRedlockMutexLock(masters),
       },
@@ -42,7 +48,10 @@ export const libraryFamily: FamilyFactory = async (deps) => {
         name: 'lib-redlock',
         family: 'library',
         course: 'beyond the course',
-        description: "The redlock package's own using(): its retry loop (retryMs plus jitter) and its automatic extension.",
+        description: {
+          en: "The redlock package's own using(): its retry loop (retryMs plus jitter) and its automatic extension.",
+          zh: 'redlock 库自带的 using()：用它自己的重试循环（retryMs 加随机抖动）和自动续期。',
+        },
         expected: expected(
           "compare with redlock, the same package under stocklab's retry loop: its own retries keep a failed attempt's partial votes, and under heavy contention almost every request times out; needs ttlMs ≥ 200",
         ),

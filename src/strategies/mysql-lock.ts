@@ -13,7 +13,10 @@ export const mysqlLockFamily: FamilyFactory = async (deps) => {
         name: 'mysql-lock-table-basic',
         family: 'mysql-lock',
         course: '§4',
-        description: 'The course’s lock table as §4.2 writes it: INSERT a row with a unique lock_name to lock, DELETE it by id to unlock, retry every retryMs. No expiry, not reentrant.',
+        description: {
+          en: 'The course’s lock table as §4.2 writes it: INSERT a row with a unique lock_name to lock, DELETE it by id to unlock, retry every retryMs. No expiry, not reentrant.',
+          zh: '照课程 §4.2 写的锁表：INSERT 一行唯一的 lock_name 来加锁，按 id DELETE 来解锁，每隔 retryMs 重试。没有过期时间，不可重入。',
+        },
         expected: {
           oneInstance: 'exact',
           threeInstances: 'exact',
@@ -28,7 +31,10 @@ export const mysqlLockFamily: FamilyFactory = async (deps) => {
         name: 'mysql-lock-table',
         family: 'mysql-lock',
         course: '§4',
-        description: 'INSERT a row with a unique lock_name to lock, DELETE it (owner-checked) to unlock; retry every retryMs; expired rows (ttlMs) are reclaimed.',
+        description: {
+          en: 'INSERT a row with a unique lock_name to lock, DELETE it (owner-checked) to unlock; retry every retryMs; expired rows (ttlMs) are reclaimed.',
+          zh: 'INSERT 一行唯一的 lock_name 来加锁，DELETE（先核对持有者）来解锁；每隔 retryMs 重试；过期（ttlMs）的行会被回收。',
+        },
         expected: {
           oneInstance: 'exact',
           threeInstances: 'exact',

@@ -45,7 +45,10 @@ export const redisFamily: FamilyFactory = async (deps) => {
         name: 'redis-watch',
         family,
         course: '§1.8',
-        description: 'WATCH the Redis stock key, read, then MULTI/SET/EXEC; an aborted EXEC retries with jittered backoff.',
+        description: {
+          en: 'WATCH the Redis stock key, read, then MULTI/SET/EXEC; an aborted EXEC retries with jittered backoff.',
+          zh: 'WATCH Redis 的库存 key，读取后 MULTI/SET/EXEC；EXEC 被打断就随机退避后重试（Redis 的乐观锁）。',
+        },
         expected: { oneInstance: 'exact', threeInstances: 'exact', note: 'optimistic: every conflict costs a retry, so it slows down as contention grows' },
         stores: ['redis'],
         deduct: async (req) => {
@@ -60,7 +63,10 @@ export const redisFamily: FamilyFactory = async (deps) => {
         name: 'redis-setnx',
         family,
         course: '§2.1',
-        description: 'SETNX the lock key, read-then-write, DEL; losers sleep retryMs and retry. No expiry.',
+        description: {
+          en: 'SETNX the lock key, read-then-write, DEL; losers sleep retryMs and retry. No expiry.',
+          zh: 'SETNX 加锁，先读后写，DEL 解锁；没抢到锁的请求睡眠 retryMs 后重试。锁没有过期时间。',
+        },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note: 'a holder that crashes before its DEL blocks everyone for good (503 lock_timeout)' },
         lock: new SetnxLock(redis),
         faultLab: true,
@@ -69,7 +75,10 @@ export const redisFamily: FamilyFactory = async (deps) => {
         name: 'redis-setnx-expire',
         family,
         course: '§2.2',
-        description: 'SETNX the lock key, then PEXPIRE ttlMs as a second command; released by a blind DEL. The course’s first expiry, kept non-atomic.',
+        description: {
+          en: 'SETNX the lock key, then PEXPIRE ttlMs as a second command; released by a blind DEL. The course’s first expiry, kept non-atomic.',
+          zh: '先 SETNX 加锁，再用第二条命令 PEXPIRE ttlMs 设置过期时间；解锁时直接 DEL。这是课程里第一次防死锁，两条命令之间没有原子性。',
+        },
         expected: {
           oneInstance: 'exact',
           threeInstances: 'exact',
@@ -83,7 +92,10 @@ export const redisFamily: FamilyFactory = async (deps) => {
         name: 'redis-setnx-ex',
         family,
         course: '§2.2',
-        description: 'SET NX PX ttlMs, so a crashed holder’s lock expires; released by a blind DEL.',
+        description: {
+          en: 'SET NX PX ttlMs, so a crashed holder’s lock expires; released by a blind DEL.',
+          zh: 'SET NX PX ttlMs，加锁和过期时间一步完成，持锁者宕机后锁会自动过期；解锁时直接 DEL，不判断是不是自己的锁。',
+        },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: 'exact while work < ttl; when work > ttl a late DEL deletes the next holder’s lock and it oversells' },
         lock: new SetnxExpiryLock(redis),
         faultLab: true,
@@ -92,7 +104,10 @@ export const redisFamily: FamilyFactory = async (deps) => {
         name: 'redis-setnx-getset',
         family,
         course: '§2.2',
-        description: 'The value is the lock’s own expiry time on the acquirer’s clock: SETNX it; past that time, GETSET a new one and take the lock over if the old value came back. Released by a blind DEL (companions 002, 003 §2).',
+        description: {
+          en: 'The value is the lock’s own expiry time on the acquirer’s clock: SETNX it; past that time, GETSET a new one and take the lock over if the old value came back. Released by a blind DEL (companions 002, 003 §2).',
+          zh: '锁的值是按加锁者的时钟算出的过期时刻：先 SETNX；过了这个时刻，就用 GETSET 写入新的过期时刻，取回的还是旧值才算抢到锁。解锁时直接 DEL（配套讲义 002、003 §2）。',
+        },
         expected: {
           oneInstance: 'exact',
           threeInstances: 'exact',
@@ -106,7 +121,10 @@ export const redisFamily: FamilyFactory = async (deps) => {
         name: 'redis-owned-get-del',
         family,
         course: '§2.3',
-        description: 'SET NX PX with the request’s unique token; the release GETs the value, compares it in application code, then DELs: two commands.',
+        description: {
+          en: 'SET NX PX with the request’s unique token; the release GETs the value, compares it in application code, then DELs: two commands.',
+          zh: 'SET NX PX 时写入本次请求的唯一标识（防误删）；解锁时先 GET、在应用代码里比较，再 DEL：两条命令，判断和删除之间没有原子性。',
+        },
         expected: {
           oneInstance: 'exact',
           threeInstances: 'exact',
@@ -120,7 +138,10 @@ export const redisFamily: FamilyFactory = async (deps) => {
         name: 'redis-owned',
         family,
         course: '§2.3–2.5',
-        description: 'SET NX PX with the request’s unique token; Lua deletes the lock only if it still holds that token.',
+        description: {
+          en: 'SET NX PX with the request’s unique token; Lua deletes the lock only if it still holds that token.',
+          zh: 'SET NX PX 时写入本次请求的唯一标识；由 Lua 脚本判断锁还是自己的才删除，判断和删除具有原子性。',
+        },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: 'never deletes another’s lock, but still oversells when work > ttl (the lease runs out mid-work)' },
         lock: new OwnedLock(redis),
         faultLab: true,
@@ -129,7 +150,10 @@ export const redisFamily: FamilyFactory = async (deps) => {
         name: 'redis-reentrant',
         family,
         course: '§2.6',
-        description: 'A Lua hash lock (owner → hold count); each request takes it twice, as nested code would.',
+        description: {
+          en: 'A Lua hash lock (owner → hold count); each request takes it twice, as nested code would.',
+          zh: '用 Lua 脚本操作的 hash 锁（持有者 → 重入次数）；每个请求加锁两次，就像嵌套调用那样：可重入锁。',
+        },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: 'reentrant within one request; the lease can still run out when work > ttl' },
         lock: new ReentrantLock(redis),
         scope: withLockReentered,
@@ -139,7 +163,10 @@ export const redisFamily: FamilyFactory = async (deps) => {
         name: 'redis-watchdog',
         family,
         course: '§2.7',
-        description: 'The reentrant hash lock plus a watchdog renewing the lease every ttl/3 while it is held.',
+        description: {
+          en: 'The reentrant hash lock plus a watchdog renewing the lease every ttl/3 while it is held.',
+          zh: '可重入的 hash 锁，再加一只看门狗：持锁期间每过 ttl/3 自动续期一次。',
+        },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note: 'exact also when work > ttl; a crashed holder’s lock still expires after ttl' },
         lock: new WatchdogLock(redis),
         faultLab: true,
@@ -148,7 +175,10 @@ export const redisFamily: FamilyFactory = async (deps) => {
         name: 'redis-pubsub',
         family,
         course: '§2.10',
-        description: `The reentrant hash lock; waiters sleep until a release is published or the holder’s lease ends. A holder passes the lock straight to a sleeping waiter of its own instance, in one script (at most ${MAX_HANDOFF_STREAK} times in a row).`,
+        description: {
+          en: `The reentrant hash lock; waiters sleep until a release is published or the holder’s lease ends. A holder passes the lock straight to a sleeping waiter of its own instance, in one script (at most ${MAX_HANDOFF_STREAK} times in a row).`,
+          zh: `可重入的 hash 锁；等待者睡眠，直到收到锁释放的发布消息，或持锁者的租期结束。持锁者在同一个脚本里把锁直接交给本实例中正在睡眠的等待者（最多连续 ${MAX_HANDOFF_STREAK} 次）。`,
+        },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: 'Redisson-style waiting: no polling interval' },
         lock: new PubsubLock(redis, notifier),
         faultLab: true,

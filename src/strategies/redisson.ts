@@ -25,7 +25,10 @@ export const redissonFamily: FamilyFactory = async (deps) => {
         name: 'redis-fair',
         family: 'redis',
         course: '§2.10.2',
-        description: 'Redisson’s fair lock: waiters line up in Redis by ticket and the lock goes to the first in line, woken alone by name; the watchdog renews the lease.',
+        description: {
+          en: 'Redisson’s fair lock: waiters line up in Redis by ticket and the lock goes to the first in line, woken alone by name; the watchdog renews the lease.',
+          zh: 'Redisson 的公平锁：等待者在 Redis 里按号排队，锁交给排在最前面的那一个，只按名字唤醒它；看门狗自动续期。',
+        },
         expected: {
           oneInstance: 'exact',
           threeInstances: 'exact',
@@ -39,7 +42,10 @@ export const redissonFamily: FamilyFactory = async (deps) => {
         name: 'redis-multi',
         family: 'redis',
         course: '§2.10.3',
-        description: `Redisson’s multi-lock: the watchdog lock on the main Redis plus one on each of the ${masters.length} RedLock masters, all or nothing, in one order; any part refused gives every part back.`,
+        description: {
+          en: `Redisson’s multi-lock: the watchdog lock on the main Redis plus one on each of the ${masters.length} RedLock masters, all or nothing, in one order; any part refused gives every part back.`,
+          zh: `Redisson 的联锁：主 Redis 上的一把看门狗锁，加上 ${masters.length} 个红锁主节点上各一把，按同一顺序加锁，要么全部拿到，要么一把不留；任何一把被拒绝，就全部释放。`,
+        },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note: 'every part must be had: one server down and it answers 503 (RedLock needs only a majority)' },
         lock: multi,
       },

@@ -36,7 +36,10 @@ export const redlockFamily: FamilyFactory = async (deps) => {
         name: 'redlock',
         family: 'redlock',
         course: '§2.9',
-        description: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease. A holder passes the lock straight to its instance's waiting contender, value for value on every master (at most ${MAX_HANDOFF_STREAK} times in a row).`,
+        description: {
+          en: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease. A holder passes the lock straight to its instance's waiting contender, value for value on every master (at most ${MAX_HANDOFF_STREAK} times in a row).`,
+          zh: `在 ${clients.length} 个相互独立的 Redis 主节点上 SET NX PX；租期内有 ${quorum} 个节点同意即加锁成功（红锁）。持锁者把锁直接交给本实例中等待的竞争者，在每个主节点上逐一改写锁的值（最多连续 ${MAX_HANDOFF_STREAK} 次）。`,
+        },
         expected: {
           oneInstance: 'exact',
           threeInstances: 'exact',

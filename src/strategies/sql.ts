@@ -36,7 +36,10 @@ export const sqlFamily: FamilyFactory = async (deps) => {
         name: 'sql-update',
         family: 'sql',
         course: '§1.7',
-        description: 'One conditional UPDATE … SET count = count − 1 WHERE count >= 1; the row lock serializes it.',
+        description: {
+          en: 'One conditional UPDATE … SET count = count − 1 WHERE count >= 1; the row lock serializes it.',
+          zh: '一条带条件的 UPDATE … SET count = count − 1 WHERE count >= 1；靠行锁串行执行。',
+        },
         expected: { oneInstance: 'exact', threeInstances: 'exact' },
         stores: ['mysql'],
         sql: stock.sql.decrement,
@@ -50,7 +53,10 @@ export const sqlFamily: FamilyFactory = async (deps) => {
         name: 'sql-for-update',
         family: 'sql',
         course: '§1.7',
-        description: 'SELECT … FOR UPDATE then UPDATE in one transaction: a pessimistic row lock.',
+        description: {
+          en: 'SELECT … FOR UPDATE then UPDATE in one transaction: a pessimistic row lock.',
+          zh: '在一个事务里先 SELECT … FOR UPDATE 再 UPDATE：悲观锁，锁住这一行。',
+        },
         expected: { oneInstance: 'exact', threeInstances: 'exact' },
         stores: ['mysql'],
         sql: stock.sql.forUpdate,
@@ -61,7 +67,10 @@ export const sqlFamily: FamilyFactory = async (deps) => {
         name: 'sql-share-mode',
         family: 'sql',
         course: '§1.7',
-        description: 'SELECT … LOCK IN SHARE MODE then UPDATE in one transaction: a shared row lock the write must upgrade (course §1.7.2).',
+        description: {
+          en: 'SELECT … LOCK IN SHARE MODE then UPDATE in one transaction: a shared row lock the write must upgrade (course §1.7.2).',
+          zh: '在一个事务里先 SELECT … LOCK IN SHARE MODE 再 UPDATE：先加共享锁，写入时必须升级为排它锁（课程 §1.7.2）。',
+        },
         expected: {
           oneInstance: 'exact',
           threeInstances: 'exact',
@@ -76,7 +85,10 @@ export const sqlFamily: FamilyFactory = async (deps) => {
         name: 'sql-optimistic',
         family: 'sql',
         course: '§1.7',
-        description: 'Read count and version, write only if the version is unchanged; retry with jittered backoff.',
+        description: {
+          en: 'Read count and version, write only if the version is unchanged; retry with jittered backoff.',
+          zh: '读出库存和版本号，只有版本号没变才写入，否则随机退避后重试：乐观锁。',
+        },
         expected: { oneInstance: 'exact', threeInstances: 'exact', note: 'slows down sharply as concurrency grows' },
         stores: ['mysql'],
         // TypeORM's own optimistic check, setLock('optimistic', version), compares versions on a

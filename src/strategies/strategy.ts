@@ -9,6 +9,7 @@ import type { Held, Scope } from '../locks/scope.js';
 import type { MysqlStock } from '../stock/mysql-stock.js';
 import type { RedisStock } from '../stock/redis-stock.js';
 import type { StoreKind } from '../stock/store.js';
+import type { Bilingual } from '../lang.js';
 
 export type Outcome = 'exact' | 'oversells';
 export type FamilyName = 'baseline' | 'sql' | 'redis' | 'redlock' | 'zookeeper' | 'mysql-lock' | 'library';
@@ -78,6 +79,11 @@ export interface DeductResult {
 /** Where the course teaches a strategy (docs/course.md's § keys), or that it goes beyond the course. */
 export type CourseSection = `§${string}` | 'beyond the course';
 
+/** A section's label in each language: the § keys read alike, "beyond the course" is words. */
+export function courseLabel(course: CourseSection): Bilingual {
+  return course === 'beyond the course' ? { en: course, zh: '课程之外' } : { en: course, zh: course };
+}
+
 /**
  * What the course shows, and what the tests assert. `workOverTtl`, for locks with a lease: the
  * outcome (on one instance or three) once the work inside the lock outlasts the lease (workMs > ttlMs).
@@ -94,7 +100,8 @@ export interface Strategy {
   name: string;
   family: FamilyName;
   course: CourseSection;
-  description: string;
+  /** What it does, in each language (GET /strategies answers in one; the live page shows the page's). */
+  description: Bilingual;
   expected: Expected;
   /** Stores it can deduct from; the first is the default. */
   stores: readonly [StoreKind, ...StoreKind[]];
@@ -121,7 +128,8 @@ interface Declared {
   name: string;
   family: FamilyName;
   course: CourseSection;
-  description: string;
+  /** What it does, written for a reader of each language, in the course's own terms. */
+  description: Bilingual;
   /** The fault outcomes are never declared: a lock strategy's follow from its lock (see declare.ts). */
   expected: Omit<Expected, 'faults'>;
 }

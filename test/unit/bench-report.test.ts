@@ -216,15 +216,33 @@ describe('bench report', () => {
     expect(md).toContain('3 via nginx: none ~ mutex');
   });
 
-  it('is a self-contained HTML page: inline SVG charts, no script, nothing fetched', () => {
+  it('prints the same table with Chinese headings under --lang zh, the figures and names unchanged', () => {
+    const zh = renderMarkdown(r, 'zh');
+    expect(zh).toContain('| 类别 | 方案 | 存储 | 实例 |');
+    expect(zh).toContain('| 单实例 | 6000 (5800–6100) | 6400 (6300–6600) | 0.94 |');
+    expect(zh).toContain('OVERSOLD 4870');
+    expect(zh).toContain('共 3 轮');
+    // one row per run, as in English
+    const rows = (md: string) => md.split('\n').filter((l) => /^\| (baseline|sql) /.test(l)).length;
+    expect(rows(zh)).toBe(rows(renderMarkdown(r)));
+  });
+
+  it('is a self-contained HTML page in both languages: inline SVG charts, one inline script, nothing fetched', () => {
     const html = renderHtml(r);
-    expect(html.match(/<svg /g)).toHaveLength(2);
-    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(|\b(src|href)=/i);
+    // two charts in each language's block
+    expect(html.match(/<svg /g)).toHaveLength(4);
+    expect(html.match(/<div class="l10n" data-lang="(en|zh)"/g)).toEqual(['<div class="l10n" data-lang="en"', '<div class="l10n" data-lang="zh"']);
+    // the language switch: one inline script, which loads nothing
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).not.toMatch(/<script[^>]*\bsrc=|fetch\(|XMLHttpRequest|import\(|<link|<img|<iframe|@import|url\(|\b(src|href)=/i);
     // the only absolute URLs are the (loopback) targets quoted as text
     const urls = html.match(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"<)]+/gi) ?? [];
     expect(urls.filter((u) => !/^https?:\/\/(127\.0\.0\.1|localhost)[:/]/.test(u))).toEqual([]);
     expect(html).toContain('OVERSOLD 4870');
     expect(html).toContain('GET /noop, 1 instance: 6000');
     expect(html).toContain('median of 3 rounds');
+    expect(html).toContain('GET /noop, 单实例: 6000');
+    expect(html).toContain('3 轮的中位数');
+    expect(html).toContain('<th>超卖</th>');
   });
 });

@@ -1,5 +1,5 @@
 // The docs stay true to the code: every npm script, flag, endpoint, environment variable, strategy
-// name and repository path that README.md and docs/*.md name exists. Pure: reads files and the
+// name and repository path that README.md, README.zh-CN.md and docs/*.md name exists. Pure: reads files and the
 // code's own definitions (flags, variables), starts no server.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,7 +18,7 @@ import { ENV_VARIABLES } from '../../src/config.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
-const DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = ['README.md', 'README.zh-CN.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 const texts = new Map(DOCS.map((d) => [d, read(d)]));
 
 /** Every match of `re`'s first group in every doc, with where it was found. */

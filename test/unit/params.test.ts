@@ -15,7 +15,7 @@ function strategy(name: string, stores: Strategy['stores']): Strategy {
     name,
     family: 'baseline',
     course: '§1.4–1.6',
-    description: name,
+    description: { en: name, zh: name },
     expected: { oneInstance: 'exact', threeInstances: 'exact' },
     stores,
     deduct: async () => ({ outcome: 'deducted' }),

@@ -1,0 +1,71 @@
+// The bench's and the fault lab's HTML reports in a real browser (chromium), opened from disk with
+// no server: each shows Chinese to a zh browser and English to an en one, ?lang= overrides, and the
+// switch changes the language in place. The reports are rendered from the runs the docs quote.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderHtml as benchHtml } from '../../bench/html.js';
+import type { BenchReport } from '../../bench/report.js';
+import { renderHtml as faultHtml } from '../../faults/report/html.js';
+import type { FaultReport } from '../../faults/report/report.js';
+import { openPage } from '../support/browser.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const readRun = <T>(file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 'docs/runs', file), 'utf8')) as T;
+/** Set REPORT_SCREENSHOTS=some/dir to keep a screenshot of each report in Chinese. */
+const SHOTS = process.env.REPORT_SCREENSHOTS;
+
+let dir: string;
+const reports: Record<'bench' | 'faults', { file: string; en: string; zh: string }> = {
+  bench: { file: '', en: 'stocklab: the oversell comparison', zh: 'stocklab：超卖对比' },
+  faults: { file: '', en: 'stocklab: the fault lab', zh: 'stocklab：故障实验' },
+};
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-reports-'));
+  reports.bench.file = path.join(dir, 'bench.html');
+  reports.faults.file = path.join(dir, 'faults.html');
+  fs.writeFileSync(reports.bench.file, benchHtml(readRun<BenchReport>('lab-2026-11-23T19-30-45.json')));
+  fs.writeFileSync(reports.faults.file, faultHtml(readRun<FaultReport>('faults-2026-11-23T20-37-01.json')));
+});
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe.each(['bench', 'faults'] as const)('the %s report', (name) => {
+  const visibleTitle = async (p: Awaited<ReturnType<typeof openPage>>) => (await p.page.locator('h1:visible').allTextContents()).join('|');
+
+  it('is in Chinese for a zh browser, and the switch and ?lang= change it', async () => {
+    const r = reports[name];
+    const zh = await openPage(pathToFileURL(r.file).href, 'zh-CN');
+    try {
+      expect(await zh.page.getAttribute('body', 'data-lang')).toBe('zh');
+      expect(await visibleTitle(zh)).toBe(r.zh);
+      expect(await zh.page.getAttribute('html', 'lang')).toBe('zh-CN');
+      if (SHOTS) {
+        fs.mkdirSync(SHOTS, { recursive: true });
+        await zh.page.screenshot({ path: path.join(SHOTS, `${name}-report-zh.png`) });
+      }
+      await zh.page.click('nav.lang-switch button[data-lang="en"]');
+      expect(await visibleTitle(zh)).toBe(r.en);
+      expect(await zh.page.getAttribute('nav.lang-switch button[data-lang="en"]', 'aria-pressed')).toBe('true');
+      await zh.page.goto(`${pathToFileURL(r.file).href}?lang=en`);
+      expect(await visibleTitle(zh)).toBe(r.en);
+    } finally {
+      await zh.close();
+    }
+  });
+
+  it('is in English for an en browser, and in Chinese with ?lang=zh', async () => {
+    const r = reports[name];
+    const en = await openPage(pathToFileURL(r.file).href, 'en-US');
+    try {
+      expect(await visibleTitle(en)).toBe(r.en);
+      await en.page.goto(`${pathToFileURL(r.file).href}?lang=zh`);
+      expect(await visibleTitle(en)).toBe(r.zh);
+    } finally {
+      await en.close();
+    }
+  });
+});
