@@ -40,12 +40,15 @@ export interface ComposeProject {
   name?: string;
   /** Where relative paths in the files resolve: the repository. */
   directory: string;
+  /** Optional profiles to turn on (--profile), e.g. metrics (Prometheus). */
+  profiles?: string[];
 }
 
 export function composeArgs(p: ComposeProject, args: string[]): string[] {
   return [
     ...p.command.slice(1),
     ...(p.name ? ['-p', p.name] : []),
+    ...(p.profiles ?? []).flatMap((x) => ['--profile', x]),
     '--project-directory', p.directory,
     ...p.files.flatMap((f) => ['-f', f]),
     ...args,

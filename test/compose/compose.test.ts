@@ -11,8 +11,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchCatalog, type CatalogEntry } from '../../bench/catalog.js';
 import { race, type RaceResult } from '../../bench/race.js';
-import { composeLoud, detectCompose, down, endpointsOf, ROOT, topologyFiles, up, type ComposeEndpoints, type ComposeProject, type ComposeTopologyName } from '../../src/compose/compose.js';
+import { composeLoud, detectCompose, down, endpointsOf, publishedAddress, ROOT, topologyFiles, up, type ComposeEndpoints, type ComposeProject, type ComposeTopologyName } from '../../src/compose/compose.js';
 import { redisFailover } from '../../src/compose/failover.js';
+import { promQuery, promQueryUntil, valueOf } from '../support/prometheus.js';
 import { expectExactRace, expectSafe } from '../support/race-checks.js';
 import { ensureDaemon, ensureTools, type Engine } from './engine.js';
 import { ensureImages } from './images.js';
@@ -23,8 +24,12 @@ const say = (line: string) => console.log(`[compose] ${line}`);
 
 const RACED = ['none', 'sql-update', 'redis-pubsub', 'redlock', 'zk-watch'];
 const RACE = { initial: 200, requests: 300, connections: 50 };
-/** Both topologies healthy within this, after their images exist (measured: 14 s and 43 s). */
-const UP_BOUND_MS = 180_000;
+/** The base topology runs with the optional profile metrics: Prometheus. */
+const BASE_PROFILES = ['metrics'];
+/** The race whose lock histogram Prometheus is asked for. */
+const SCRAPED = 'redis-pubsub';
+/** Both topologies healthy within this, after their images exist (measured: 14 s and 43 s quiet; 127 s for base with its profiles at load 30). */
+const UP_BOUND_MS = 240_000;
 
 const steps: [string, number][] = [];
 async function timed<T>(step: string, f: () => Promise<T>): Promise<T> {
@@ -71,8 +76,8 @@ let engine: Engine | undefined;
 let catalog: CatalogEntry[] = [];
 const started = new Set<ComposeProject>();
 
-async function bringUp(topology: ComposeTopologyName): Promise<{ project: ComposeProject; e: ComposeEndpoints }> {
-  const source: ComposeProject = { command: command as string[], files: topologyFiles(topology), directory: ROOT };
+async function bringUp(topology: ComposeTopologyName, profiles: string[] = []): Promise<{ project: ComposeProject; e: ComposeEndpoints }> {
+  const source: ComposeProject = { command: command as string[], files: topologyFiles(topology), directory: ROOT, profiles };
   const { project } = await renderOnFreePorts(source, projectName(topology), dir);
   started.add(project);
   // the service's image (the repository's Dockerfile) apart from the rest of `up`, for its time
@@ -94,6 +99,8 @@ async function raceThrough(e: ComposeEndpoints, strategy: string): Promise<RaceR
   if (!store) throw new Error(`${strategy} is not in GET /strategies`);
   return race({ target: e.nginx, stores: e.stores, strategy, store, ...RACE, maxSeconds: 60 });
 }
+
+const urlOf = (a: { host: string; port: number }) => `http://${a.host}:${a.port}`;
 
 beforeAll(async () => {
   // No compose, no daemon: a failure, never a skip (CI installs both).
@@ -121,12 +128,13 @@ afterAll(async () => {
   }
 }, 300_000);
 
-describe('docker compose, base topology (docker-compose.yml)', () => {
+describe('docker compose, base topology (docker-compose.yml, profile metrics)', () => {
   let project: ComposeProject;
   let e: ComposeEndpoints;
+  const raced = new Map<string, RaceResult>();
 
   it('comes up healthy: /health green through nginx, a foreign Host refused', async () => {
-    ({ project, e } = await bringUp('base'));
+    ({ project, e } = await bringUp('base', BASE_PROFILES));
     expect((await fetch(`${e.nginx}/health`)).status).toBe(200);
     expect(await statusWithHost(`${e.nginx}/health`, 'attacker.example')).toBe(421);
     expect(catalog.map((s) => s.name)).toEqual(expect.arrayContaining(RACED));
@@ -144,9 +152,40 @@ describe('docker compose, base topology (docker-compose.yml)', () => {
     it(`${strategy} is exact through nginx against the compose MySQL and Redis`, async () => {
       const r = await timed(`race ${strategy}`, () => raceThrough(e, strategy));
       row('base', r);
+      raced.set(strategy, r);
       expectExactRace(r, `compose base ${strategy}`, 0.05);
     });
   }
+
+  it(`Prometheus (profile metrics) has ${SCRAPED}'s lock waits per instance and each instance's event-loop lag`, async () => {
+    const api = urlOf(await publishedAddress(project, 'prometheus', 9090));
+    const r = raced.get(SCRAPED);
+    if (!r) throw new Error(`${SCRAPED} was not raced`);
+    // Every answered request took the lock once (a 200 or a 409 both decide under it); the instances
+    // are fresh, so the counter holds that race's acquisitions and nothing else.
+    const acquired = r.ok + r.soldOut;
+    const waitsQ = `sum(stocklab_lock_wait_seconds_count{strategy="${SCRAPED}",outcome="acquired"})`;
+    const { waits, byInstance, p99, holds, lag } = await timed('prometheus queries', async () => {
+      const w = await promQueryUntil(api, waitsQ, (s) => valueOf(s) >= acquired, 30_000);
+      return {
+        waits: w,
+        byInstance: await promQuery(api, `sum by (instance) (stocklab_lock_wait_seconds_count{strategy="${SCRAPED}",outcome="acquired"})`),
+        p99: await promQuery(api, `histogram_quantile(0.99, sum by (le) (stocklab_lock_wait_seconds_bucket{strategy="${SCRAPED}"}))`),
+        holds: await promQuery(api, `sum(stocklab_lock_hold_seconds_count{strategy="${SCRAPED}"})`),
+        lag: await promQueryUntil(api, 'nodejs_eventloop_lag_seconds{job="stocklab"}', (s) => s.length === 3, 30_000),
+      };
+    });
+    say(
+      `prometheus: ${SCRAPED} ${r.ok}/${r.soldOut} (200/409); lock waits acquired ${valueOf(waits)} (${byInstance.map((s) => `${s.metric.instance} ${s.value[1]}`).join(', ')}), ` +
+        `wait p99 ${(valueOf(p99) * 1000).toFixed(1)} ms, holds ${valueOf(holds)}; event-loop lag ${lag.map((s) => `${s.metric.instance} ${(Number(s.value[1]) * 1000).toFixed(2)} ms`).join(', ')}`,
+    );
+    expect(valueOf(waits)).toBe(acquired);
+    expect(byInstance.map((s) => s.metric.instance).sort()).toEqual(['app-8000', 'app-8100', 'app-8200']);
+    expect(valueOf(p99)).toBeGreaterThan(0);
+    expect(valueOf(holds)).toBeGreaterThanOrEqual(valueOf(waits));
+    expect(lag.map((s) => s.metric.instance).sort()).toEqual(['app-8000', 'app-8100', 'app-8200']);
+    for (const s of lag) expect(Number(s.value[1])).toBeGreaterThanOrEqual(0);
+  });
 
   it('down -v leaves no container, network or volume', async () => {
     await tearDown(project);
