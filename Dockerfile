@@ -24,8 +24,12 @@ COPY package.json package-lock.json tsconfig.json ./
 COPY src ./src
 COPY migrations ./migrations
 COPY lua ./lua
-# Every module the service loads resolves, and tsx (esbuild's platform binary included) compiles it.
-RUN node --import tsx --input-type=module -e 'await import("./src/service.ts")'
+# The live lab's server and page (the compose service `live`) and the bench's store readers it uses.
+COPY bench ./bench
+COPY live ./live
+# Every module the service and the live lab load resolves, and tsx (esbuild's platform binary
+# included) compiles it; the live page's bundle builds.
+RUN node --import tsx --input-type=module -e 'await import("./src/service.ts"); await import("./live/compose-servers.ts"); await (await import("./live/assets.ts")).bundlePage()'
 USER node
 # HOST and PORT come from docker-compose.yml; 0.0.0.0 inside the container is reachable only
 # through the ports compose publishes, and those are bound to 127.0.0.1.

@@ -1,9 +1,8 @@
-// The faults a page may put on the cluster, each healing by itself: a frozen process is resumed
-// (SIGCONT), a killed one started again, at the latest MAX_FAULT_MS after it began. healAll() ends
-// them all (the page closed, the server stopping).
-import { processState } from '../src/cluster/processes.js';
+// The faults a page may put on the cluster, each healing by itself: a frozen server is resumed, a
+// killed one started again, at the latest MAX_FAULT_MS after it began (by signals, or through the
+// Docker API in compose: the Proc of live/servers.ts). healAll() ends them all (the page closed,
+// the server stopping).
 import { monotonicMs } from '../src/http/server-timing.js';
-import { pollUntil } from '../src/time.js';
 import type { Proc } from './servers.js';
 import type { FaultKind, FaultMark } from './shared/types.js';
 
@@ -23,6 +22,8 @@ export class FaultBoard {
   private nextId = 1;
   private readonly active = new Map<number, Active>();
   private readonly done: FaultMark[] = [];
+  /** servers a fault is being put on right now */
+  private readonly beginning = new Set<string>();
 
   /** `epoch`: the monotonic ms that marks' times count from; `onChange` after every start and heal. */
   constructor(
@@ -54,12 +55,11 @@ export class FaultBoard {
     return [...this.active.values()].some((a) => a.proc.name === name);
   }
 
-  /** SIGSTOP, as a long GC pause; SIGCONT after ms. */
-  freeze(proc: Proc, ms: number): FaultMark {
-    const pid = this.requirePid(proc);
-    process.kill(pid, 'SIGSTOP');
-    return this.add('freeze', proc, ms, async () => {
-      process.kill(pid, 'SIGCONT');
+  /** Frozen (SIGSTOP, or docker pause), as a long GC pause; resumed after ms. */
+  freeze(proc: Proc, ms: number): Promise<FaultMark> {
+    return this.begin('freeze', proc, ms, async () => {
+      await proc.freeze();
+      return () => proc.resume();
     });
   }
 
@@ -68,19 +68,19 @@ export class FaultBoard {
    * like a freeze. Resolves undefined when it never stopped within waitMs (the request got no lock).
    */
   async holderFrozen(proc: Proc, ms: number, waitMs: number): Promise<FaultMark | undefined> {
-    const pid = this.requirePid(proc);
-    const stopped = await pollUntil(() => processState(pid) === 'T', waitMs, 5);
-    if (!stopped) return undefined;
-    return this.add('holder-freeze', proc, ms, async () => {
-      process.kill(pid, 'SIGCONT');
-    });
+    const stoppedItself = proc.stoppedItself?.bind(proc);
+    if (!stoppedItself) throw new FaultError(`${proc.name}: freezing the holder needs the native cluster's fault hooks (npm run live)`);
+    this.refuseTwice(proc);
+    if (!(await stoppedItself(waitMs))) return undefined;
+    return this.add('holder-freeze', proc, ms, () => proc.resume());
   }
 
   /** SIGKILL, as a crash; started again after ms (its start waits until it is healthy). */
-  async kill(proc: Proc, ms: number): Promise<FaultMark> {
-    this.requirePid(proc);
-    await proc.kill();
-    return this.add('kill', proc, ms, () => proc.start());
+  kill(proc: Proc, ms: number): Promise<FaultMark> {
+    return this.begin('kill', proc, ms, async () => {
+      await proc.kill();
+      return () => proc.start();
+    });
   }
 
   /** Heals one fault now (resume, restart), by its target's name. */
@@ -95,11 +95,21 @@ export class FaultBoard {
     await Promise.all([...this.active.values()].map((a) => this.finish(a)));
   }
 
-  private requirePid(proc: Proc): number {
-    if (this.isFaulted(proc.name)) throw new FaultError(`${proc.name} already has a fault on it`);
-    const pid = proc.pid();
-    if (pid === undefined) throw new FaultError(`${proc.name} is not running`);
-    return pid;
+  private refuseTwice(proc: Proc): void {
+    if (this.isFaulted(proc.name) || this.beginning.has(proc.name)) throw new FaultError(`${proc.name} already has a fault on it`);
+  }
+
+  /** Puts a fault on a running server; `apply` does it and returns how to heal it. */
+  private async begin(kind: FaultKind, proc: Proc, ms: number, apply: () => Promise<() => Promise<void>>): Promise<FaultMark> {
+    this.refuseTwice(proc);
+    // the driver's calls take time (the Docker API): nothing else may fault it meanwhile
+    this.beginning.add(proc.name);
+    try {
+      if (!(await proc.isUp())) throw new FaultError(`${proc.name} is not running`);
+      return this.add(kind, proc, ms, await apply());
+    } finally {
+      this.beginning.delete(proc.name);
+    }
   }
 
   private add(kind: FaultKind, proc: Proc, ms: number, heal: () => Promise<void>): FaultMark {

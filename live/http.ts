@@ -30,6 +30,9 @@ export interface LiveServer {
 
 export async function startLiveServer(servers: LabServers, config: LiveConfig, assets: Assets, port = config.port): Promise<LiveServer> {
   const token = randomBytes(24).toString('base64url');
+  // Listening beyond loopback happens only in a container, which compose publishes on a host port
+  // of its choosing (the test's are free ports): the Host's port is then not ours to check.
+  const behindPublishedPort = !isLoopback(config.host);
   const strategies = await fetchStrategies(servers.info.instances[0] as string);
   const clients = new Set<http.ServerResponse>();
   const runs: RunLog[] = [];
@@ -109,6 +112,7 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
     'POST /api/race': async (req, res) => {
       const settings = parseRace(await readJson(req), { maxRequests: config.maxRequests, strategies: strategies.map((s) => s.name) });
       if (racing) throw new InputError(409, 'race_running', 'a race is running; wait for it to end', 'race');
+      if (settings.freezeHolder && !servers.instances[0]?.stoppedItself) throw new InputError(400, 'bad_request', 'freezeHolder needs the native cluster (npm run live): its instances run with the fault hooks, these do not', 'freezeHolder');
       const strategy = strategies.find((s) => s.name === settings.strategy) as StrategyInfo;
       racing = true;
       json(res, 202, { ok: true, started: true });
@@ -132,7 +136,7 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       try {
-        checkHost(req, port === 0 ? (server.address() as AddressInfo).port : port);
+        checkHost(req, behindPublishedPort ? undefined : (server.address() as AddressInfo).port);
         if (req.method === 'OPTIONS') throw new InputError(403, 'no_cross_origin', 'cross-origin requests are refused', 'Origin');
         const route = routes[`${req.method} ${url.pathname}`];
         if (!route) throw new InputError(404, 'not_found', `no route ${req.method} ${url.pathname}`);
@@ -148,7 +152,7 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
+    server.listen(port, config.host, resolve);
   });
   const bound = (server.address() as AddressInfo).port;
   return {
@@ -190,10 +194,15 @@ async function strategiesIn(instance: string, lang: Lang): Promise<StrategyAnswe
   return ((await res.json()) as { strategies: StrategyAnswer[] }).strategies;
 }
 
-/** DNS rebinding: a page on another name that resolves to 127.0.0.1 sends its own Host. */
-function checkHost(req: http.IncomingMessage, port: number): void {
-  const host = req.headers.host ?? '';
-  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) throw new InputError(421, 'unknown_host', 'Host must be 127.0.0.1 or localhost with this port', 'Host');
+const isLoopback = (host: string) => host === '127.0.0.1' || host === 'localhost' || host === '::1';
+
+/**
+ * DNS rebinding: a page on another name that resolves to 127.0.0.1 sends its own Host. The name is
+ * what defeats it; the port is checked too where it is known (undefined: any).
+ */
+function checkHost(req: http.IncomingMessage, port: number | undefined): void {
+  const m = /^(127\.0\.0\.1|localhost):(\d+)$/.exec(req.headers.host ?? '');
+  if (!m || (port !== undefined && Number(m[2]) !== port)) throw new InputError(421, 'unknown_host', 'Host must be 127.0.0.1 or localhost with this port', 'Host');
 }
 
 function checkToken(req: http.IncomingMessage, token: string): void {

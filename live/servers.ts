@@ -1,15 +1,31 @@
-// The servers a live lab races against and faults: the recorded native cluster (`npm run live`),
-// or a cluster a test started itself. Either way: addresses, and handles to crash and restart.
+// The servers a live lab races against and faults, behind one fault-driver interface: native
+// processes (the recorded cluster of `npm run live`, or one a test started), driven by signals to
+// their pids; or the containers of a compose stack, driven through the Docker Engine API
+// (live/compose-servers.ts). The fault menu (live/faults.ts) is the same for both.
 import type { ClusterInfo, RunningCluster, ServerHandle } from '../src/cluster/cluster.js';
+import { processState } from '../src/cluster/processes.js';
 import { recordedHandle } from '../src/cluster/lifecycle.js';
 import type { ClusterConfig } from '../src/config.js';
+import { pollUntil } from '../src/time.js';
+import { FaultError } from './faults.js';
 
-/** A server the lab may freeze (by pid), crash and start again. */
+/** A server the lab may freeze and resume, crash and start again. */
 export interface Proc {
   readonly name: string;
-  pid(): number | undefined;
+  /** Running (frozen or not); false while killed. */
+  isUp(): Promise<boolean>;
+  /** Stops every process of it at once (SIGSTOP, or the cgroup freezer), as a long GC pause. */
+  freeze(): Promise<void>;
+  resume(): Promise<void>;
+  /** SIGKILL, as a crash. */
   kill(): Promise<void>;
+  /** Starts it again; resolves once it is healthy. */
   start(): Promise<void>;
+  /**
+   * True once a request stopped its own process (a pause hook, FAULT_INJECTION=1), false after
+   * waitMs. Absent where the lab cannot see that (compose: the instances run without the hooks).
+   */
+  stoppedItself?(waitMs: number): Promise<boolean>;
 }
 
 export interface LabServers {
@@ -22,9 +38,44 @@ export interface LabServers {
   zookeeper: Proc;
 }
 
-function fromHandle(h: ServerHandle): Proc {
-  return { name: h.name, pid: () => h.pid, kill: () => h.kill(), start: () => h.start() };
+/** A native server's pid (undefined while it is down), and how to crash and start it. */
+interface NativeServer {
+  name: string;
+  pid(): number | undefined;
+  kill(): Promise<void>;
+  start(): Promise<void>;
 }
+
+/** A native server, by its pid: signals for freeze and resume. */
+function signalled(h: NativeServer): Proc {
+  let stopped: number | undefined;
+  return {
+    name: h.name,
+    isUp: async () => h.pid() !== undefined,
+    async freeze() {
+      const pid = h.pid();
+      if (pid === undefined) throw new FaultError(`${h.name} is not running`);
+      process.kill(pid, 'SIGSTOP');
+      stopped = pid;
+    },
+    async resume() {
+      const pid = stopped ?? h.pid();
+      stopped = undefined;
+      if (pid !== undefined) process.kill(pid, 'SIGCONT');
+    },
+    kill: () => h.kill(),
+    start: () => h.start(),
+    async stoppedItself(waitMs) {
+      const pid = h.pid();
+      if (pid === undefined) return false;
+      const yes = await pollUntil(() => processState(pid) === 'T', waitMs, 5);
+      if (yes) stopped = pid;
+      return yes;
+    },
+  };
+}
+
+const fromHandle = (h: ServerHandle): Proc => signalled({ name: h.name, pid: () => h.pid, kill: () => h.kill(), start: () => h.start() });
 
 /** A cluster this process started (tests). */
 export function runningServers(cluster: RunningCluster): LabServers {
@@ -40,7 +91,7 @@ export function runningServers(cluster: RunningCluster): LabServers {
 
 /** The recorded cluster `npm run cluster -- up` (and `npm run live`) started, detached. */
 export function recordedServers(info: ClusterInfo, config: ClusterConfig): LabServers {
-  const handle = (name: string) => recordedHandle(name, config);
+  const handle = (name: string) => signalled(recordedHandle(name, config));
   return {
     info,
     topology: config.replicated ? 'replicated' : 'single',

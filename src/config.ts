@@ -95,6 +95,8 @@ const envSchema = z.object({
 
   // The live lab (`npm run live`): its page's port on 127.0.0.1, and the bounds on one race.
   LIVE_PORT: port.default(8090),
+  /** The live lab's listen address: loopback; 0.0.0.0 only inside a container (compose publishes it on 127.0.0.1). */
+  LIVE_HOST: z.string().default('127.0.0.1'),
   LIVE_MAX_REQUESTS: z.coerce.number().int().min(1).default(5_000),
   LIVE_MAX_SECONDS: z.coerce.number().int().min(1).max(300).default(60),
 });
@@ -282,6 +284,7 @@ export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): Cluster
 }
 
 export interface LiveConfig {
+  host: string;
   port: number;
   maxRequests: number;
   maxSeconds: number;
@@ -289,7 +292,7 @@ export interface LiveConfig {
 
 export function loadLiveConfig(env: NodeJS.ProcessEnv = process.env): LiveConfig {
   const e = parseEnv(env);
-  return { port: e.LIVE_PORT, maxRequests: e.LIVE_MAX_REQUESTS, maxSeconds: e.LIVE_MAX_SECONDS };
+  return { host: e.LIVE_HOST, port: e.LIVE_PORT, maxRequests: e.LIVE_MAX_REQUESTS, maxSeconds: e.LIVE_MAX_SECONDS };
 }
 
 /** ZooKeeper's connect string for a cluster: its one server, or every node of the ensemble. */

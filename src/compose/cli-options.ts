@@ -6,5 +6,7 @@ export const COMPOSE_FLAGS = {
   topology: { type: 'string' },
   project: { type: 'string' },
   'free-ports': { type: 'boolean' },
+  /** an optional profile of docker-compose.yml: metrics (Prometheus), live (the live lab's page) */
+  profile: { type: 'string', multiple: true },
   ...HELP_FLAG,
 } as const;

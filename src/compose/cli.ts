@@ -7,11 +7,11 @@ import { parseBenchArgs } from '../../bench/options.js';
 import { benchAndPrint } from '../../bench/report-cli.js';
 import { parseFlags, runCli, UsageError } from '../cli/args.js';
 import { expectedSafety } from './checks.js';
-import { detectCompose, down, endpointsOf, ROOT, topologyFiles, up, type ComposeProject, type ComposeTopologyName } from './compose.js';
+import { detectCompose, down, endpointsOf, OPTIONAL_PROFILES, publishedAddress, ROOT, topologyFiles, up, type ComposeProject, type ComposeTopologyName } from './compose.js';
 import { redisFailover } from './failover.js';
 import { renderOnFreePorts } from './render.js';
 
-export const USAGE = `usage: npm run compose -- <command> [--topology base|replicated] [--project NAME] [--free-ports] [-- bench options]
+export const USAGE = `usage: npm run compose -- <command> [--topology base|replicated] [--profile metrics|live]… [--project NAME] [--free-ports] [-- bench options]
   up       build and start the topology, wait until every service is healthy, print its addresses
   down     stop it and remove its containers, networks and volumes (down -v)
   bench    run \`npm run bench\` against it: nginx and app1 through their published ports, units
@@ -19,6 +19,9 @@ export const USAGE = `usage: npm run compose -- <command> [--topology base|repli
   faults   kill the Redis master of the replicated topology; Sentinel promotes the replica and a
            race through nginx must stay exact (replicated topology only)
   --topology   base (docker-compose.yml, default) or replicated (+ docker-compose.replicated.yml)
+  --profile    turn on an optional service: metrics (Prometheus scraping the instances, on 9090), live
+               (the live lab's page against this stack, on 8090); repeat for both. \`down\` takes
+               every profile down whatever is given
   --project    compose project name (default: compose's own, the directory name)
   --free-ports publish on free loopback ports instead of the files' (8080, 8000, 13306, …, which a
                native cluster holds): \`up\` writes the moved topology to .stocklab/compose/<project>.json
@@ -42,12 +45,16 @@ async function main(argv: string[]): Promise<number> {
   const topology: ComposeTopologyName = values.topology ?? 'base';
   const name = values.project;
   const freePorts = values['free-ports'] ?? false;
+  const profiles = values.profile ?? [];
+  const unknownProfile = profiles.find((x) => !(OPTIONAL_PROFILES as readonly string[]).includes(x));
+  if (unknownProfile !== undefined) throw new UsageError(`--profile must be one of ${OPTIONAL_PROFILES.join(', ')}, got "${unknownProfile}"`);
   // the bench's flags (after a second --) are checked before anything starts
   const benchOpts = command === 'bench' ? parseBenchArgs(benchArgs) : undefined;
 
   const tool = detectCompose();
   if (!tool) throw new Error('neither `docker compose` nor `docker-compose` is installed');
-  let project: ComposeProject = { command: tool, files: topologyFiles(topology), name, directory: ROOT };
+  // down takes every optional service down too, whichever profiles its up had
+  let project: ComposeProject = { command: tool, files: topologyFiles(topology), name, directory: ROOT, profiles: command === 'down' ? [...OPTIONAL_PROFILES] : profiles };
   if (freePorts) project = await movedProject(project, topology, command);
 
   switch (command) {
@@ -56,6 +63,11 @@ async function main(argv: string[]): Promise<number> {
       await up(project, 300_000, say);
       const e = await endpointsOf(project);
       console.log(`${topology} topology healthy in ${((Date.now() - t0) / 1000).toFixed(1)} s\n  nginx    ${e.nginx}\n  app1     ${e.instance}\n  mysql    ${e.stores.mysql.host}:${e.stores.mysql.port}\n  redis    ${e.stores.redis.replace(/\/\/:[^@]*@/, '//')}`);
+      for (const [profile, service, port] of [['metrics', 'prometheus', 9090], ['live', 'live', 8090]] as const) {
+        if (!profiles.includes(profile)) continue;
+        const a = await publishedAddress(project, service, port);
+        console.log(`  ${service.padEnd(8)} http://${a.host}:${a.port}/`);
+      }
       return 0;
     }
     case 'down':

@@ -13,6 +13,9 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 export type ComposeTopologyName = 'base' | 'replicated';
 
+/** docker-compose.yml's optional profiles: Prometheus, and the live lab's page. */
+export const OPTIONAL_PROFILES = ['metrics', 'live'] as const;
+
 /** The compose files of a topology, in override order. */
 export function topologyFiles(topology: ComposeTopologyName, root = ROOT): string[] {
   const base = path.join(root, 'docker-compose.yml');
@@ -40,12 +43,15 @@ export interface ComposeProject {
   name?: string;
   /** Where relative paths in the files resolve: the repository. */
   directory: string;
+  /** Optional profiles to turn on (--profile), e.g. metrics (Prometheus), live (the live lab page). */
+  profiles?: string[];
 }
 
 export function composeArgs(p: ComposeProject, args: string[]): string[] {
   return [
     ...p.command.slice(1),
     ...(p.name ? ['-p', p.name] : []),
+    ...(p.profiles ?? []).flatMap((x) => ['--profile', x]),
     '--project-directory', p.directory,
     ...p.files.flatMap((f) => ['-f', f]),
     ...args,

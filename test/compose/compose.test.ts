@@ -11,9 +11,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchCatalog, type CatalogEntry } from '../../bench/catalog.js';
 import { race, type RaceResult } from '../../bench/race.js';
-import { composeLoud, detectCompose, down, endpointsOf, ROOT, topologyFiles, up, type ComposeEndpoints, type ComposeProject, type ComposeTopologyName } from '../../src/compose/compose.js';
+import { composeLoud, detectCompose, down, endpointsOf, publishedAddress, ROOT, topologyFiles, up, type ComposeEndpoints, type ComposeProject, type ComposeTopologyName } from '../../src/compose/compose.js';
 import { redisFailover } from '../../src/compose/failover.js';
+import { settledUnitsLeft } from '../../bench/stores.js';
+import type { LabState } from '../../live/shared/types.js';
+import { promQuery, promQueryUntil, valueOf } from '../support/prometheus.js';
 import { expectExactRace, expectSafe } from '../support/race-checks.js';
+import { LiveClient } from './live-client.js';
 import { ensureDaemon, ensureTools, type Engine } from './engine.js';
 import { ensureImages } from './images.js';
 import { renderOnFreePorts } from '../../src/compose/render.js';
@@ -23,8 +27,14 @@ const say = (line: string) => console.log(`[compose] ${line}`);
 
 const RACED = ['none', 'sql-update', 'redis-pubsub', 'redlock', 'zk-watch'];
 const RACE = { initial: 200, requests: 300, connections: 50 };
-/** Both topologies healthy within this, after their images exist (measured: 14 s and 43 s). */
-const UP_BOUND_MS = 180_000;
+/** The base topology runs with both optional profiles: Prometheus, and the live lab's page. */
+const BASE_PROFILES = ['metrics', 'live'];
+/** The race whose lock histogram Prometheus is asked for. */
+const SCRAPED = 'redis-pubsub';
+/** The race fired through the live service's API, as its page fires one. */
+const LIVE_RACE = { strategy: 'redis-lua-decr', units: 50, requests: 60, connections: 10, workMs: 0, ttlMs: 5_000, fenced: false, via: 'three' } as const;
+/** Both topologies healthy within this, after their images exist (measured: 14 s and 43 s quiet; 127 s for base with both profiles at load 30). */
+const UP_BOUND_MS = 240_000;
 
 const steps: [string, number][] = [];
 async function timed<T>(step: string, f: () => Promise<T>): Promise<T> {
@@ -71,8 +81,8 @@ let engine: Engine | undefined;
 let catalog: CatalogEntry[] = [];
 const started = new Set<ComposeProject>();
 
-async function bringUp(topology: ComposeTopologyName): Promise<{ project: ComposeProject; e: ComposeEndpoints }> {
-  const source: ComposeProject = { command: command as string[], files: topologyFiles(topology), directory: ROOT };
+async function bringUp(topology: ComposeTopologyName, profiles: string[] = []): Promise<{ project: ComposeProject; e: ComposeEndpoints }> {
+  const source: ComposeProject = { command: command as string[], files: topologyFiles(topology), directory: ROOT, profiles };
   const { project } = await renderOnFreePorts(source, projectName(topology), dir);
   started.add(project);
   // the service's image (the repository's Dockerfile) apart from the rest of `up`, for its time
@@ -94,6 +104,8 @@ async function raceThrough(e: ComposeEndpoints, strategy: string): Promise<RaceR
   if (!store) throw new Error(`${strategy} is not in GET /strategies`);
   return race({ target: e.nginx, stores: e.stores, strategy, store, ...RACE, maxSeconds: 60 });
 }
+
+const urlOf = (a: { host: string; port: number }) => `http://${a.host}:${a.port}`;
 
 beforeAll(async () => {
   // No compose, no daemon: a failure, never a skip (CI installs both).
@@ -121,12 +133,13 @@ afterAll(async () => {
   }
 }, 300_000);
 
-describe('docker compose, base topology (docker-compose.yml)', () => {
+describe('docker compose, base topology (docker-compose.yml, profiles metrics and live)', () => {
   let project: ComposeProject;
   let e: ComposeEndpoints;
+  const raced = new Map<string, RaceResult>();
 
   it('comes up healthy: /health green through nginx, a foreign Host refused', async () => {
-    ({ project, e } = await bringUp('base'));
+    ({ project, e } = await bringUp('base', BASE_PROFILES));
     expect((await fetch(`${e.nginx}/health`)).status).toBe(200);
     expect(await statusWithHost(`${e.nginx}/health`, 'attacker.example')).toBe(421);
     expect(catalog.map((s) => s.name)).toEqual(expect.arrayContaining(RACED));
@@ -144,9 +157,82 @@ describe('docker compose, base topology (docker-compose.yml)', () => {
     it(`${strategy} is exact through nginx against the compose MySQL and Redis`, async () => {
       const r = await timed(`race ${strategy}`, () => raceThrough(e, strategy));
       row('base', r);
+      raced.set(strategy, r);
       expectExactRace(r, `compose base ${strategy}`, 0.05);
     });
   }
+
+  it(`Prometheus (profile metrics) has ${SCRAPED}'s lock waits per instance and each instance's event-loop lag`, async () => {
+    const api = urlOf(await publishedAddress(project, 'prometheus', 9090));
+    const r = raced.get(SCRAPED);
+    if (!r) throw new Error(`${SCRAPED} was not raced`);
+    // Every answered request took the lock once (a 200 or a 409 both decide under it); the instances
+    // are fresh, so the counter holds that race's acquisitions and nothing else.
+    const acquired = r.ok + r.soldOut;
+    const waitsQ = `sum(stocklab_lock_wait_seconds_count{strategy="${SCRAPED}",outcome="acquired"})`;
+    const { waits, byInstance, p99, holds, lag } = await timed('prometheus queries', async () => {
+      const w = await promQueryUntil(api, waitsQ, (s) => valueOf(s) >= acquired, 30_000);
+      return {
+        waits: w,
+        byInstance: await promQuery(api, `sum by (instance) (stocklab_lock_wait_seconds_count{strategy="${SCRAPED}",outcome="acquired"})`),
+        p99: await promQuery(api, `histogram_quantile(0.99, sum by (le) (stocklab_lock_wait_seconds_bucket{strategy="${SCRAPED}"}))`),
+        holds: await promQuery(api, `sum(stocklab_lock_hold_seconds_count{strategy="${SCRAPED}"})`),
+        lag: await promQueryUntil(api, 'nodejs_eventloop_lag_seconds{job="stocklab"}', (s) => s.length === 3, 30_000),
+      };
+    });
+    say(
+      `prometheus: ${SCRAPED} ${r.ok}/${r.soldOut} (200/409); lock waits acquired ${valueOf(waits)} (${byInstance.map((s) => `${s.metric.instance} ${s.value[1]}`).join(', ')}), ` +
+        `wait p99 ${(valueOf(p99) * 1000).toFixed(1)} ms, holds ${valueOf(holds)}; event-loop lag ${lag.map((s) => `${s.metric.instance} ${(Number(s.value[1]) * 1000).toFixed(2)} ms`).join(', ')}`,
+    );
+    expect(valueOf(waits)).toBe(acquired);
+    expect(byInstance.map((s) => s.metric.instance).sort()).toEqual(['app-8000', 'app-8100', 'app-8200']);
+    expect(valueOf(p99)).toBeGreaterThan(0);
+    expect(valueOf(holds)).toBeGreaterThanOrEqual(valueOf(waits));
+    expect(lag.map((s) => s.metric.instance).sort()).toEqual(['app-8000', 'app-8100', 'app-8200']);
+    for (const s of lag) expect(Number(s.value[1])).toBeGreaterThanOrEqual(0);
+  });
+
+  it(`the live service (profile live) serves the page; ${LIVE_RACE.requests} requests for ${LIVE_RACE.units} units of ${LIVE_RACE.strategy} fired through its API are exact`, async () => {
+    const url = urlOf(await publishedAddress(project, 'live', 8090));
+    const live = await LiveClient.open(url);
+    const state = await live.get<LabState>('/api/state');
+    expect(state.lanes).toEqual(['app-8000', 'app-8100', 'app-8200']);
+    expect(await statusWithHost(`${url}/api/state`, 'attacker.example:8090')).toBe(421);
+    expect((await live.post('/api/race', LIVE_RACE, false)).status, 'a race without the token').toBe(403);
+    const t0 = Date.now();
+    const started = await live.post('/api/race', LIVE_RACE);
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const run = await timed('live race', () => live.finishedRun(t0, 60_000));
+    const s = run.summary;
+    if (!s) throw new Error('the run has no summary');
+    // units left read again here, from the compose store through its published port
+    const left = await settledUnitsLeft(e.stores, s.store, 300, 10_000);
+    say(`live race ${LIVE_RACE.strategy} via nginx: ${s.tally.sold} sold, ${s.deducted} deducted (left ${left} in ${s.store}), oversold ${s.oversold}, ${s.tally.soldOut} sold out, ${s.overlaps} overlapping holds, ${s.goodput.toFixed(0)} sales/s over ${s.seconds.toFixed(2)} s`);
+    expect({ answered: s.tally.answered, sold: s.tally.sold, deducted: s.deducted, deductedHere: LIVE_RACE.units - left, oversold: s.oversold, soldOut: s.tally.soldOut, refused: s.tally.refused, other: s.tally.other }).toEqual({
+      answered: LIVE_RACE.requests, sold: LIVE_RACE.units, deducted: LIVE_RACE.units, deductedHere: LIVE_RACE.units, oversold: 0, soldOut: LIVE_RACE.requests - LIVE_RACE.units, refused: {}, other: {},
+    });
+  });
+
+  it('the live service freezes an instance and kills a RedLock master through the Docker API, and both heal', async () => {
+    const live = await LiveClient.open(urlOf(await publishedAddress(project, 'live', 8090)));
+    // the containers' ids first, from docker itself (compose v1 takes seconds to start under load)
+    const idOf = async (service: string) => (await run('docker', ['ps', '-q', '--filter', `label=com.docker.compose.project=${project.name}`, '--filter', `label=com.docker.compose.service=${service}`])).stdout.trim();
+    const [app2, redlock1] = [await idOf('app2'), await idOf('redlock1')];
+    const paused = async (id: string) => (await run('docker', ['inspect', '--format', '{{.State.Paused}} {{.State.Running}}', id])).stdout.trim();
+    const freeze = await live.post('/api/fault', { action: 'freeze', target: 'app-8100', ms: 30_000 });
+    expect(freeze.status, JSON.stringify(freeze.body)).toBe(200);
+    expect(await paused(app2)).toBe('true true');
+    expect((await live.post('/api/fault', { action: 'heal', target: 'app-8100' })).status).toBe(200);
+    expect(await paused(app2)).toBe('false true');
+    const kill = await live.post('/api/fault', { action: 'kill-redlock', ms: 1_000 });
+    expect(kill.status, JSON.stringify(kill.body)).toBe(200);
+    const healed = await timed('redlock master killed and started again', () => live.allHealed(60_000));
+    expect(healed.map((f) => [f.kind, f.target, f.end !== undefined])).toEqual([['freeze', 'app-8100', true], ['kill', 'redlock1', true]]);
+    expect(await paused(redlock1)).toBe('false true');
+    // freezing the holder needs the native cluster's fault hooks: a clear refusal naming the field
+    const holder = await live.post('/api/race', { ...LIVE_RACE, freezeHolder: { point: 'after-acquire', ms: 1_000 } });
+    expect({ status: holder.status, error: holder.body.error }).toEqual({ status: 400, error: 'bad_request' });
+  });
 
   it('down -v leaves no container, network or volume', async () => {
     await tearDown(project);

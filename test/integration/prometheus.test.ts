@@ -11,38 +11,18 @@ import { findExecutable } from '../../src/cluster/packages.js';
 import { freePorts } from '../../src/cluster/ports.js';
 import { sleep } from '../../src/time.js';
 import { sharedCluster } from '../support/cluster.js';
+import { promQuery, promQueryUntil, valueOf, type Sample } from '../support/prometheus.js';
 import { expectExactRace } from '../support/race-checks.js';
 
 const info = sharedCluster();
 const STRATEGY = 'redis-setnx-ex';
 
-interface Sample {
-  metric: Record<string, string>;
-  value: [number, string];
-}
-
 let prometheus: ChildProcess | undefined;
 let api = '';
 let dir = '';
 
-async function query(q: string): Promise<Sample[]> {
-  const res = await fetch(`${api}/api/v1/query?${new URLSearchParams({ query: q })}`);
-  const body = (await res.json()) as { status: string; data: { result: Sample[] }; error?: string };
-  if (body.status !== 'success') throw new Error(`${q}: ${body.error ?? res.status}`);
-  return body.data.result;
-}
-
-/** Polls `q` until `done` holds for its result (Prometheus scrapes every second), bounded. */
-async function queryUntil(q: string, done: (r: Sample[]) => boolean, boundMs = 20_000): Promise<Sample[]> {
-  const until = Date.now() + boundMs;
-  for (;;) {
-    const r = await query(q);
-    if (done(r) || Date.now() > until) return r;
-    await sleep(500);
-  }
-}
-
-const valueOf = (r: Sample[]) => Number(r[0]?.value[1] ?? NaN);
+const query = (q: string) => promQuery(api, q);
+const queryUntil = (q: string, done: (r: Sample[]) => boolean) => promQueryUntil(api, q, done);
 
 beforeAll(async () => {
   const binary = findExecutable(['prometheus']);

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadClusterConfig, loadServiceConfig, SENTINEL_MASTER_NAME } from '../../src/config.js';
+import { loadClusterConfig, loadLiveConfig, loadServiceConfig, SENTINEL_MASTER_NAME } from '../../src/config.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const COMPOSE = path.join(ROOT, 'docker-compose.yml');
@@ -20,6 +20,7 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] | string };
   volumes?: (string | { source: string; target: string })[];
+  profiles?: string[];
 }
 interface Compose {
   services: Record<string, Service>;
@@ -116,10 +117,32 @@ describe('docker-compose.yml', () => {
       return s;
     };
 
-    it('has every server the lab needs', () => {
-      const names = Object.keys(compose.services).sort();
+    it('has every server the lab needs, and the optional ones only in their profiles', () => {
+      const names = Object.entries(compose.services).filter(([, s]) => !s.profiles).map(([n]) => n).sort();
       expect(names).toEqual(['app1', 'app2', 'app3', 'migrate', 'mysql', 'nginx', 'redis', 'redlock1', 'redlock2', 'redlock3', 'redlock4', 'redlock5', 'zookeeper'].sort());
       expect(svc('mysql').image).toMatch(/^mysql:8/);
+      const optional = Object.entries(compose.services).filter(([, s]) => s.profiles).map(([n, s]) => [n, s.profiles]).sort();
+      expect(optional).toEqual([['live', ['live']], ['prometheus', ['metrics']]]);
+    });
+
+    it('scrapes the three instances from Prometheus (prometheus/compose.yml)', () => {
+      const mount = (svc('prometheus').volumes ?? []).map((v) => (typeof v === 'string' ? v : `${v.source}:${v.target}`)).join(' ');
+      expect(mount).toContain('prometheus/compose.yml:/etc/prometheus/prometheus.yml');
+      const conf = fs.readFileSync(path.join(ROOT, 'prometheus/compose.yml'), 'utf8');
+      const targets = [.../targets:\s*\[([^\]]*)\]/.exec(conf)?.[1]?.matchAll(/'([\w.-]+:\d+)'/g) ?? []].map((m) => m[1]);
+      expect(targets).toEqual(APPS.map((a) => `${a}:${env(svc(a)).PORT}`));
+      expect(conf).toMatch(/honor_labels: true/);
+    });
+
+    it('serves the live page from the service image, with the Docker socket for its faults', () => {
+      const live = svc('live');
+      expect(live.image).toBe(svc('app1').image);
+      expect(String(live.command)).toContain('live/compose-cli.ts');
+      expect(fs.existsSync(path.join(ROOT, 'live/compose-cli.ts'))).toBe(true);
+      expect((live.volumes ?? []).map(String).join(' ')).toMatch(/:\/var\/run\/docker\.sock(:rw)?$/);
+      const e = loadLiveConfig(env(live));
+      expect(published(live)).toEqual([{ hostIp: '127.0.0.1', host: e.port, container: e.port }]);
+      expect(e.host).toBe('0.0.0.0');
     });
 
     it('publishes ports on 127.0.0.1 only, on the native defaults', () => {
