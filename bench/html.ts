@@ -57,6 +57,12 @@ svg.chart .ref { stroke-width: 1.5; stroke-dasharray: 5 4; } svg.chart .reflabel
 ul.notes { color: #555; }
 `;
 
+/** Where to see a strategy's holds in time: the bench times no single request, the live lab does. As text, no link: the report fetches and links nothing. */
+export function liveViewNote(strategy: string, port = 8090): string {
+  const url = `http://127.0.0.1:${port}/?strategy=${encodeURIComponent(strategy)}`;
+  return `<p class="meta" id="live-view">Space-time view: this bench has no per-request timings. Run <code>npm run live</code> and open <code>${esc(url)}</code> (any strategy by <code>?strategy=NAME</code>; the port is LIVE_PORT) to race it on the native cluster and see each hold of its lock as a bar on one lane per instance, overlaps marked; a run exported there (replay, HTML) opens offline, and two recorded runs show side by side.</p>`;
+}
+
 export function renderHtml(report: BenchReport): string {
   const refLines = TOPOLOGIES.flatMap((t) => {
     const c = ceilingOf(report, t);
@@ -103,6 +109,7 @@ ${oversold}
 ${table('ceiling', CEILING_COLUMNS, report.ceilings.map((c) => ({ cells: ceilingCells(c), classes: [] })))}
 <h2>All runs</h2>
 ${table('runs', RUN_COLUMNS, report.runs.map((r) => ({ cells: runCells(r), classes: runClasses(r), shaded: shade(report, r) })))}
+${liveViewNote(report.runs.find((r) => verdictOf(r.worst) === 'oversold')?.strategy ?? 'none')}
 <ul class="notes">${defs.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>
 </body></html>
 `;

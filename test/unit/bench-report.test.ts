@@ -226,5 +226,7 @@ describe('bench report', () => {
     expect(html).toContain('OVERSOLD 4870');
     expect(html).toContain('GET /noop, 1 instance: 6000');
     expect(html).toContain('median of 3 rounds');
+    // the space-time view is the live lab's: the command, and a strategy this bench saw oversell
+    expect(html).toContain('<code>npm run live</code> and open <code>http://127.0.0.1:8090/?strategy=none</code>');
   });
 });
