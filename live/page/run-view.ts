@@ -26,6 +26,8 @@ export interface PaintOptions {
   stateWord: string;
   /** the time axis' end, ms, shared by runs shown side by side */
   axisEnd?: number;
+  /** false: the figures only, the space-time view left as it is (a live race spares its cost) */
+  drawTimeline?: boolean;
 }
 
 export function runData(run: RunLog): RunData {
@@ -114,7 +116,7 @@ export function paintRun(root: ParentNode, data: RunData, o: PaintOptions, t: Di
     verdict.classList.toggle('good', final !== undefined && final.oversold <= 0);
   }
   const box = root.querySelector<HTMLElement>('.timeline-box');
-  if (box) {
+  if (box && o.drawTimeline !== false) {
     const now = o.at ?? Math.max(last?.t ?? 0, ...holds.map((h) => h.end));
     const faults = (o.at === undefined && o.faults ? o.faults : (last?.faults ?? [])).filter((f) => f.start <= at);
     box.replaceChildren(renderTimeline({ lanes: data.lanes, holds, faults, now, width: Math.max(300, box.clientWidth), ...(o.axisEnd !== undefined && { axisEnd: o.axisEnd }) }, t));
