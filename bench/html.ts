@@ -60,6 +60,14 @@ svg.chart .ref { stroke-width: 1.5; stroke-dasharray: 5 4; } svg.chart .reflabel
 ul.notes { color: #555; }
 `;
 
+/** Where to see a strategy's holds in time: the bench times no single request, the live lab does. As text, no link: the report fetches and links nothing. */
+export function liveViewNote(strategy: string, lang: Lang = 'en', port = 8090): string {
+  const url = esc(`http://127.0.0.1:${port}/?strategy=${encodeURIComponent(strategy)}`);
+  return lang === 'zh'
+    ? `<p class="meta" id="live-view">时空图：压测不记录每个请求的时间。运行 <code>npm run live</code> 并打开 <code>${url}</code>（用 <code>?strategy=NAME</code> 选任意策略；端口为 LIVE_PORT），在本机集群上跑这个策略，每次持锁是一条横条，每个实例一条泳道，重叠会标出；在那里导出的运行（回放、HTML）可离线打开，两次运行可以并排对比。</p>`
+    : `<p class="meta" id="live-view">Space-time view: this bench has no per-request timings. Run <code>npm run live</code> and open <code>${url}</code> (any strategy by <code>?strategy=NAME</code>; the port is LIVE_PORT) to race it on the native cluster and see each hold of its lock as a bar on one lane per instance, overlaps marked; a run exported there (replay, HTML) opens offline, and two recorded runs show side by side.</p>`;
+}
+
 export function renderHtml(report: BenchReport): string {
   return bilingualPage({ en: `stocklab bench ${report.stamp}`, zh: `stocklab 压测 ${report.stamp}` }, CSS, (lang) => reportBody(report, lang));
 }
@@ -102,5 +110,6 @@ ${oversold}
 ${table('ceiling', ceilingHeader(lang), report.ceilings.map((c) => ({ cells: ceilingCells(c, lang), classes: [] })))}
 <h2>${esc(w.html.allRuns)}</h2>
 ${table('runs', runHeader(lang), report.runs.map((r) => ({ cells: runCells(r, lang), classes: runClasses(r), shaded: shade(report, r) })))}
+${liveViewNote(report.runs.find((r) => verdictOf(r.worst) === 'oversold')?.strategy ?? 'none', lang)}
 <ul class="notes">${defs.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>`;
 }

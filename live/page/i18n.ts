@@ -107,6 +107,14 @@ export const en = {
   tour13Text: 'Each hold needs 3 of 5 Redis masters. Kill one master during the race: sales go on, exact.',
   tour14Title: '§3.4.2 The ZooKeeper queue',
   tour14Text: 'Each buyer makes a sequential node and watches only the one before it, so a release wakes one waiter, not the herd. The bars follow one another in line, exact.',
+  // Recorded runs replayed in the page, one alone or two side by side
+  replayOf: 'Replay of a recorded run',
+  backToLive: 'Back to the live race',
+  compareTitle: 'Two runs side by side',
+  compareRun: 'Run to compare',
+  compareWith: 'beside',
+  compareGo: 'Show side by side',
+  sharedAxis: 'Both runs on one time axis, scaled to the longer; the slider moves both.',
 } as const;
 
 export type Key = keyof typeof en;
@@ -218,6 +226,14 @@ export const zh: Dictionary = {
   tour13Text: '每次加锁都要拿下 5 个 Redis 主节点中的 3 个。抢购中杀死一个主节点：售卖照常进行，依然准确。',
   tour14Title: '§3.4.2 ZooKeeper 的排队锁',
   tour14Text: '每个买家创建一个顺序节点，只监听排在自己前面的那一个，释放时只唤醒一个等待者，没有羊群效应。横条一根接一根，依然准确。',
+  // 在页面里回放记录下的运行：单独一场，或两场并排
+  replayOf: '回放一场记录下的运行',
+  backToLive: '回到实时抢购',
+  compareTitle: '两场运行并排对比',
+  compareRun: '要对比的运行',
+  compareWith: '对比',
+  compareGo: '并排显示',
+  sharedAxis: '两场运行共用一条时间轴，按较长的一场缩放；拖动滑块两边一起走。',
 };
 
 export type Lang = 'en' | 'zh';

@@ -1,11 +1,10 @@
 // The live lab's page: settings and a strategy picker, live figures, the space-time view, fault
-// buttons, the guided tour and the runs. With an inline run log (an exported file) it replays that
-// run with a time slider and needs no server.
+// buttons, the guided tour and the runs, which it replays with a time slider, one alone or two side
+// by side. With an inline run log (an exported file) it replays that run and needs no server.
 import { PAUSE_POINTS, type FaultMark, type Frame, type Hold, type LabState, type LiveEvent, type PausePoint, type RaceSettings, type RaceSummary, type RunLog, type StrategyInfo } from '../shared/types.js';
-import { overlapping } from '../shared/holds.js';
 import { el } from './dom.js';
 import { chooseLang, DICTIONARIES, type Dictionary, type Key, type Lang } from './i18n.js';
-import { renderGoodput, renderTimeline } from './timeline.js';
+import { figuresPanel, legend, paintRun, replayBoard, runCaption, timelineBox, type ReplayBoard } from './run-view.js';
 import { TOUR } from './tour.js';
 
 /** The label of each pause point in the freeze menu. */
@@ -30,9 +29,14 @@ let summary: RaceSummary | undefined;
 let pageState: PageState = 'loading';
 let message = '';
 let tourIndex = 0;
-let replayAt: number | undefined;
 let runs: { id: string; startedAt: string; settings: RaceSettings; summary?: RaceSummary }[] = [];
 let faultMs = 10_000;
+/** What the stage shows: the live race, or recorded runs replayed (one, or two side by side). */
+let view: { kind: 'live' } | { kind: 'replay'; runs: RunLog[]; at?: number } = { kind: 'live' };
+let board: ReplayBoard | undefined;
+const fetchedRuns = new Map<string, RunLog>();
+/** The pair a user picked for side by side, by run id (until then, the newest two). */
+let pair: [string | undefined, string | undefined] = [undefined, undefined];
 
 function setState(s: PageState): void {
   pageState = s;
@@ -66,6 +70,7 @@ async function refreshRuns(): Promise<void> {
 
 function onEvent(e: LiveEvent): void {
   if (e.type === 'start') {
+    view = { kind: 'live' };
     lanes = e.run.lanes;
     settings = e.run.settings;
     frames = [];
@@ -212,53 +217,65 @@ function faultPanel(): HTMLElement {
   );
 }
 
-function figure(key: string, label: Key, tip?: Key): HTMLElement {
-  return el('div', { class: `figure fig-${key}`, title: tip ? t[tip] : undefined }, el('span', { class: 'label' }, t[label]), el('span', { class: 'value', 'data-figure': key }, '—'));
+function liveTimelinePanel(): HTMLElement {
+  return el('section', { class: 'panel timeline-panel' }, el('h2', {}, t.timeline), legend(t), timelineBox(true));
 }
 
-function figures(): HTMLElement {
-  return el(
-    'section',
-    { class: 'panel figures' },
-    el('div', { class: 'status' }, el('span', { id: 'state-word' }), el('span', { id: 'verdict' })),
-    el('div', { class: 'figure-grid' }, figure('mysql', 'mysqlStock'), figure('redis', 'redisStock'), figure('sold', 'sold'), figure('deducted', 'deducted'), figure('oversold', 'oversold', 'oversoldTip'), figure('overlaps', 'overlaps', 'overlapTip'), figure('soldOut', 'soldOut'), figure('goodput', 'goodput')),
-    el('div', { class: 'refused' }, el('span', { class: 'label' }, t.refused), el('span', { id: 'refused-list' })),
-    el('div', { id: 'goodput-chart' }),
-  );
+async function loadRun(id: string): Promise<RunLog> {
+  const known = fetchedRuns.get(id);
+  if (known) return known;
+  const run = (await (await fetch(`/api/run?id=${encodeURIComponent(id)}`)).json()) as RunLog;
+  fetchedRuns.set(id, run);
+  return run;
 }
 
-function timelinePanel(): HTMLElement {
-  const legend = el(
-    'ul',
-    { class: 'legend' },
-    el('li', {}, el('i', { class: 'sw hold' }), t.legendHold),
-    el('li', {}, el('i', { class: 'sw overlap' }), '▼ ', t.legendOverlap),
-    el('li', {}, el('i', { class: 'sw refused' }), t.legendRefused),
-    el('li', {}, el('i', { class: 'sw frozen' }), t.legendFrozen),
-    el('li', {}, '✕ ', t.legendKilled),
-  );
-  const parts: HTMLElement[] = [el('h2', {}, t.timeline), legend, el('div', { id: 'timeline' })];
-  if (inlineLog) {
-    const end = frames.at(-1)?.t ?? 0;
-    const slider = el('input', { id: 'replay', type: 'range', min: 0, max: Math.ceil(end), value: Math.ceil(replayAt ?? end), 'aria-label': t.replayTime });
-    slider.addEventListener('input', () => {
-      replayAt = Number(slider.value);
-      renderLive();
-    });
-    parts.splice(1, 0, el('label', { class: 'replay' }, el('span', {}, `${t.replay} · ${t.replayTime}`), slider));
-  }
-  return el('section', { class: 'panel timeline-panel' }, ...parts);
+async function showRuns(ids: readonly string[]): Promise<void> {
+  view = { kind: 'replay', runs: await Promise.all(ids.map(loadRun)) };
+  build();
+  window.scrollTo({ top: 0 });
 }
 
 function renderRuns(): void {
   const box = document.getElementById('runs');
   if (!box) return;
+  const replayButton = (id: string) => {
+    const b = el('button', { 'data-replay': id }, t.replay);
+    b.addEventListener('click', () => void showRuns([id]));
+    return b;
+  };
   box.replaceChildren(
     el('h2', {}, t.runs),
     runs.length === 0
       ? el('p', {}, t.noRuns)
-      : el('ul', {}, ...runs.map((r) => el('li', {}, `${r.startedAt.slice(11, 19)} ${r.settings.strategy} · ${t.oversold} ${r.summary?.oversold ?? '—'} · `, el('a', { href: `/api/run?id=${encodeURIComponent(r.id)}`, download: '' }, t.exportJson), ' · ', el('a', { href: `/api/run?id=${encodeURIComponent(r.id)}&format=html`, download: '', 'data-export': r.id }, t.exportHtml)))),
+      : el('ul', {}, ...runs.map((r) => el('li', {}, `${r.startedAt.slice(11, 19)} ${r.settings.strategy} · ${t.oversold} ${r.summary?.oversold ?? '—'} · `, replayButton(r.id), ' · ', el('a', { href: `/api/run?id=${encodeURIComponent(r.id)}`, download: '' }, t.exportJson), ' · ', el('a', { href: `/api/run?id=${encodeURIComponent(r.id)}&format=html`, download: '', 'data-export': r.id }, t.exportHtml)))),
+    ...(runs.length >= 2 ? [comparePicker()] : []),
   );
+}
+
+/** Two selects and a button: the pair to show side by side, the newest two by default (older first). */
+function comparePicker(): HTMLElement {
+  const ids = runs.map((r) => r.id);
+  const picked = pair.map((id, i) => (id && ids.includes(id) ? id : ids[1 - i])) as [string, string];
+  const select = (i: 0 | 1) => {
+    const s = el('select', { id: `compare-${i === 0 ? 'a' : 'b'}`, 'aria-label': t.compareRun }, ...runs.map((r) => el('option', { value: r.id, selected: r.id === picked[i] }, runCaption(r, t))));
+    s.addEventListener('change', () => (pair[i] = s.value));
+    return s;
+  };
+  const [a, b] = [select(0), select(1)];
+  const go = el('button', { id: 'compare', class: 'primary' }, t.compareGo);
+  go.addEventListener('click', () => void showRuns([a.value, b.value]));
+  return el('div', { class: 'compare-picker' }, el('h3', {}, t.compareTitle), a, el('span', {}, t.compareWith), b, go);
+}
+
+/** The stage replaying `runs`: a way back to the live race, the slider, the runs. */
+function replayStage(runs: RunLog[], state: { at?: number }): HTMLElement {
+  const back = el('button', { id: 'back-live' }, `← ${t.backToLive}`);
+  back.addEventListener('click', () => {
+    view = { kind: 'live' };
+    build();
+  });
+  board = replayBoard(runs, t, state, [el('div', { class: 'replay-head' }, el('h2', {}, runs.length > 1 ? t.compareTitle : t.replayOf), back), ...(runs.length > 1 ? [el('p', { class: 'note' }, t.sharedAxis)] : [])]);
+  return board.element;
 }
 
 function header(): HTMLElement {
@@ -280,61 +297,44 @@ function build(): void {
   document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
   document.body.dataset.lang = lang;
   document.title = t.title;
-  const main = inlineLog
-    ? el('main', { class: 'replay-mode' }, figures(), timelinePanel())
-    : el('main', {}, el('div', { class: 'side' }, tour(), controls(), faultPanel()), el('div', { class: 'stage' }, figures(), timelinePanel(), el('section', { class: 'panel', id: 'runs' })));
+  board = undefined;
+  let main: HTMLElement;
+  if (inlineLog && view.kind === 'replay') {
+    board = replayBoard(view.runs, t, view);
+    main = el('main', { class: 'replay-mode' }, board.element);
+  } else {
+    const stage = view.kind === 'live' ? [figuresPanel(t, true), liveTimelinePanel()] : [replayStage(view.runs, view)];
+    main = el('main', { class: view.kind === 'replay' && view.runs.length > 1 ? 'compare-mode' : '' }, el('div', { class: 'side' }, tour(), controls(), faultPanel()), el('div', { class: 'stage', 'data-stage': view.kind }, ...stage, el('section', { class: 'panel', id: 'runs' })));
+  }
   document.body.replaceChildren(header(), main);
   renderRuns();
   renderLive();
 }
 
-function setFigure(key: string, value: number | undefined, digits = 0): void {
-  const e = document.querySelector<HTMLElement>(`[data-figure="${key}"]`);
-  if (!e) return;
-  e.textContent = value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits);
-  e.dataset.value = value === undefined ? '' : String(value);
-  e.classList.toggle('bad', key === 'oversold' || key === 'overlaps' ? (value ?? 0) > 0 : false);
-}
+/**
+ * Watching must not slow what is watched (chromium shares the machine with the servers): during a
+ * race the space-time view, thousands of bars drawn afresh, is redrawn once the time since its last
+ * drawing is 19 times what building it took, and at least 1 ms per 3 bars (1 s at most) apart; the
+ * figures follow every frame. Measured (CDP, a 3000-request mutex race): the renderer busy 81 % of
+ * the race redrawing every frame, 18 % with this.
+ */
+const TIMELINE_BUDGET = 19;
+const TIMELINE_MS_PER_BAR = 1 / 3;
+const TIMELINE_EVERY_MS_MAX = 1_000;
+let timelineDueAt = 0;
 
 function renderLive(): void {
-  const at = replayAt ?? Infinity;
-  const shown = frames.filter((f) => f.t <= at);
-  const last = shown.at(-1);
-  const final = replayAt === undefined || shown.length === frames.length ? summary : undefined;
-  const stock = last?.stock ?? {};
-  const store = summary?.store ?? (strategies.find((s) => s.name === settings.strategy)?.stores[0] === 'redis' ? 'redis' : 'mysql');
-  const tally = final?.tally ?? last?.tally;
-  const left = final?.left ?? stock[store];
-  const deducted = left === undefined ? undefined : settings.units - left;
-  const visibleHolds = holds.filter((h) => h.start <= at);
-  setFigure('mysql', stock.mysql);
-  setFigure('redis', stock.redis);
-  setFigure('sold', tally?.sold);
-  setFigure('deducted', final?.deducted ?? deducted);
-  setFigure('oversold', final?.oversold ?? (tally && deducted !== undefined ? tally.sold - deducted : undefined));
-  setFigure('overlaps', overlapping(visibleHolds).size);
-  setFigure('soldOut', tally?.soldOut);
-  const window = shown.slice(-10);
-  setFigure('goodput', final ? final.goodput : (window.reduce((n, f) => n + f.goodput, 0) * 1_000) / (Math.max(1, window.length) * 100), 0);
-  const refused = document.getElementById('refused-list');
-  if (refused) {
-    const entries = Object.entries({ ...tally?.refused, ...tally?.other });
-    refused.replaceChildren(...(entries.length === 0 ? [el('span', { 'data-refused': 'none' }, '0')] : entries.map(([k, n]) => el('span', { class: 'chip', 'data-refused': k, 'data-value': n }, `${k} ${n}`))));
+  board?.paint();
+  const stage = document.querySelector<HTMLElement>('[data-stage="live"]');
+  if (stage) {
+    const store = summary?.store ?? (strategies.find((s) => s.name === settings.strategy)?.stores[0] === 'redis' ? 'redis' : 'mysql');
+    const stateWord = { loading: '…', idle: t.stateIdle, racing: t.stateRacing, done: t.stateDone, failed: t.stateFailed }[pageState];
+    const start = performance.now();
+    const drawTimeline = pageState !== 'racing' || start >= timelineDueAt;
+    paintRun(stage, { lanes: lanes.length ? lanes : (lab?.lanes ?? []), settings, frames, holds, store, ...(summary && { summary }) }, { faults, stateWord, drawTimeline }, t);
+    const built = performance.now();
+    if (drawTimeline) timelineDueAt = built + Math.max(Math.min(TIMELINE_EVERY_MS_MAX, holds.length * TIMELINE_MS_PER_BAR), TIMELINE_BUDGET * (built - start));
   }
-  const word = document.getElementById('state-word');
-  if (word) word.textContent = { loading: '…', idle: t.stateIdle, racing: t.stateRacing, done: t.stateDone, failed: t.stateFailed }[pageState];
-  const verdict = document.getElementById('verdict');
-  if (verdict) {
-    verdict.textContent = final ? (final.oversold > 0 ? t.verdictOversold : t.verdictExact) : '';
-    verdict.className = final ? (final.oversold > 0 ? 'bad' : 'good') : '';
-  }
-  const box = document.getElementById('timeline');
-  if (box) {
-    const now = replayAt ?? Math.max(last?.t ?? 0, ...visibleHolds.map((h) => h.end));
-    box.replaceChildren(renderTimeline({ lanes: lanes.length ? lanes : (lab?.lanes ?? []), holds: visibleHolds, faults: (replayAt === undefined ? faults : (last?.faults ?? [])).filter((f) => f.start <= at), now, width: Math.max(300, box.clientWidth) }, t));
-  }
-  const chart = document.getElementById('goodput-chart');
-  if (chart) chart.replaceChildren(renderGoodput(shown.map((f, i) => ({ t: f.t, perSecond: shown.slice(Math.max(0, i - 4), i + 1).reduce((n, g) => n + g.goodput, 0) * 2 })), Math.max(200, chart.clientWidth)));
   for (const b of document.querySelectorAll<HTMLButtonElement>('#race, #tour-run')) b.disabled = pageState === 'racing';
   const race = document.getElementById('race');
   if (race) race.textContent = pageState === 'racing' ? t.racing : t.race;
@@ -342,12 +342,7 @@ function renderLive(): void {
 
 async function boot(): Promise<void> {
   if (inlineLog) {
-    const run = JSON.parse(inlineLog.textContent ?? '{}') as RunLog;
-    lanes = run.lanes;
-    settings = run.settings;
-    frames = run.frames;
-    holds = run.frames.flatMap((f) => f.holds);
-    summary = run.summary;
+    view = { kind: 'replay', runs: [JSON.parse(inlineLog.textContent ?? '{}') as RunLog] };
     setState('done');
     build();
     return;
@@ -358,6 +353,9 @@ async function boot(): Promise<void> {
   ]);
   lanes = lab.lanes;
   faults = lab.faults;
+  // ?strategy=NAME (the bench report's links) picks the strategy
+  const asked = strategies.find((s) => s.name === params.get('strategy'));
+  if (asked) settings = { ...settings, strategy: asked.name };
   setState(lab.racing ? 'racing' : 'idle');
   build();
   void refreshRuns();

@@ -17,6 +17,8 @@ export interface TimelineInput {
   /** the time the view reaches, ms */
   now: number;
   width: number;
+  /** the axis' end, ms, when runs side by side share it; else the view's own */
+  axisEnd?: number;
 }
 
 function defs(): SVGDefsElement {
@@ -28,11 +30,11 @@ function defs(): SVGDefsElement {
 export function renderTimeline(input: TimelineInput, t: Dictionary): SVGSVGElement {
   const { lanes, holds, faults, width } = input;
   const height = AXIS_H + lanes.length * LANE_H + 6;
-  const end = Math.max(input.now, ...faults.map((f) => f.end ?? f.healBy), 1);
+  const end = input.axisEnd ?? Math.max(input.now, ...faults.map((f) => f.end ?? f.healBy), 1);
   const plotW = Math.max(50, width - LABEL_W - 8);
-  const x = (ms: number) => LABEL_W + (Math.max(0, ms) / end) * plotW;
+  const x = (ms: number) => LABEL_W + (Math.min(end, Math.max(0, ms)) / end) * plotW;
   const laneY = (lane: string) => AXIS_H + Math.max(0, lanes.indexOf(lane)) * LANE_H;
-  const root = svg('svg', { width, height, viewBox: `0 0 ${width} ${height}`, class: 'timeline', role: 'img', 'aria-label': t.timeline });
+  const root = svg('svg', { width, height, viewBox: `0 0 ${width} ${height}`, class: 'timeline', role: 'img', 'aria-label': t.timeline, 'data-axis-end': end });
   root.append(defs());
 
   // axis: a tick per sensible step
@@ -72,12 +74,12 @@ export function renderTimeline(input: TimelineInput, t: Dictionary): SVGSVGEleme
   return root;
 }
 
-/** Units sold per second, frame by frame. */
-export function renderGoodput(points: readonly { t: number; perSecond: number }[], width: number): SVGSVGElement {
+/** Units sold per second, frame by frame, up to `tEnd` (the shared axis' end) or the last point. */
+export function renderGoodput(points: readonly { t: number; perSecond: number }[], width: number, tEnd?: number): SVGSVGElement {
   const h = 60;
   const root = svg('svg', { width, height: h, viewBox: `0 0 ${width} ${h}`, class: 'goodput' });
   if (points.length < 2) return root;
-  const tMax = Math.max(...points.map((p) => p.t), 1);
+  const tMax = tEnd ?? Math.max(...points.map((p) => p.t), 1);
   const vMax = Math.max(...points.map((p) => p.perSecond), 1);
   const d = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${((p.t / tMax) * (width - 4) + 2).toFixed(1)},${(h - 4 - (p.perSecond / vMax) * (h - 14)).toFixed(1)}`).join(' ');
   root.append(svg('path', { d, class: 'goodput-line' }), svg('text', { x: 4, y: 10, class: 'tick-label' }, `max ${Math.round(vMax)}/s`));

@@ -35,6 +35,21 @@ afterAll(async () => {
   await live?.close();
 });
 
+interface ListedRun {
+  id: string;
+  settings: { strategy: string; fenced: boolean };
+  summary: { oversold: number; tally: { refused: Record<string, number> } };
+}
+const listRuns = async () => (await (await fetch(new URL('/api/runs', live.url))).json()) as { runs: ListedRun[] };
+
+/** Moves the replay slider as a hand would: its value, then an input event. */
+async function setSlider(p: OpenPage, ms: number): Promise<void> {
+  await p.page.locator('#replay').evaluate((e: { value: string; dispatchEvent(ev: Event): boolean }, v: number) => {
+    e.value = String(v);
+    e.dispatchEvent(new Event('input'));
+  }, ms);
+}
+
 const figure = async (p: OpenPage, key: string) => Number(await p.page.getAttribute(`[data-figure="${key}"]`, 'data-value'));
 
 async function runTourStep(p: OpenPage, index: number): Promise<number> {
@@ -77,6 +92,72 @@ describe('the live page', () => {
     expect(await figure(en, 'oversold')).toBe(0);
     expect(fenced).toBeGreaterThanOrEqual(1);
     expect(await en.page.locator('rect.hold.refused').count()).toBeGreaterThanOrEqual(1);
+  });
+
+  it('replays a recorded run inside the page: at its end, the figures it showed when it ran', async () => {
+    // the fenced race just ended: what the live view shows now is what its replay must end on
+    const keys = ['mysql', 'redis', 'sold', 'deducted', 'oversold', 'overlaps', 'soldOut', 'goodput'];
+    const live = await Promise.all(keys.map((k) => en.page.getAttribute(`[data-stage="live"] [data-figure="${k}"]`, 'data-value')));
+    const liveHolds = await en.page.locator('[data-stage="live"] rect.hold').count();
+    const liveRefused = await en.page.textContent('[data-stage="live"] [data-refused="fenced"]');
+    expect(liveRefused).toMatch(/^fenced [1-9]/);
+    const { runs } = await listRuns();
+    await en.page.click(`[data-replay="${runs[0]!.id}"]`);
+    const view = '[data-stage="replay"] [data-run-view="0"]';
+    await en.page.waitForSelector(`${view} [data-figure="sold"][data-value]`);
+    const replayed = await Promise.all(keys.map((k) => en.page.getAttribute(`${view} [data-figure="${k}"]`, 'data-value')));
+    console.log(`replay of ${runs[0]!.settings.strategy}: live ${keys.map((k, i) => `${k} ${live[i]}`).join(', ')}; ${liveHolds} holds`);
+    expect(replayed).toEqual(live);
+    expect(await en.page.textContent(`${view} [data-refused="fenced"]`)).toBe(liveRefused);
+    expect(await en.page.locator(`${view} rect.hold`).count()).toBe(liveHolds);
+    // the slider rewinds everything: at 0 ms nothing sold, no bar drawn, the chart empty
+    await setSlider(en, 0);
+    expect(await en.page.textContent(`${view} [data-figure="sold"]`)).toBe('—');
+    expect(await en.page.locator(`${view} rect.hold`).count()).toBe(0);
+    expect(await en.page.locator(`${view} .goodput-line`).count()).toBe(0);
+    await setSlider(en, Number(await en.page.getAttribute('#replay', 'max')));
+    expect(await en.page.getAttribute(`${view} [data-figure="oversold"]`, 'data-value')).toBe(live[keys.indexOf('oversold')]);
+    await en.page.click('#back-live');
+    await en.page.waitForSelector('[data-stage="live"]');
+  });
+
+  it('shows two runs side by side on one time axis, each with its oversold figure; stacked at 390 px', async () => {
+    // the two newest runs: redis-owned with a frozen holder, then the same fenced
+    const { runs } = await listRuns();
+    const [fenced, frozen] = [runs[0]!, runs[1]!];
+    expect([frozen.settings.fenced, fenced.settings.fenced]).toEqual([false, true]);
+    expect(await en.page.inputValue('#compare-a')).toBe(frozen.id);
+    expect(await en.page.inputValue('#compare-b')).toBe(fenced.id);
+    await en.page.click('#compare');
+    await en.page.waitForSelector('[data-run-view="1"] [data-figure="oversold"][data-value]');
+    const oversold = async (i: number) => Number(await en.page.getAttribute(`[data-run-view="${i}"] [data-figure="oversold"]`, 'data-value'));
+    console.log(`side by side: oversold ${await oversold(0)} (frozen holder) beside ${await oversold(1)} (fenced)`);
+    expect(await oversold(0)).toBe(frozen.summary.oversold);
+    expect(await oversold(1)).toBe(fenced.summary.oversold);
+    expect(await oversold(0)).toBeGreaterThan(0);
+    expect(await oversold(1)).toBe(0);
+    expect(await en.page.locator('[data-run-view="0"] rect.hold[data-overlap="1"]').count()).toBeGreaterThanOrEqual(2);
+    expect(await en.page.locator('[data-run-view="1"] rect.hold.refused').count()).toBeGreaterThanOrEqual(1);
+    // one time axis: both space-time views end at the longer run's end, and so does the slider
+    const ends = await en.page.locator('svg.timeline').evaluateAll((svgs) => svgs.map((e) => Number(e.getAttribute('data-axis-end'))));
+    expect(ends).toHaveLength(2);
+    expect(ends[0]).toBe(ends[1]);
+    expect(Math.ceil(ends[0]!)).toBe(Number(await en.page.getAttribute('#replay', 'max')));
+    // half-way, both follow the slider: neither shows its final verdict yet
+    await setSlider(en, Math.round(ends[0]! / 2));
+    expect(await en.page.locator('[data-run-view] .verdict').evaluateAll((v) => v.map((e) => e.textContent))).toEqual(['', '']);
+    await setSlider(en, Math.ceil(ends[0]!));
+    const box = (i: number) => en.page.locator(`[data-run-view="${i}"]`).boundingBox();
+    const [a, b] = [await box(0), await box(1)];
+    expect(Math.abs(a!.y - b!.y)).toBeLessThan(2); // side by side at 1280
+    if (SHOTS) await shoot(en, 'compare-en');
+    await en.page.setViewportSize({ width: 390, height: 844 });
+    const [a2, b2] = [await box(0), await box(1)];
+    expect(b2!.y).toBeGreaterThanOrEqual(a2!.y + a2!.height); // stacked at 390
+    expect(a2!.width).toBeLessThanOrEqual(390);
+    await en.page.setViewportSize({ width: 1280, height: 800 });
+    await en.page.click('#back-live');
+    await en.page.waitForSelector('[data-stage="live"]');
   });
 
   it("walks the course's Redis series in its order; the steps whose lock holds stay exact", async () => {

@@ -244,5 +244,7 @@ describe('bench report', () => {
     expect(html).toContain('GET /noop, 单实例: 6000');
     expect(html).toContain('3 轮的中位数');
     expect(html).toContain('<th>超卖</th>');
+    // the space-time view is the live lab's: the command, and a strategy this bench saw oversell
+    expect(html).toContain('<code>npm run live</code> and open <code>http://127.0.0.1:8090/?strategy=none</code>');
   });
 });
