@@ -54,6 +54,8 @@ export function mariadbSpec(cfg: ClusterConfig, dir: string, bin: Binaries): Ser
   const initFile = path.join(runDir, 'mysql-init.sql');
   const logFile = path.join(dir, 'logs', 'mysql.log');
   const marker = path.join(dataDir, '.stocklab-installed');
+  // Its own temp dir, not the shared /tmp: two clusters installing at once collided there (mariadb-install-db: "Could not remove temporary table").
+  const tmpDir = path.join(dir, 'mysql-tmp');
   const port = cfg.ports.mysql;
 
   return {
@@ -64,6 +66,7 @@ export function mariadbSpec(cfg: ClusterConfig, dir: string, bin: Binaries): Ser
     stopGraceMs: 20_000, // InnoDB flushes on a clean shutdown; give it time before SIGKILL
     async prepare() {
       fs.mkdirSync(runDir, { recursive: true });
+      fs.mkdirSync(tmpDir, { recursive: true });
       fs.writeFileSync(initFile, initSql(cfg), { mode: 0o600 }); // holds the password
       if (fs.existsSync(marker)) return;
       // First run (or a half-finished one): a fresh system database.
@@ -76,6 +79,7 @@ export function mariadbSpec(cfg: ClusterConfig, dir: string, bin: Binaries): Ser
           ...(isRoot ? ['--user=root'] : []),
           '--auth-root-authentication-method=socket',
           '--skip-test-db',
+          `--tmpdir=${tmpDir}`,
         ]);
         fs.appendFileSync(logFile, stdout + stderr);
       } catch (err) {
@@ -94,6 +98,7 @@ export function mariadbSpec(cfg: ClusterConfig, dir: string, bin: Binaries): Ser
         '--bind-address=127.0.0.1',
         `--socket=${socketPath(dir)}`,
         `--pid-file=${path.join(runDir, 'mysql.pid')}`,
+        `--tmpdir=${tmpDir}`,
         `--init-file=${initFile}`,
         ...(isRoot ? ['--user=root'] : []), // mariadbd refuses to run as root without it
         // A lab, not a bank: flush the redo log once a second instead of at every commit, and keep
