@@ -35,8 +35,8 @@ runCli('docs', DOCS_USAGE, async () => {
   const blocks = blocksIn.get('en') ?? new Map<string, string>();
   const chaos = (values.chaos ?? []).map((file) => ({ report: readJson<ChaosReport>(file, ['history', 'verdict', 'options', 'rerun']), file }));
   const soak = values.soak ? { report: readJson<SoakReport>(values.soak, ['slopes', 'verdict', 'options']), file: values.soak } : undefined;
-  // the reliability tables are in English only
-  for (const [name, body] of reliabilityBlocks(chaos, soak)) blocks.set(name, body);
+  // the reliability tables are in English only, in both READMEs
+  for (const [name, body] of reliabilityBlocks(chaos, soak)) for (const langBlocks of blocksIn.values()) langBlocks.set(name, body);
   const root = process.cwd();
   const filled = new Set<string>();
   for (const file of docFiles(root)) {
