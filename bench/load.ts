@@ -3,7 +3,7 @@
 // It runs inside the load process (load-process.ts), so the bench's own event loop never competes
 // with the load generator for the answers it counts.
 import autocannon from 'autocannon';
-import { answerKey } from '../src/http/answers.js';
+import { answerKeyOfBody } from '../src/http/answers.js';
 
 export interface LoadJob {
   url: string;
@@ -54,15 +54,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-function errorOf(body: string): string | undefined {
-  try {
-    const parsed = JSON.parse(body) as { error?: unknown };
-    return typeof parsed.error === 'string' ? parsed.error : 'unreadable';
-  } catch {
-    return 'unreadable';
-  }
-}
-
 export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const byStatus: Record<number, number> = {};
@@ -90,7 +81,7 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
           requests: [
             {
               onResponse: (status: number, body: string) => {
-                const key = answerKey(status, status === 200 ? undefined : errorOf(body));
+                const key = answerKeyOfBody(status, body);
                 byAnswer[key] = (byAnswer[key] ?? 0) + 1;
               },
             },

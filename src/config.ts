@@ -74,6 +74,9 @@ const envSchema = z.object({
   // The native cluster (src/cluster): where its data lives and which ports it uses.
   STOCKLAB_DIR: z.string().default('.stocklab'),
   NGINX_PORT: port.default(8080),
+  // Requests in flight nginx admits before answering 503 busy itself; unset: nginx/nginx.conf's
+  // `limit_conn` (3,000). Lower it to watch nginx refuse at a smaller load.
+  NGINX_CAPACITY: z.coerce.number().int().min(1).optional(),
   INSTANCE_PORTS: portList.default([8000, 8100, 8200]),
   REDIS_PORT: port.default(16379),
   REDLOCK_PORTS: portList.default([16380, 16381, 16382, 16383, 16384]),
@@ -196,6 +199,8 @@ export interface ClusterConfig {
   mysql: Pick<MysqlConfig, 'user' | 'password' | 'database'>;
   /** requirepass of every Redis server of the cluster; undefined: none. */
   redisPassword?: string;
+  /** Requests in flight nginx admits before its own 503 busy; undefined: the template's. */
+  nginxCapacity?: number;
 }
 
 /** A loopback Redis URL, with the cluster's password when it has one. */
@@ -278,6 +283,7 @@ export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): Cluster
     redlockMasters: { persistence: e.REDLOCK_PERSISTENCE, restartDelayMs: e.REDLOCK_RESTART_DELAY_MS },
     mysql: { user: e.MYSQL_USER, password: e.MYSQL_PASSWORD, database: e.MYSQL_DATABASE },
     ...(e.REDIS_PASSWORD && { redisPassword: e.REDIS_PASSWORD }),
+    ...(e.NGINX_CAPACITY !== undefined && { nginxCapacity: e.NGINX_CAPACITY }),
   };
 }
 

@@ -22,7 +22,7 @@ const run = promisify(execFile);
 const template = fs.readFileSync(NGINX_TEMPLATE, 'utf8');
 
 function listens(conf: string): string[] {
-  return [...conf.matchAll(/^\s*listen\s+([^;]+);/gm)].map((m) => m[1] ?? '');
+  return [...conf.matchAll(/^\s*listen\s+([^\s;]+)[^;]*;/gm)].map((m) => m[1] ?? '');
 }
 function upstreamServers(conf: string): string[] {
   const block = /upstream\s+\S+\s*\{[^}]*\}/.exec(conf)?.[0] ?? '';
