@@ -56,8 +56,19 @@ const envSchema = z.object({
   ZK_CONNECT: z.string().default('127.0.0.1:12181'),
   ZK_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(6_000),
 
-  // Deductions in flight per instance before a fast 503 busy: far above the course's 100 clients.
+  // Deductions in flight per instance before a fast 503 busy: far above the course's 100 clients,
+  // and above nginx's share of its capacity (3,000 across three instances), so that nginx, in front,
+  // refuses first; an instance refuses only when it gets two thirds of what nginx admits.
   MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2_000),
+  // Node's own server limits, all looser than nginx's so nginx is the layer that says no: sockets
+  // beyond MAX_CONNECTIONS are closed unanswered (nginx holds at most its capacity plus its idle
+  // keep-alive pool to an instance); a request's headers, and the whole request, must arrive
+  // within these (nginx cuts a slow client at 10 s, and sends an instance whole requests); an idle
+  // keep-alive socket is kept longer than nginx keeps its own (4 s), so nginx closes it first.
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).default(4_096),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(20_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(30_000),
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(65_000),
   // On SIGTERM: how long running deductions get to finish before they are aborted (below the
   // native cluster's 10 s grace before SIGKILL).
   DRAIN_MS: z.coerce.number().int().min(0).default(5_000),
@@ -127,6 +138,13 @@ export interface RequestLimits {
   retryMsMax: number;
 }
 
+export interface ServerLimits {
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
 export interface HostPort {
   host: string;
   port: number;
@@ -148,6 +166,8 @@ export interface ServiceConfig {
   /** Whether GET /check/lock accepts `pause` (the fault lab). */
   faultInjection: boolean;
   maxInFlight: number;
+  /** Node's server limits (server.maxConnections, headersTimeout, requestTimeout, keepAliveTimeout). */
+  server: ServerLimits;
   drainMs: number;
   mysql: MysqlConfig;
   redis: { url: string; commandTimeoutMs: number; sentinel?: SentinelConfig };
@@ -221,6 +241,14 @@ function parseEnv(env: NodeJS.ProcessEnv): Env {
   return parsed.data;
 }
 
+function serverLimitsOf(e: Env): ServerLimits {
+  // Node requires it: the headers' bound cannot outlast the whole request's.
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`invalid environment: HEADERS_TIMEOUT_MS (${e.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`);
+  }
+  return { maxConnections: e.MAX_CONNECTIONS, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS };
+}
+
 export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const e = parseEnv(env);
   return {
@@ -232,6 +260,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     startupTimeoutMs: e.STARTUP_TIMEOUT_MS,
     faultInjection: e.FAULT_INJECTION === '1',
     maxInFlight: e.MAX_IN_FLIGHT,
+    server: serverLimitsOf(e),
     drainMs: e.DRAIN_MS,
     mysql: {
       host: e.MYSQL_HOST,

@@ -55,3 +55,16 @@ describe('renderNginxConf', () => {
     expect(number(renderNginxConf(template, 23456, [21001], { maxNofile: 1_000_000 }), 'worker_rlimit_nofile')).toBe(number(template, 'worker_rlimit_nofile'));
   });
 });
+
+describe("the service's own limits", () => {
+  it('are looser than nginx in front of it', () => {
+    const { server } = loadServiceConfig({});
+    const conf = fs.readFileSync(NGINX_TEMPLATE, 'utf8');
+    const seconds = (d: string) => Number(new RegExp(`^\\s*${d}\\s+(\\d+)s;`, 'm').exec(conf)?.[1]) * 1000;
+    // every connection nginx may open to one instance: its capacity plus its idle pool, per worker
+    expect(server.maxConnections).toBeGreaterThan(number(conf, 'limit_conn') + number(conf, 'worker_processes') * number(conf, 'keepalive'));
+    expect(server.headersTimeoutMs).toBeGreaterThan(seconds('client_header_timeout'));
+    expect(server.requestTimeoutMs).toBeGreaterThan(seconds('client_body_timeout'));
+    expect(server.keepAliveTimeoutMs).toBeGreaterThan(seconds('keepalive_timeout'));
+  });
+});
