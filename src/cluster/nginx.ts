@@ -4,7 +4,7 @@ import path from 'node:path';
 import { REPO_ROOT } from '../paths.js';
 import type { Binaries } from './packages.js';
 import { pollUntil } from '../time.js';
-import { groupMembers } from './processes.js';
+import { groupMembers, openFileLimits } from './processes.js';
 import { healthOk } from './probes.js';
 import type { ServerSpec } from './server.js';
 
@@ -65,14 +65,7 @@ function replaceNumber(text: string, directive: RegExp, name: string, value: num
  * to the hard one at start, so nginx's master starts with it too. Undefined: no limit to respect.
  */
 export function nginxMaxNofile(): number | undefined {
-  if (process.getuid?.() === 0) return undefined;
-  try {
-    const line = fs.readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
-    const hard = line?.split(/\s{2,}/)[2];
-    return hard === undefined || hard === 'unlimited' ? undefined : Number(hard);
-  } catch {
-    return undefined;
-  }
+  return process.getuid?.() === 0 ? undefined : openFileLimits().hard ?? undefined;
 }
 
 /** The project's template rendered for this cluster into `confFile`. */

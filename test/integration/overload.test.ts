@@ -1,0 +1,46 @@
+// Overload through nginx: many more clients than the stack admits, and still every request gets an
+// HTTP answer (200, 409 or a documented 503), none a reset or a closed socket, nothing oversold.
+// The stack is the real one scaled down: nginx's capacity lowered, and each instance's cap and
+// connection limit with it in the same proportions as the defaults (src/config.ts), so the excess
+// meets nginx's own 503 busy. Without that refusal nginx would pass every client on, and the
+// instances, past their connection limit, would close sockets: 502s, outcomes unknown.
+import { afterAll, describe, expect, it } from 'vitest';
+import { race } from '../../bench/race.js';
+import { stopLoad } from '../../bench/fire.js';
+import { answerKey } from '../../src/http/answers.js';
+import { withOwnCluster } from '../support/cluster.js';
+import { expectSafe, refusals } from '../support/race-checks.js';
+
+const CAPACITY = 300;
+const CLIENTS = 3_000;
+const own = withOwnCluster({
+  nginxCapacity: CAPACITY,
+  // 3 × 200 in flight > nginx's 300; 450 sockets > nginx's 300 plus its idle pools (2 × 64)
+  instanceEnv: { MAX_IN_FLIGHT: '200', MAX_CONNECTIONS: '450' },
+});
+afterAll(() => stopLoad());
+
+describe(`${CLIENTS} clients through nginx at a capacity of ${CAPACITY}`, () => {
+  it.each(['redis-pubsub', 'sql-update'])('%s: every request answered, none reset, nothing oversold', async (strategy) => {
+    const { info } = own.current;
+    const r = await race({
+      target: info.nginx,
+      stores: info,
+      strategy,
+      initial: CLIENTS,
+      requests: 2 * CLIENTS,
+      connections: CLIENTS,
+      // two load processes of 1,500 connections each, as the ramp spreads its clients
+      processes: 2,
+      maxSeconds: 40,
+    });
+    const byNginx = r.byAnswer[answerKey(503, 'busy', 'nginx')] ?? 0;
+    console.log(
+      `[overload] ${strategy}: ${CLIENTS} clients, ${2 * CLIENTS} requests for ${CLIENTS} units in ${r.seconds.toFixed(1)} s: ` +
+        `${r.ok} sold (${r.deducted} deducted), ${refusals(r.byAnswer)} refused (${byNginx} by nginx), ${r.soldOut} sold out, ` +
+        `${r.noAnswer} unanswered ${JSON.stringify(r.noAnswerBy)}; p99 ${r.p99Ms} ms; ${JSON.stringify(r.byAnswer)}`,
+    );
+    expectSafe(r);
+    expect(r.byAnswer[answerKey(503, 'outcome_unknown')] ?? 0).toBe(0);
+  });
+});
