@@ -57,15 +57,18 @@ const envSchema = z.object({
   ZK_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(6_000),
 
   // Deductions in flight per instance before a fast 503 busy: far above the course's 100 clients,
-  // and above nginx's share of its capacity (3,000 across three instances), so that nginx, in front,
-  // refuses first; an instance refuses only when it gets two thirds of what nginx admits.
-  MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2_000),
+  // and as many as nginx admits in all (its capacity, 3,000), so through nginx an instance is never
+  // past it: nginx, in front, is the layer that refuses. The cap guards an instance asked directly.
+  MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(3_000),
   // Node's own server limits, all looser than nginx's so nginx is the layer that says no: sockets
   // beyond MAX_CONNECTIONS are closed unanswered (nginx holds at most its capacity plus its idle
-  // keep-alive pool to an instance); a request's headers, and the whole request, must arrive
-  // within these (nginx cuts a slow client at 10 s, and sends an instance whole requests); an idle
-  // keep-alive socket is kept longer than nginx keeps its own (4 s), so nginx closes it first.
-  MAX_CONNECTIONS: z.coerce.number().int().min(1).default(4_096),
+  // keep-alive pools to an instance); connections not yet accepted wait in a queue of
+  // LISTEN_BACKLOG (the kernel caps it at net.core.somaxconn; Node's 511 made nginx's connects
+  // time out under a burst); a request's headers, and the whole request, must arrive within these
+  // (nginx cuts a slow client at 10 s, and sends an instance whole requests); an idle keep-alive
+  // socket is kept longer than nginx keeps its own (4 s), so nginx closes it first.
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).default(8_192),
+  LISTEN_BACKLOG: z.coerce.number().int().min(1).default(4_096),
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(20_000),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(65_000),
@@ -140,6 +143,7 @@ export interface RequestLimits {
 
 export interface ServerLimits {
   maxConnections: number;
+  backlog: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -246,7 +250,7 @@ function serverLimitsOf(e: Env): ServerLimits {
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     throw new ConfigError(`invalid environment: HEADERS_TIMEOUT_MS (${e.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`);
   }
-  return { maxConnections: e.MAX_CONNECTIONS, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS };
+  return { maxConnections: e.MAX_CONNECTIONS, backlog: e.LISTEN_BACKLOG, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS };
 }
 
 export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {

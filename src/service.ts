@@ -60,7 +60,7 @@ export async function openService(config: ServiceConfig): Promise<RunningService
   const app = createApp(deps, catalog, demos, inFlight);
 
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+    const s = app.listen(config.port, config.host, config.server.backlog, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
   // All looser than nginx's, so nginx refuses first (src/config.ts says how each compares).
   server.maxConnections = config.server.maxConnections;
