@@ -20,7 +20,7 @@ export interface LineChart {
 const W = 960;
 const H = 340;
 const LEFT = 70;
-const RIGHT = 20;
+const RIGHT = 30;
 const TOP = 60;
 const BOTTOM = 48;
 
