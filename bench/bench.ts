@@ -16,7 +16,7 @@ import { Progress, type Log } from '../src/cli/progress.js';
 
 export type { Log };
 
-function paramsOf(o: BenchOptions): Record<string, number> {
+export function paramsOf(o: BenchOptions): Record<string, number> {
   const params: Record<string, number> = { workMs: o.workMs };
   if (o.ttlMs !== undefined) params.ttlMs = o.ttlMs;
   if (o.waitMs !== undefined) params.waitMs = o.waitMs;

@@ -9,7 +9,7 @@ import { parseFlags, runCli } from '../src/cli/args.js';
 import { Progress } from '../src/cli/progress.js';
 import { printUrls } from '../src/cluster/lifecycle.js';
 import { BENCH_FLAGS, benchOptionsOf, LAB_FLAGS, LAB_USAGE } from './options.js';
-import { benchAndPrint } from './report-cli.js';
+import { runAndPrint } from './report-cli.js';
 import { resolveTarget } from './target.js';
 import { wrkPath } from './wrk.js';
 
@@ -46,7 +46,7 @@ runCli('lab', LAB_USAGE, async () => {
       }
     });
   }
-  const { files } = await benchAndPrint(opts, resolveTarget(opts, process.env, info), progress, 'lab');
+  const files = await runAndPrint(opts, resolveTarget(opts, process.env, info), progress, 'lab');
   const minutes = ((Date.now() - t0) / 60_000).toFixed(1);
   if (stop) {
     await clusterDown(say);

@@ -3,7 +3,8 @@
 // It runs inside the load process (load-process.ts), so the bench's own event loop never competes
 // with the load generator for the answers it counts.
 import autocannon from 'autocannon';
-import { answerKey } from '../src/http/answers.js';
+import { answerKeyOfBody } from '../src/http/answers.js';
+import { openFileLimits } from '../src/cluster/processes.js';
 
 export interface LoadJob {
   url: string;
@@ -18,6 +19,8 @@ export interface LoadJob {
   timeoutSeconds: number;
   /** Read the `error` of every non-200 answer's body (races); windows count statuses only. */
   classify: boolean;
+  /** Return every latency of the measured span, so runs spread over processes can be merged. */
+  keepLatencies?: boolean;
 }
 
 export interface LoadResult {
@@ -29,8 +32,17 @@ export interface LoadResult {
   okTotal: number;
   /** Answers over the whole run. */
   answeredTotal: number;
-  /** Requests that got no HTTP answer (timeouts, connection errors). */
+  /**
+   * Requests that got no HTTP answer: timeouts, connection errors, and (a race) requests whose
+   * connection the server closed before answering, which autocannon drops silently.
+   */
   noAnswer: number;
+  /** noAnswer by cause: an error code (ECONNRESET, EMFILE…), `timeout`, or `closed` (closed unanswered). */
+  noAnswerBy: Record<string, number>;
+  /** This process's open-file limit (soft): what bounds the connections it can hold. */
+  nofile: number | null;
+  /** With keepLatencies: every latency of the measured span, in ms. */
+  latencies?: number[];
   /** Length of the measured span: the window, or a race's first request to its last answer. */
   seconds: number;
   p50Ms: number;
@@ -49,18 +61,9 @@ interface BudgetedClient {
   reqsMade: number;
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
-
-function errorOf(body: string): string | undefined {
-  try {
-    const parsed = JSON.parse(body) as { error?: unknown };
-    return typeof parsed.error === 'string' ? parsed.error : 'unreadable';
-  } catch {
-    return 'unreadable';
-  }
 }
 
 export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): Promise<LoadResult> {
@@ -68,6 +71,7 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
     const byStatus: Record<number, number> = {};
     const byAnswer: Record<string, number> = {};
     const latencies: number[] = [];
+    const noAnswerBy: Record<string, number> = {};
     let okTotal = 0;
     let answeredTotal = 0;
     let truncated = false;
@@ -90,7 +94,7 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
           requests: [
             {
               onResponse: (status: number, body: string) => {
-                const key = answerKey(status, status === 200 ? undefined : errorOf(body));
+                const key = answerKeyOfBody(status, body);
                 byAnswer[key] = (byAnswer[key] ?? 0) + 1;
               },
             },
@@ -103,12 +107,19 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
         if (err) return reject(err);
         const sorted = latencies.sort((a, b) => a - b);
         const seconds = job.window ? job.window.seconds : Math.max(lastAnswer - started, 1) / 1000;
+        // A race sends exactly `requests` (autocannon's budget counts a request on a closed
+        // connection too): whatever has neither an answer nor an error was closed unanswered.
+        const closed = job.requests !== undefined && !truncated ? Math.max(0, job.requests - answeredTotal - r.errors) : 0;
+        if (closed > 0) noAnswerBy.closed = closed;
         resolve({
           byStatus,
           byAnswer,
           okTotal,
           answeredTotal,
-          noAnswer: r.errors,
+          noAnswer: r.errors + closed,
+          noAnswerBy,
+          nofile: openFileLimits().soft,
+          ...(job.keepLatencies && { latencies: sorted }),
           seconds,
           p50Ms: percentile(sorted, 50),
           p99Ms: percentile(sorted, 99),
@@ -132,6 +143,11 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
         const c = client as unknown as BudgetedClient;
         c.responseMax = Math.max(1, c.reqsMade);
       }
+    });
+
+    instance.on('reqError', (err: NodeJS.ErrnoException) => {
+      const cause = err.code ?? (err.message === 'request timed out' ? 'timeout' : 'error');
+      noAnswerBy[cause] = (noAnswerBy[cause] ?? 0) + 1;
     });
 
     const progress = setInterval(() => onAnswers?.(answeredTotal), 1_000);

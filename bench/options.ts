@@ -44,7 +44,16 @@ export interface BenchOptions {
   out: string;
   /** The language of the markdown and the closing lines; the HTML report carries both. */
   lang: Lang;
+  /** `--ramp`: step the clients through nginx instead of the comparison. */
+  ramp: boolean;
+  /** The ramp's steps: concurrent clients, ascending. */
+  steps: number[];
 }
+
+/** The ramp's default steps, from the course's 100 clients to the 10,000 the lab claims. */
+export const RAMP_STEPS = [100, 500, 1000, 2000, 3000, 4000, 6000, 8000, 10000];
+/** The ramp's strategies when --strategies is not given. */
+export const RAMP_STRATEGIES = ['sql-update', 'redis-pubsub'];
 
 /** The course's headline rows keep its full-size race: the problem and the first answer to it. */
 export const COURSE_STRATEGIES = ['none', 'mutex'];
@@ -70,6 +79,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --mysql URL --redis URL   the stores, to read units left (default: env, then cluster.json)
   --out DIR            results folder (default bench/results)
   --lang en|zh         the table's headings and closing lines in English or Chinese (default en)
+  --ramp               the overload ramp instead: at each step N clients through nginx send 2N
+                       requests for N units (--strategies default ${RAMP_STRATEGIES.join(',')}); see docs/bench.md
+  --steps a,b,...      the ramp's steps in clients (default ${RAMP_STEPS.join(',')})
   --help               this text
 Flags take their value as --flag value or --flag=value, in any order.`;
 
@@ -105,6 +117,7 @@ export const BENCH_FLAGS = {
   strategies: str, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
   requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
   ...LANG_FLAG,
+  ramp: { type: 'boolean' }, steps: str,
   ...HELP_FLAG,
 } as const;
 
@@ -151,5 +164,14 @@ export function benchOptionsOf(values: BenchValues): BenchOptions {
     redis: url('redis', values.redis),
     out: values.out ?? 'bench/results',
     lang: langOption(values.lang),
+    ramp: values.ramp ?? false,
+    steps: stepsOf(values.steps),
   };
+}
+
+function stepsOf(raw: string | undefined): number[] {
+  if (raw === undefined) return RAMP_STEPS;
+  const steps = raw.split(',').map((s) => s.trim()).filter(Boolean).map((s) => count('steps', s, undefined, 1) as number);
+  if (steps.length === 0) throw new UsageError('--steps needs at least one number of clients');
+  return [...new Set(steps)].sort((a, b) => a - b);
 }

@@ -18,6 +18,8 @@ export interface RaceOptions {
   maxSeconds?: number;
   /** Called about once a second with the answers so far, for progress lines. */
   onAnswers?: (answered: number) => void;
+  /** Load processes to spread the clients over (default 1). */
+  processes?: number;
 }
 
 export interface RaceResult extends FireResult {
@@ -55,6 +57,7 @@ export async function race(opts: RaceOptions): Promise<RaceResult> {
     connections: opts.connections,
     maxSeconds: opts.maxSeconds,
     onAnswers: opts.onAnswers,
+    processes: opts.processes,
   });
   // Requests left without an answer may still be deducting: wait for the count to hold still.
   const left = fired.truncated || fired.noAnswer > 0 ? await settledUnitsLeft(opts.stores, store) : await unitsLeft(opts.stores, store);

@@ -2,7 +2,9 @@
 import { Progress } from '../src/cli/progress.js';
 import { runBench } from './bench.js';
 import type { BenchOptions } from './options.js';
-import { writeReport, type WrittenFiles } from './output.js';
+import { writeReport, writeReportFiles, type WrittenFiles } from './output.js';
+import { runRamp } from './ramp.js';
+import { renderRampHtml, renderRampMarkdown } from './ramp-report.js';
 import type { BenchReport } from './report.js';
 import { renderMarkdown } from './table.js';
 import { BENCH_WORDS } from './words.js';
@@ -18,3 +20,19 @@ export async function benchAndPrint(opts: BenchOptions, target: BenchTarget, pro
   return { report, files };
 }
 
+
+/** The ramp (--ramp): run it, write ramp-<stamp>.{json,md,html}, print its table. */
+export async function rampAndPrint(opts: BenchOptions, target: BenchTarget, progress = new Progress(), title = 'ramp'): Promise<WrittenFiles> {
+  const report = await runRamp(opts, target, progress);
+  progress.summary(title);
+  const md = renderRampMarkdown(report);
+  const files = writeReportFiles(opts.out, report.stamp, { data: report, md, html: renderRampHtml(report) });
+  console.log(md);
+  console.log(`results: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
+  return files;
+}
+
+/** The comparison, or the ramp with --ramp; returns the files written. */
+export async function runAndPrint(opts: BenchOptions, target: BenchTarget, progress = new Progress(), title = 'bench'): Promise<WrittenFiles> {
+  return opts.ramp ? rampAndPrint(opts, target, progress, title) : (await benchAndPrint(opts, target, progress, title)).files;
+}

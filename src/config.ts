@@ -56,8 +56,22 @@ const envSchema = z.object({
   ZK_CONNECT: z.string().default('127.0.0.1:12181'),
   ZK_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(6_000),
 
-  // Deductions in flight per instance before a fast 503 busy: far above the course's 100 clients.
-  MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2_000),
+  // Deductions in flight per instance before a fast 503 busy: far above the course's 100 clients,
+  // and as many as nginx admits in all (its capacity, 3,000), so through nginx an instance is never
+  // past it: nginx, in front, is the layer that refuses. The cap guards an instance asked directly.
+  MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(3_000),
+  // Node's own server limits, all looser than nginx's so nginx is the layer that says no: sockets
+  // beyond MAX_CONNECTIONS are closed unanswered (nginx holds at most its capacity plus its idle
+  // keep-alive pools to an instance); connections not yet accepted wait in a queue of
+  // LISTEN_BACKLOG (the kernel caps it at net.core.somaxconn; Node's 511 made nginx's connects
+  // time out under a burst); a request's headers, and the whole request, must arrive within these
+  // (nginx cuts a slow client at 10 s, and sends an instance whole requests); an idle keep-alive
+  // socket is kept longer than nginx keeps its own (4 s), so nginx closes it first.
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).default(8_192),
+  LISTEN_BACKLOG: z.coerce.number().int().min(1).default(4_096),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(20_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(30_000),
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(65_000),
   // On SIGTERM: how long running deductions get to finish before they are aborted (below the
   // native cluster's 10 s grace before SIGKILL).
   DRAIN_MS: z.coerce.number().int().min(0).default(5_000),
@@ -74,6 +88,9 @@ const envSchema = z.object({
   // The native cluster (src/cluster): where its data lives and which ports it uses.
   STOCKLAB_DIR: z.string().default('.stocklab'),
   NGINX_PORT: port.default(8080),
+  // Requests in flight nginx admits before answering 503 busy itself; unset: nginx/nginx.conf's
+  // `limit_conn` (3,000). Lower it to watch nginx refuse at a smaller load.
+  NGINX_CAPACITY: z.coerce.number().int().min(1).optional(),
   INSTANCE_PORTS: portList.default([8000, 8100, 8200]),
   REDIS_PORT: port.default(16379),
   REDLOCK_PORTS: portList.default([16380, 16381, 16382, 16383, 16384]),
@@ -126,6 +143,14 @@ export interface RequestLimits {
   retryMsMax: number;
 }
 
+export interface ServerLimits {
+  maxConnections: number;
+  backlog: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
 export interface HostPort {
   host: string;
   port: number;
@@ -147,6 +172,8 @@ export interface ServiceConfig {
   /** Whether GET /check/lock accepts `pause` (the fault lab). */
   faultInjection: boolean;
   maxInFlight: number;
+  /** Node's server limits (server.maxConnections, headersTimeout, requestTimeout, keepAliveTimeout). */
+  server: ServerLimits;
   drainMs: number;
   mysql: MysqlConfig;
   redis: { url: string; commandTimeoutMs: number; sentinel?: SentinelConfig };
@@ -198,6 +225,8 @@ export interface ClusterConfig {
   mysql: Pick<MysqlConfig, 'user' | 'password' | 'database'>;
   /** requirepass of every Redis server of the cluster; undefined: none. */
   redisPassword?: string;
+  /** Requests in flight nginx admits before its own 503 busy; undefined: the template's. */
+  nginxCapacity?: number;
 }
 
 /** A loopback Redis URL, with the cluster's password when it has one. */
@@ -218,6 +247,14 @@ function parseEnv(env: NodeJS.ProcessEnv): Env {
   return parsed.data;
 }
 
+function serverLimitsOf(e: Env): ServerLimits {
+  // Node requires it: the headers' bound cannot outlast the whole request's.
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`invalid environment: HEADERS_TIMEOUT_MS (${e.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`);
+  }
+  return { maxConnections: e.MAX_CONNECTIONS, backlog: e.LISTEN_BACKLOG, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS };
+}
+
 export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const e = parseEnv(env);
   return {
@@ -229,6 +266,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     startupTimeoutMs: e.STARTUP_TIMEOUT_MS,
     faultInjection: e.FAULT_INJECTION === '1',
     maxInFlight: e.MAX_IN_FLIGHT,
+    server: serverLimitsOf(e),
     drainMs: e.DRAIN_MS,
     mysql: {
       host: e.MYSQL_HOST,
@@ -280,6 +318,7 @@ export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): Cluster
     redlockMasters: { persistence: e.REDLOCK_PERSISTENCE, restartDelayMs: e.REDLOCK_RESTART_DELAY_MS },
     mysql: { user: e.MYSQL_USER, password: e.MYSQL_PASSWORD, database: e.MYSQL_DATABASE },
     ...(e.REDIS_PASSWORD && { redisPassword: e.REDIS_PASSWORD }),
+    ...(e.NGINX_CAPACITY !== undefined && { nginxCapacity: e.NGINX_CAPACITY }),
   };
 }
 

@@ -60,10 +60,13 @@ export async function openService(config: ServiceConfig): Promise<RunningService
   const app = createApp(deps, catalog, demos, inFlight);
 
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+    const s = app.listen(config.port, config.host, config.server.backlog, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
-  // Longer than nginx's upstream keepalive so nginx, not Node, closes idle connections.
-  server.keepAliveTimeout = 65_000;
+  // All looser than nginx's, so nginx refuses first (src/config.ts says how each compares).
+  server.maxConnections = config.server.maxConnections;
+  server.headersTimeout = config.server.headersTimeoutMs;
+  server.requestTimeout = config.server.requestTimeoutMs;
+  server.keepAliveTimeout = config.server.keepAliveTimeoutMs;
   const { port } = server.address() as AddressInfo;
   logger.info({ port, strategies: catalog.names.length }, 'listening');
 

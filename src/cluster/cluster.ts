@@ -122,8 +122,8 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
     ? rep.zookeeper.map((n, index) => make(zookeeperSpec(index === 0 ? 'zookeeper' : `zookeeper-${index}`, n.client, dir, bin, { nodes: rep.zookeeper, index })))
     : [make(zookeeperSpec('zookeeper', p.zookeeper, dir, bin))];
   const zookeeper = zkNodes[0] as ManagedServer;
-  const rotation = new NginxRotation(p.nginx, p.instances, dir);
-  const nginx = make(nginxSpec(p.nginx, p.instances, dir, bin, rotation));
+  const rotation = new NginxRotation(p.nginx, p.instances, dir, config.nginxCapacity);
+  const nginx = make(nginxSpec(p.nginx, p.instances, dir, bin, rotation, config.nginxCapacity));
   rotation.server = nginx;
   const apps = p.instances.map((port) => make(instanceSpec(config, port, dir, opts.instanceEnv)));
   const instances = apps.map((app) => inRotation(app, rotation));

@@ -4,39 +4,76 @@ import path from 'node:path';
 import { REPO_ROOT } from '../paths.js';
 import type { Binaries } from './packages.js';
 import { pollUntil } from '../time.js';
-import { groupMembers } from './processes.js';
+import { groupMembers, openFileLimits } from './processes.js';
 import { healthOk } from './probes.js';
 import type { ServerSpec } from './server.js';
 
 export const NGINX_TEMPLATE = path.join(REPO_ROOT, 'nginx', 'nginx.conf');
 
+/** What a rendering may change besides the ports. */
+export interface NginxRenderOptions {
+  /** Instances out of rotation (marked `down`), see NginxRotation. */
+  down?: readonly number[];
+  /** Requests in flight nginx admits before its own 503 busy (the template's `limit_conn`). */
+  capacity?: number;
+  /** The highest open-file limit nginx's workers may set; the template's `worker_rlimit_nofile` is lowered to it. */
+  maxNofile?: number;
+}
+
 /**
- * The template with its `listen` port and upstream `server` lines replaced; everything else is kept.
- * Throws if the template no longer has exactly one upstream block or one listen line.
+ * The template with its `listen` address and upstream `server` lines replaced, and the capacity or
+ * open-file limit when asked; everything else is kept.
+ * Throws if the template no longer has exactly one upstream block, listen line or limit_conn.
  */
-export function renderNginxConf(template: string, listenPort: number, upstreamPorts: number[], downPorts: readonly number[] = []): string {
+export function renderNginxConf(template: string, listenPort: number, upstreamPorts: number[], opts: NginxRenderOptions = {}): string {
   if (upstreamPorts.length === 0) throw new Error('nginx: no upstream ports');
   const listens = template.match(/^\s*listen\s+[^;]+;/gm) ?? [];
   if (listens.length !== 1) throw new Error(`nginx template: expected one listen line, found ${listens.length}`);
   const upstreams = [...template.matchAll(/upstream\s+\S+\s*\{[^}]*\}/g)];
   if (upstreams.length !== 1) throw new Error(`nginx template: expected one upstream block, found ${upstreams.length}`);
 
-  let out = template.replace(/^(\s*)listen\s+[^;]+;/m, (_m, indent: string) => `${indent}listen 127.0.0.1:${listenPort};`);
+  // the address only: the listen parameters (backlog) stay
+  let out = template.replace(/^(\s*)listen\s+\S+?(\s[^;]*)?;/m, (_m, indent: string, params: string | undefined) => `${indent}listen 127.0.0.1:${listenPort}${params ?? ''};`);
+  const down = opts.down ?? [];
   out = out.replace(/upstream\s+\S+\s*\{[^}]*\}/, (block) => {
     const lines = block.split('\n');
     const first = lines.findIndex((l) => /^\s*server\s+[^;]+;/.test(l));
     if (first < 0) throw new Error('nginx template: upstream block has no server line');
     const indent = /^\s*/.exec(lines[first] ?? '')?.[0] ?? '    ';
     // `down`: out of rotation (an instance being stopped on purpose), see NginxRotation.
-    const servers = upstreamPorts.map((p) => `${indent}server 127.0.0.1:${p}${downPorts.includes(p) ? ' down' : ''};`);
+    const servers = upstreamPorts.map((p) => `${indent}server 127.0.0.1:${p}${down.includes(p) ? ' down' : ''};`);
     const kept = lines.filter((l, i) => i === first || !/^\s*server\s+[^;]+;/.test(l));
     kept.splice(kept.indexOf(lines[first] ?? ''), 1, ...servers);
     return kept.join('\n');
   });
+  if (opts.capacity !== undefined) out = replaceNumber(out, /^(\s*limit_conn\s+\S+\s+)(\d+);/m, 'limit_conn', opts.capacity);
+  if (opts.maxNofile !== undefined) {
+    const nofile = /^\s*worker_rlimit_nofile\s+(\d+);/m.exec(out);
+    if (nofile && Number(nofile[1]) > opts.maxNofile) out = replaceNumber(out, /^(\s*worker_rlimit_nofile\s+)(\d+);/m, 'worker_rlimit_nofile', opts.maxNofile);
+  }
   return out;
 }
 
-export function nginxSpec(listenPort: number, upstreamPorts: number[], dir: string, bin: Binaries, rotation?: NginxRotation): ServerSpec {
+function replaceNumber(text: string, directive: RegExp, name: string, value: number): string {
+  if (!directive.test(text)) throw new Error(`nginx template: no ${name} line to set`);
+  return text.replace(directive, (_m, head: string) => `${head}${value};`);
+}
+
+/**
+ * The open-file limit nginx's workers can raise themselves to: any for root, else this process's
+ * hard limit, which nginx (a child of this process) inherits. Node already raised its own soft limit
+ * to the hard one at start, so nginx's master starts with it too. Undefined: no limit to respect.
+ */
+export function nginxMaxNofile(): number | undefined {
+  return process.getuid?.() === 0 ? undefined : openFileLimits().hard ?? undefined;
+}
+
+/** The project's template rendered for this cluster into `confFile`. */
+function writeNginxConf(confFile: string, listenPort: number, upstreamPorts: number[], opts: Pick<NginxRenderOptions, 'down' | 'capacity'>): void {
+  fs.writeFileSync(confFile, renderNginxConf(fs.readFileSync(NGINX_TEMPLATE, 'utf8'), listenPort, upstreamPorts, { ...opts, maxNofile: nginxMaxNofile() }));
+}
+
+export function nginxSpec(listenPort: number, upstreamPorts: number[], dir: string, bin: Binaries, rotation?: NginxRotation, capacity?: number): ServerSpec {
   const prefix = path.join(dir, 'nginx');
   const confFile = path.join(prefix, 'nginx.conf');
   return {
@@ -49,7 +86,7 @@ export function nginxSpec(listenPort: number, upstreamPorts: number[], dir: stri
     prepare() {
       // nginx creates the last component of each temp path itself, not its parents
       for (const d of ['logs', 'temp']) fs.mkdirSync(path.join(prefix, d), { recursive: true });
-      fs.writeFileSync(confFile, renderNginxConf(fs.readFileSync(NGINX_TEMPLATE, 'utf8'), listenPort, upstreamPorts, rotation?.down ?? []));
+      writeNginxConf(confFile, listenPort, upstreamPorts, { down: rotation?.down ?? [], capacity });
     },
     launch: () => ({
       command: bin.nginx,
@@ -76,6 +113,7 @@ export class NginxRotation {
     private readonly listenPort: number,
     private readonly upstreamPorts: number[],
     private readonly dir: string,
+    private readonly capacity?: number,
   ) {}
 
   get down(): number[] {
@@ -90,7 +128,7 @@ export class NginxRotation {
     const master = this.server?.pid;
     if (master === undefined) return; // rendered at its next start
     const confFile = path.join(this.dir, 'nginx', 'nginx.conf');
-    fs.writeFileSync(confFile, renderNginxConf(fs.readFileSync(NGINX_TEMPLATE, 'utf8'), this.listenPort, this.upstreamPorts, this.down));
+    writeNginxConf(confFile, this.listenPort, this.upstreamPorts, { down: this.down, capacity: this.capacity });
     await reload(master);
   }
 }

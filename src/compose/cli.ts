@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { COMPOSE_FLAGS } from './cli-options.js';
 import { parseBenchArgs } from '../../bench/options.js';
-import { benchAndPrint } from '../../bench/report-cli.js';
+import { runAndPrint } from '../../bench/report-cli.js';
 import { parseFlags, runCli, UsageError } from '../cli/args.js';
 import { expectedSafety } from './checks.js';
 import { detectCompose, down, endpointsOf, OPTIONAL_PROFILES, publishedAddress, ROOT, topologyFiles, up, type ComposeProject, type ComposeTopologyName } from './compose.js';
@@ -76,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'bench': {
       const e = await endpointsOf(project);
-      await benchAndPrint(benchOpts ?? parseBenchArgs(benchArgs), { three: e.nginx, one: e.instance, stores: e.stores, source: `docker compose (${topology} topology)` });
+      await runAndPrint(benchOpts ?? parseBenchArgs(benchArgs), { three: e.nginx, one: e.instance, stores: e.stores, source: `docker compose (${topology} topology)` });
       return 0;
     }
     case 'faults': {

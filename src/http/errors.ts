@@ -50,8 +50,8 @@ export function describeError(err: unknown): ErrorAnswer {
   return { status: 500, body: { ok: false, error: 'internal', message: INTERNAL_MESSAGE } };
 }
 
-/** A 503's message is the documented meaning of its code (src/http/answers.ts), never the error's own text. */
-const MEANINGS = new Map(ALLOWED_ANSWERS.filter((a) => a.status === 503).map((a) => [a.error, a.meaning]));
+/** A 503's message is the documented meaning of its code (src/http/answers.ts), never the error's own text; nginx's own are not ours. */
+const MEANINGS = new Map(ALLOWED_ANSWERS.filter((a) => a.status === 503 && !a.layer).map((a) => [a.error, a.meaning]));
 
 function unavailable(error: string): ErrorAnswer {
   return { status: 503, body: { ok: false, error, message: MEANINGS.get(error) ?? 'a server this request needs could not be used' } };

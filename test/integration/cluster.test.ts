@@ -22,7 +22,7 @@ const run = promisify(execFile);
 const template = fs.readFileSync(NGINX_TEMPLATE, 'utf8');
 
 function listens(conf: string): string[] {
-  return [...conf.matchAll(/^\s*listen\s+([^;]+);/gm)].map((m) => m[1] ?? '');
+  return [...conf.matchAll(/^\s*listen\s+([^\s;]+)[^;]*;/gm)].map((m) => m[1] ?? '');
 }
 function upstreamServers(conf: string): string[] {
   const block = /upstream\s+\S+\s*\{[^}]*\}/.exec(conf)?.[0] ?? '';
@@ -41,7 +41,8 @@ describe('nginx config', () => {
     const conf = renderNginxConf(template, 23456, [21001, 21002]);
     expect(listens(conf)).toEqual(['127.0.0.1:23456']);
     expect(upstreamServers(conf)).toEqual(['127.0.0.1:21001', '127.0.0.1:21002']);
-    expect(conf).toContain('keepalive 64;');
+    expect(conf).toContain('keepalive 512;');
+    expect(conf).toMatch(/limit_conn stocklab_inflight \d+;/);
     expect(conf).toContain('proxy_set_header Connection "";');
     expect(renderNginxConf(template, 8080, [8000, 8100, 8200])).toBe(template);
   });

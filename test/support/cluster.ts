@@ -14,13 +14,18 @@ export interface OwnClusterOptions {
   /** extra env for each app instance; LOG_LEVEL defaults to warn */
   instanceEnv?: Record<string, string>;
   topology?: 'single' | 'replicated';
+  /** nginx's capacity of requests in flight (its `limit_conn`), lowered for a test; default the template's */
+  nginxCapacity?: number;
 }
 
 /** A private cluster in a temp dir on free ports, booted before the calling file or describe block and stopped after it. */
 export function withOwnCluster(opts: OwnClusterOptions = {}): { readonly current: RunningCluster } {
   return withFixture(
     'own',
-    async (dir) => startCluster({ config: await freeClusterConfig(dir, opts.instances ?? 3, opts.topology), instanceEnv: { LOG_LEVEL: 'warn', ...opts.instanceEnv } }),
+    async (dir) => {
+      const config = { ...(await freeClusterConfig(dir, opts.instances ?? 3, opts.topology)), ...(opts.nginxCapacity !== undefined && { nginxCapacity: opts.nginxCapacity }) };
+      return startCluster({ config, instanceEnv: { LOG_LEVEL: 'warn', ...opts.instanceEnv } });
+    },
     (cluster) => cluster.stop(),
   );
 }

@@ -195,7 +195,7 @@ describe('docker-compose.yml', () => {
       const conf = fs.readFileSync(path.join(ROOT, 'nginx/compose.conf'), 'utf8');
       const upstreams = [...conf.matchAll(/^\s*server\s+([\w.-]+):(\d+);/gm)].map((m) => `${m[1]}:${m[2]}`);
       expect(upstreams).toEqual(APPS.map((a) => `${a}:${env(svc(a)).PORT}`));
-      const listen = /^\s*listen\s+(?:[\d.]+:)?(\d+);/m.exec(conf)?.[1];
+      const listen = /^\s*listen\s+(?:[\d.]+:)?(\d+)[\s;]/m.exec(conf)?.[1];
       expect(published(svc('nginx'))[0]?.container).toBe(Number(listen));
     });
   });
