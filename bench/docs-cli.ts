@@ -10,6 +10,8 @@ import { LANGS } from '../src/lang.js';
 import { fillBlocks } from './docs-blocks.js';
 import type { BenchReport } from './report.js';
 import { reliabilityBlocks } from './docs-reliability.js';
+import { rampDocBlock } from './ramp-report.js';
+import type { RampReport } from './ramp.js';
 import type { ChaosReport } from '../faults/chaos/report.js';
 import type { SoakReport } from '../faults/soak/report.js';
 import { parseFlags, runCli, UsageError } from '../src/cli/args.js';
@@ -37,6 +39,10 @@ runCli('docs', DOCS_USAGE, async () => {
   const soak = values.soak ? { report: readJson<SoakReport>(values.soak, ['slopes', 'verdict', 'options']), file: values.soak } : undefined;
   // the reliability tables are in English only, in both READMEs
   for (const [name, body] of reliabilityBlocks(chaos, soak)) for (const langBlocks of blocksIn.values()) langBlocks.set(name, body);
+  if (values.ramp) {
+    const ramp = rampDocBlock(readJson<RampReport>(values.ramp, ['results', 'strategies', 'steps']));
+    for (const langBlocks of blocksIn.values()) langBlocks.set('ramp', `From \`${path.relative(process.cwd(), path.resolve(values.ramp))}\`: ${ramp}`);
+  }
   const root = process.cwd();
   const filled = new Set<string>();
   for (const file of docFiles(root)) {

@@ -75,6 +75,11 @@ function crossingText(r: RampReport): string[] {
   });
 }
 
+/** The ramp's table and where each p99 passes 1 s: the docs' generated block (npm run docs -- … --ramp F). */
+export function rampDocBlock(r: RampReport): string {
+  return [methodText(r), '', markdownTable(RAMP_COLUMNS, r.results.map(rampCells)), '', ...crossingText(r).map((t) => `- ${t}`)].join('\n');
+}
+
 export function renderRampMarkdown(r: RampReport): string {
   return [
     `## stocklab ramp ${r.stamp}`,
