@@ -1,6 +1,6 @@
 // A line chart as inline SVG: one line per series over a shared x axis (the ramp's clients).
 // Points are spaced evenly by step, not by value, so the low steps stay readable next to 10,000.
-import { escapeXml, niceMax } from './svg.js';
+import { escapeXml, fmt, niceMax } from './svg.js';
 
 export interface Line {
   name: string;
@@ -23,8 +23,6 @@ const LEFT = 70;
 const RIGHT = 30;
 const TOP = 60;
 const BOTTOM = 48;
-
-const fmt = (v: number) => (Math.abs(v) >= 100 ? String(Math.round(v)) : String(Math.round(v * 10) / 10));
 
 export function renderLineChart(c: LineChart): string {
   const plotW = W - LEFT - RIGHT;

@@ -50,7 +50,8 @@ export function niceMax(max: number): number {
   return ([1, 2, 5, 10].map((m) => m * p).find((c) => c >= max) ?? 10 * p);
 }
 
-const fmt = (v: number) => (Math.abs(v) >= 100 ? String(Math.round(v)) : String(Math.round(v * 10) / 10));
+/** An axis or bar value: whole from 100 up, one decimal below. */
+export const fmt = (v: number): string => (Math.abs(v) >= 100 ? String(Math.round(v)) : String(Math.round(v * 10) / 10));
 
 export function renderBarChart(c: BarChart): string {
   const plotW = W - LABEL_W - VALUE_W;
