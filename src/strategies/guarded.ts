@@ -28,7 +28,8 @@ export function guardedDeduction<L extends Lease>(deps: SharedDeps, declared: Lo
         const token = lock.fencing && held.fencingToken ? await held.fencingToken() : undefined;
         if (record && token !== undefined) record.token = token;
         req.hooks?.afterAcquire?.();
-        const fence = req.fenced ? await fenceOf(lock, held) : undefined;
+        // the token read above: a second read is a second round trip (ZooKeeper's), and the store's fence refuses a stale one anyway
+        const fence = req.fenced ? await fenceOf(lock, held, token) : undefined;
         const done = await readThenWrite(deps.stock[req.store], req.workMs, {
           fence,
           sale: req.requestId,
@@ -52,8 +53,8 @@ export function guardedDeduction<L extends Lease>(deps: SharedDeps, declared: Lo
   };
 }
 
-async function fenceOf<L extends Lease>(lock: Lock<L>, held: Held<LeaseExtras<L>>): Promise<Fence> {
+async function fenceOf<L extends Lease>(lock: Lock<L>, held: Held<LeaseExtras<L>>, token: bigint | undefined): Promise<Fence> {
   // The route accepts fenced=1 only for strategies whose lock issues tokens.
   if (!lock.fencing || !held.fencingToken) throw new TypeError(`lock for ${held.resource} issues no fencing token`);
-  return { source: lock.fencing, token: await held.fencingToken() };
+  return { source: lock.fencing, token: token ?? (await held.fencingToken()) };
 }

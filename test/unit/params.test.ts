@@ -5,6 +5,7 @@ import { FencedError } from '../../src/fencing.js';
 import { describeError } from '../../src/http/errors.js';
 import { DependencyDownError, OutcomeUnknownError, callDependency, callDependencyWrite, isConnectionError } from '../../src/dependency.js';
 import { LockTimeoutError } from '../../src/locks/errors.js';
+import { ZkDeadlineError } from '../../src/locks/zk/session.js';
 import { Catalog } from '../../src/strategies/catalog.js';
 import type { SharedDeps, Strategy } from '../../src/strategies/strategy.js';
 
@@ -155,6 +156,8 @@ describe('error answers', () => {
     expect(describeError(new LockTimeoutError('r', 10))).toMatchObject({ status: 503, body: { error: 'lock_timeout' } });
     expect(describeError(new FencedError({ source: 'redis', token: 7n }, 'write'))).toMatchObject({ status: 503, body: { error: 'fenced' } });
     expect(describeError(new DependencyDownError('redis', new Error('x')))).toMatchObject({ status: 503, body: { error: 'redis_unavailable' } });
+    // a ZooKeeper call past its deadline outside a lock wait (a fenced holder's token read, seen in a chaos run as a 500)
+    expect(describeError(new ZkDeadlineError())).toMatchObject({ status: 503, body: { error: 'zookeeper_unavailable' } });
     expect(describeError(new Error('bug'))).toMatchObject({ status: 500, body: { error: 'internal' } });
   });
 

@@ -74,7 +74,7 @@ export class CounterNode {
     try {
       return await this.session.setData(this.path, data, version, Date.now() + this.session.timeoutMs);
     } catch (err) {
-      if (err instanceof DependencyDownError || err instanceof ZkDeadlineError) throw new OutcomeUnknownError('zookeeper', err);
+      if (err instanceof DependencyDownError) throw new OutcomeUnknownError('zookeeper', err);
       throw err;
     }
   }

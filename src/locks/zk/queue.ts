@@ -145,7 +145,7 @@ async function createProtected(session: ZkSession, dir: string, name: string, da
       return await create();
     }
   } catch (err) {
-    if (err instanceof DependencyDownError || err instanceof ZkDeadlineError) {
+    if (err instanceof DependencyDownError) {
       session.owe(async () => {
         const orphans = (await session.getChildren(dir, Date.now() + 5_000)).filter((c) => c.startsWith(attempt));
         for (const orphan of orphans) await session.remove(`${dir}/${orphan}`, Date.now() + 5_000);

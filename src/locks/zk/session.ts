@@ -14,10 +14,14 @@ export interface ZkSessionOptions {
   logger: Logger;
 }
 
-/** A ZooKeeper call outlived the caller's deadline (the caller turns it into a LockTimeoutError). */
-export class ZkDeadlineError extends Error {
+/**
+ * A ZooKeeper call outlived the caller's deadline. A lock wait turns it into a LockTimeoutError; any
+ * other call (a fencing token's read, a release) met a ZooKeeper that does not answer, which is the
+ * documented 503 zookeeper_unavailable, never a 500.
+ */
+export class ZkDeadlineError extends DependencyDownError {
   constructor() {
-    super('ZooKeeper call outlived its deadline');
+    super('zookeeper', new Error('no answer within the call\'s deadline'));
   }
 }
 
@@ -192,7 +196,7 @@ export class ZkSession {
           await task();
           this.owed.delete(task);
         } catch (err) {
-          if (err instanceof DependencyDownError || err instanceof ZkDeadlineError) continue;
+          if (err instanceof DependencyDownError) continue;
           this.owed.delete(task);
           this.opts.logger.warn({ err }, 'zookeeper: a clean-up failed and is not retried');
         }
