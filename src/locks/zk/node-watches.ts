@@ -38,14 +38,14 @@ export class NodeWatches {
    * connection (see waitFor).
    */
   async untilDeleted(path: string, deadline: number): Promise<boolean> {
-    const key = `node\u0000${path}`;
-    const { exists, next } = await this.node(path, deadline);
-    if (!exists) {
-      // Its watch would fire only on a creation that never comes: forget it, not keep it forever.
+    const key = `data\u0000${path}`;
+    const watch = this.watchOf(key);
+    // getData, not exists: on a node already gone it sets no watch, where exists() would leave one for a creation that never comes
+    if (!(await this.session.getDataAndStat(path, deadline, watch.watcher))) {
       this.pending.delete(key);
       return false;
     }
-    await waitFor(next, deadline, this.session.holdSignal);
+    await waitFor(watch.next, deadline, this.session.holdSignal);
     return true;
   }
 

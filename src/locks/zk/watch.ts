@@ -19,9 +19,11 @@ export class ZkWatchLock extends QueueLock {
         this.stats.wakeUps++;
         wake();
       };
-      // exists() with a watcher, not getChildren(): only the watched node's deletion notifies us.
-      const stat = await this.session.exists(`${turn.dir}/${this.watchedNode(queue, mine)}`, turn.deadline, watcher);
-      if (!stat) continue; // it left between the listing and the watch
+      // A watch on the one node, not getChildren(): only its deletion notifies us. getData, not exists
+      // (as Curator does): on a node already gone exists() would leave a watch for a creation that
+      // never comes, one per such race, kept by the server for the whole session (a soak saw them grow).
+      const present = await this.session.getDataAndStat(`${turn.dir}/${this.watchedNode(queue, mine)}`, turn.deadline, watcher);
+      if (!present) continue; // it left between the listing and the watch
       await parkedUntil(this.stats, deleted, turn.deadline, this.session.holdSignal);
     }
   }
