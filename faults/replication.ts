@@ -43,6 +43,24 @@ export async function sentinelMasterPort(cluster: RunningCluster): Promise<numbe
   return undefined;
 }
 
+/** The master's port and flags (s_down, o_down, failover_in_progress …) as the first Sentinel that answers has them. */
+export async function sentinelMasterState(cluster: RunningCluster): Promise<{ port: number; flags: string[] } | undefined> {
+  for (const s of cluster.servers.sentinels) {
+    const client = await redisAt(cluster, s.port).catch(() => undefined);
+    if (!client) continue;
+    try {
+      const fields = (await client.call('SENTINEL', 'master', SENTINEL_MASTER_NAME)) as string[];
+      const field = (name: string) => fields[fields.indexOf(name) + 1] ?? '';
+      return { port: Number(field('port')), flags: field('flags').split(',') };
+    } catch {
+      // ask the next one
+    } finally {
+      client.disconnect();
+    }
+  }
+  return undefined;
+}
+
 /** Waits until every Sentinel names `port` as the master; false after timeoutMs. */
 export async function waitPromoted(cluster: RunningCluster, port: number, timeoutMs: number): Promise<boolean> {
   return pollUntil(async () => (await sentinelMasterPort(cluster)) === port, timeoutMs, 50);

@@ -6,7 +6,7 @@ import { pollUntil, sleep } from '../../src/time.js';
 import { errorMessage } from '../errors.js';
 import { startDependency, stopDependency } from '../dependencies.js';
 import { isStopped, resume } from '../process-state.js';
-import { redisRoles, rejoinAsReplicaOf, sentinelMasterPort, waitPromoted, waitReplicaInSync, zkLeader } from '../replication.js';
+import { redisRoles, rejoinAsReplicaOf, sentinelMasterState, waitPromoted, waitReplicaInSync, zkLeader } from '../replication.js';
 import type { ChaosStrategy, FaultEvent, Request } from './history.js';
 import type { PlannedFault } from './plan.js';
 import { sendRecorded, type Recorder } from './workload.js';
@@ -17,6 +17,8 @@ const HOOK_WAIT_MS = 5_000;
 const PROMOTION_BOUND_MS = 15_000;
 /** The old master, restarted empty, back in sync as the new master's replica (a full resync). */
 const REJOIN_BOUND_MS = 30_000;
+/** A thawed master still named master, with no down flag, for this long: Sentinel (down-after 1 s) will not fail it over now. */
+const SETTLED_MS = 3_000;
 
 export interface NemesisDeps {
   cluster: RunningCluster;
@@ -112,16 +114,28 @@ async function failover(d: NemesisDeps, forMs: number, event: FaultEvent): Promi
 }
 
 /**
- * A master frozen past Sentinel's down-after was failed over, yet once thawed it still takes writes
- * from the clients that kept their connection to it, until Sentinel makes it a replica (seconds
- * later) and its resync drops them: the fault lasts until then. Waits until the server is the master
- * Sentinel names or a replica in sync.
+ * A master frozen past Sentinel's down-after is failed over, possibly only after it was thawed; once
+ * thawed it still takes writes from the clients that kept their connection to it, until Sentinel
+ * makes it a replica (seconds later) and its resync drops them: the fault lasts until then. Waits
+ * until the server is a replica in sync, or the master Sentinel names with no failover under way
+ * for SETTLED_MS.
  */
 async function settleAfterFrozenMaster(d: NemesisDeps, server: ServerHandle, event: FaultEvent): Promise<void> {
   const thawedAt = Date.now();
-  if ((await sentinelMasterPort(d.cluster)) === server.port) return;
-  const inSync = await waitReplicaInSync(d.cluster, server.port, REJOIN_BOUND_MS);
-  event.note = `${event.note ? `${event.note}; ` : ''}failed over while frozen; ${inSync ? `a replica in sync ${Date.now() - thawedAt} ms after the thaw` : `not a replica in sync within ${REJOIN_BOUND_MS} ms of the thaw`}`;
+  let calmSince: number | undefined;
+  while (Date.now() - thawedAt < REJOIN_BOUND_MS) {
+    const state = await sentinelMasterState(d.cluster);
+    if (state && state.port !== server.port) {
+      const inSync = await waitReplicaInSync(d.cluster, server.port, REJOIN_BOUND_MS);
+      event.note = `${event.note ? `${event.note}; ` : ''}failed over; ${inSync ? `a replica in sync ${Date.now() - thawedAt} ms after the thaw` : `not a replica in sync within ${REJOIN_BOUND_MS} ms`}`;
+      return;
+    }
+    const calm = state !== undefined && !state.flags.some((f) => f === 's_down' || f === 'o_down' || f.startsWith('failover'));
+    calmSince = calm ? (calmSince ?? Date.now()) : undefined;
+    if (calmSince !== undefined && Date.now() - calmSince >= SETTLED_MS) return;
+    await sleep(100);
+  }
+  event.note = `${event.note ? `${event.note}; ` : ''}Sentinel not settled within ${REJOIN_BOUND_MS} ms of the thaw`;
 }
 
 async function inject(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Promise<void> {
