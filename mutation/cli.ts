@@ -1,6 +1,6 @@
 // npm run mutation [-- --group core,lua | --all] [--incremental]: StrykerJS over the code that
 // carries a safety or liveness promise, one group at a time, then one mutant per Lua script guard.
-// Prints each group's table and writes it, with the survivors, to reports/mutation/summary.md.
+// Prints each group's table and writes it, with the survivors, to reports/mutation/summary-<groups>.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { HELP_FLAG, parseFlags, runCli, UsageError } from '../src/cli/args.js';
 import { REPO_ROOT } from '../src/paths.js';
@@ -13,7 +13,7 @@ const USAGE = `usage: npm run mutation -- [--group <names>] [--all] [--increment
 ${GROUPS.map((g) => `                   ${g.name.padEnd(13)}${g.about}`).join('\n')}
   --all          every group (${ALL_GROUPS.join(',')})
   --incremental  StrykerJS's incremental mode: only mutants whose code or tests changed since the last run of the group
-Reports: ${REPORTS_DIR}/<group>/index.html, and the tables in ${REPORTS_DIR}/summary.md.`;
+Reports: ${REPORTS_DIR}/<group>/index.html, and the tables in ${REPORTS_DIR}/summary-<groups>.md.`;
 
 async function main(): Promise<number> {
   const { values } = parseFlags(process.argv.slice(2), { ...HELP_FLAG, group: { type: 'string' }, all: { type: 'boolean' }, incremental: { type: 'boolean' } });
@@ -23,6 +23,7 @@ async function main(): Promise<number> {
   if (unknown.length > 0) throw new UsageError(`unknown group ${unknown.join(', ')}`);
   process.chdir(REPO_ROOT);
   mkdirSync(REPORTS_DIR, { recursive: true });
+  const summary = `${REPORTS_DIR}/summary-${names.join('+')}.md`;
 
   const sections: string[] = [`# mutation run, ${new Date().toISOString()}`];
   let gaps = 0;
@@ -40,10 +41,10 @@ async function main(): Promise<number> {
       gaps += survivors.length;
       sections.push(`## ${name}`, groupTable(run), '### survived or not covered', ...(survivors.length ? survivors : ['none']), '### equivalent (Stryker disable, with reason)', ...(equivalentLines(run).length ? equivalentLines(run) : ['none']));
     }
-    writeFileSync(`${REPORTS_DIR}/summary.md`, sections.join('\n\n') + '\n');
+    writeFileSync(summary, sections.join('\n\n') + '\n');
     console.log(sections.slice(-1)[0]);
   }
-  console.log(`\n${sections.join('\n\n')}\n\nwritten to ${REPORTS_DIR}/summary.md`);
+  console.log(`\n${sections.join('\n\n')}\n\nwritten to ${summary}`);
   // A surviving mutant is a finding, not a broken command: the run's exit says only that it ran.
   console.log(gaps === 0 ? 'every mutant killed or listed as equivalent' : `${gaps} mutants survived or were not covered: see the survivors above`);
   return 0;

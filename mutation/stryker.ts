@@ -15,6 +15,8 @@ export interface GroupRun {
 export async function runGroup(group: MutationGroup, incremental: boolean): Promise<GroupRun> {
   const dir = `${REPORTS_DIR}/${group.name}`;
   const t0 = Date.now();
+  // Read by test/vitest.mutation.config.ts in Stryker's test runner processes, which inherit it.
+  process.env.STOCKLAB_MUTATION_TESTS = group.tests.join(',');
   const results = await new Stryker({
     configFile: 'stryker.config.json',
     mutate: [...group.mutate],
