@@ -32,6 +32,8 @@ interface VitestJson {
 async function runTests(tests: LuaTests, overrideDir: string | undefined): Promise<VitestRun> {
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'stocklab-lua-run-')), 'report.json');
   const args = ['vitest', 'run', '--config', 'test/vitest.config.ts', ...tests.files, '--reporter=json', `--outputFile=${out}`];
+  // A mutant's run stops at its first failure (that kills it); a baseline must run every test.
+  if (overrideDir) args.push('--bail=1');
   if (tests.names) args.push('-t', tests.names);
   const env = { ...process.env, ...(overrideDir && { LUA_OVERRIDE_DIR: overrideDir }) };
   try {
