@@ -128,10 +128,10 @@ export const LUA_MUTANTS: readonly LuaMutant[] = [
   },
   {
     script: 'semaphore-expirable-renew',
-    mutation: 'expiry comparison flipped (ends <= now → ends > now)',
+    mutation: 'expiry comparison flipped (ends <= now → ends > now): renews only ended permits',
     from: 'tonumber(ends) <= now then',
     to: 'tonumber(ends) > now then',
-    tests: contract('permit-expirable semaphore'),
+    tests: { files: [REDISSON], names: 'the watchdog keeps a live holder' },
   },
   {
     script: 'semaphore-acquire',
