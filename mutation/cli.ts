@@ -2,10 +2,11 @@
 // carries a safety or liveness promise, one group at a time, then one mutant per Lua script guard.
 // Prints each group's table and writes it, with the survivors, to reports/mutation/summary-<groups>.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { HELP_FLAG, parseFlags, runCli, UsageError } from '../src/cli/args.js';
+import { parseFlags, runCli, UsageError } from '../src/cli/args.js';
 import { REPO_ROOT } from '../src/paths.js';
 import { ALL_GROUPS, DEFAULT_GROUPS, GROUPS, LUA_GROUP } from './groups.js';
 import { luaTable, runLuaMutants } from './lua.js';
+import { MUTATION_FLAGS } from './options.js';
 import { equivalentLines, groupTable, REPORTS_DIR, runGroup, survivorLines } from './stryker.js';
 
 const USAGE = `usage: npm run mutation -- [--group <names>] [--all] [--incremental]
@@ -16,7 +17,7 @@ ${GROUPS.map((g) => `                   ${g.name.padEnd(13)}${g.about}`).join('\
 Reports: ${REPORTS_DIR}/<group>/index.html, and the tables in ${REPORTS_DIR}/summary-<groups>.md.`;
 
 async function main(): Promise<number> {
-  const { values } = parseFlags(process.argv.slice(2), { ...HELP_FLAG, group: { type: 'string' }, all: { type: 'boolean' }, incremental: { type: 'boolean' } });
+  const { values } = parseFlags(process.argv.slice(2), MUTATION_FLAGS);
   if (values.all && values.group) throw new UsageError('--all and --group exclude each other');
   const names = values.all ? ALL_GROUPS : (values.group?.split(',').map((s) => s.trim()).filter(Boolean) ?? DEFAULT_GROUPS);
   const unknown = names.filter((n) => !GROUPS.some((g) => g.name === n));
