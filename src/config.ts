@@ -116,6 +116,10 @@ const envSchema = z.object({
   LIVE_HOST: z.string().default('127.0.0.1'),
   LIVE_MAX_REQUESTS: z.coerce.number().int().min(1).default(5_000),
   LIVE_MAX_SECONDS: z.coerce.number().int().min(1).max(300).default(60),
+
+  // `npm run mutation`: a folder of lua/*.lua stand-ins (each a copy with one guard broken), read
+  // in place of the same-named scripts; unset, lua/ alone. Never set in service.
+  LUA_OVERRIDE_DIR: z.string().min(1).optional(),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -332,6 +336,12 @@ export interface LiveConfig {
 export function loadLiveConfig(env: NodeJS.ProcessEnv = process.env): LiveConfig {
   const e = parseEnv(env);
   return { host: e.LIVE_HOST, port: e.LIVE_PORT, maxRequests: e.LIVE_MAX_REQUESTS, maxSeconds: e.LIVE_MAX_SECONDS };
+}
+
+/** The folder whose scripts replace lua/'s same-named ones (mutation testing), if any. */
+export function luaOverrideDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  // Only its own variable: loading a script must not depend on the rest of the environment.
+  return envSchema.pick({ LUA_OVERRIDE_DIR: true }).parse({ LUA_OVERRIDE_DIR: env.LUA_OVERRIDE_DIR || undefined }).LUA_OVERRIDE_DIR;
 }
 
 /** ZooKeeper's connect string for a cluster: its one server, or every node of the ensemble. */

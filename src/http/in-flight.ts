@@ -5,6 +5,7 @@ import type { Response } from 'express';
 /** The service is shutting down: a deduction not started, or given up on, sells nothing. */
 export class ShuttingDownError extends Error {
   constructor() {
+    // Stryker disable next-line StringLiteral: log text only; the answer (503 shutting_down) comes from the class (http/errors.ts)
     super('this instance is shutting down; nothing was sold');
   }
 }
@@ -12,6 +13,7 @@ export class ShuttingDownError extends Error {
 /** The client closed its connection before the deduction wrote: it stops, and sells nothing. */
 export class ClientGoneError extends Error {
   constructor() {
+    // Stryker disable next-line StringLiteral: log text only; the answer (503 client_gone) comes from the class (http/errors.ts)
     super('the client left before the write; nothing was sold');
   }
 }
@@ -19,6 +21,7 @@ export class ClientGoneError extends Error {
 /** More deductions in flight on this instance than its cap: refused at once, nothing sold. */
 export class BusyError extends Error {
   constructor(limit: number) {
+    // Stryker disable next-line StringLiteral: log text only; the answer (503 busy) comes from the class (http/errors.ts)
     super(`${limit} deductions already in flight on this instance`);
   }
 }

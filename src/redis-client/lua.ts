@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
+import { luaOverrideDir } from '../config.js';
 
 export const LUA_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'lua');
 
@@ -20,8 +21,10 @@ let cached: Map<string, LuaFile> | undefined;
 function luaFiles(): Map<string, LuaFile> {
   if (cached) return cached;
   const scripts = new Map<string, LuaFile>();
+  const override = luaOverrideDir();
+  const overridden = new Set(override ? readdirSync(override).filter((f) => f.endsWith('.lua')) : []);
   for (const file of readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua')).sort()) {
-    const lua = readFileSync(join(LUA_DIR, file), 'utf8');
+    const lua = readFileSync(join(override && overridden.has(file) ? override : LUA_DIR, file), 'utf8');
     const header = /^--\s*keys:\s*(\d+)/.exec(lua);
     if (!header) throw new Error(`lua/${file} must start with "-- keys: N"`);
     const name = basename(file, '.lua');

@@ -146,7 +146,8 @@ describe.each(['mysql', 'redis'] as const)('redis-owned on the %s store: holder 
     const a = readThenWrite(slowA.store, 0, { fence: await tokenOf(leaseA), sale: 'a' }).catch((err: unknown) => err);
     await slowA.arrived;
     await sleep(TTL_MS + 50); // A's lease runs out; B's acquire proves it
-    const leaseB = await lock.acquire('fencing-test', { ...opts, owner: 'B', waitMs: 0 });
+    // B's own lease is long: only A's must run out, and B's release must find it on a slow machine.
+    const leaseB = await lock.acquire('fencing-test', { ...opts, ttlMs: 30_000, owner: 'B', waitMs: 0 });
     const fenceB = await tokenOf(leaseB);
     expect(await readThenWrite(store, 0, { fence: fenceB, sale: 'b' })).toBe('deducted');
     await leaseB.release();

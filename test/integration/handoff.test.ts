@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LockNotHeldError, LockTimeoutError } from '../../src/locks/errors.js';
+import { LockLostError, LockNotHeldError, LockTimeoutError } from '../../src/locks/errors.js';
 import { MAX_HANDOFF_STREAK } from '../../src/locks/handoff.js';
 import type { Lease, Lock, LockOptions } from '../../src/locks/lock.js';
 import { deleteLockKeys, hashLockKey, redlockKey, releaseChannel } from '../../src/locks/redis/keys.js';
@@ -303,6 +303,26 @@ describe('redlock', () => {
     }
   });
 
+
+  it('a contender whose lease is shorter than a round trip is handed nothing it could not write under: no validity, no lease (LockLostError)', async () => {
+    // B asks for a 2 ms lease: its validity (ttl − drift − 2 ms) has run out before any master
+    // answers, whether the lock comes by A's hand-off or by B's own attempt. B's pause is fixed
+    // (full jitter at 0.5 of a 30 s backoff, cut to its wait), so it provably sleeps when A lets go.
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    try {
+      const a = await take(lock, 'A');
+      await valueOnEveryMaster();
+      const waiting = take(lock, 'B', { ttlMs: 2, retryMs: 30_000, waitMs: 4_000 }).then((lease) => lease, (err: unknown) => err);
+      await asleep(lock, 1);
+      expect(lock.handoffs.sleeping(R)).toBe(1);
+      await a.release().catch(() => undefined);
+      const outcome = await waiting;
+      expect(outcome).toBeInstanceOf(LockLostError);
+      await freeOnEveryMaster();
+    } finally {
+      random.mockRestore();
+    }
+  });
 
   it('a contender whose client left stops at once, asleep or in line, and is never handed the lock', async () => {
     const a = await take(lock, 'A');

@@ -241,6 +241,21 @@ describe('semaphore', () => {
     expect(ms).toBeLessThan(900);
   });
 
+  it('the watchdog keeps a live holder’s permit past its short lease on the expirable semaphore: nobody else gets it meanwhile', async () => {
+    const { redis, notifier } = await instance();
+    const semaphore = new ExpirableSemaphore(redis, notifier);
+    const n = `sem-${randomUUID()}`;
+    await semaphore.trySetPermits(n, 1);
+    const ttlMs = 300;
+    const kept = await semaphore.acquire(n, as('live', { ttlMs }));
+    await sleep(ttlMs * 3);
+    // Three leases later the permit is still its: renewed, not lost, and no other holder got in.
+    expect(kept.lost.aborted).toBe(false);
+    await expect(semaphore.acquire(n, as('other', { waitMs: 0 }))).rejects.toBeInstanceOf(LockTimeoutError);
+    await kept.release();
+    expect(await semaphore.count(n)).toEqual({ left: 1, set: 1 });
+  });
+
   it('a dead holder’s permit never comes back on the plain semaphore, and comes back after its lease on the expirable one', async () => {
     const ttlMs = 400;
     const name = `sem-${randomUUID()}`;

@@ -8,6 +8,7 @@ import { blockNames } from '../../bench/docs-blocks.js';
 import { DOCS_FLAGS, GENERATED_BLOCKS } from '../../bench/docs.js';
 import { BENCH_FLAGS, LAB_FLAGS } from '../../bench/options.js';
 import { FAULT_FLAGS } from '../../faults/options.js';
+import { MUTATION_FLAGS } from '../../mutation/options.js';
 import { SOAK_FLAGS } from '../../faults/soak/options.js';
 import { SCENARIOS } from '../../faults/scenarios/index.js';
 import { CLUSTER_COMMANDS, CLUSTER_FLAGS } from '../../src/cluster/cli-options.js';
@@ -45,6 +46,7 @@ const FLAGS: Record<string, readonly string[]> = {
   live: Object.keys(LIVE_FLAGS),
   soak: Object.keys(SOAK_FLAGS),
   docs: Object.keys(DOCS_FLAGS),
+  mutation: Object.keys(MUTATION_FLAGS),
   // after a second --, the bench's
   compose: [...Object.keys(COMPOSE_FLAGS), ...Object.keys(BENCH_FLAGS)],
 };

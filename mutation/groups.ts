@@ -1,0 +1,70 @@
+// What `npm run mutation` mutates, in groups small enough to run one at a time on two cores. The
+// default (`core`) is the code the service's promises rest on most directly; `--all` runs every
+// group but `core`, whose files the others cover.
+
+export interface MutationGroup {
+  name: string;
+  /** What the group's code promises. */
+  about: string;
+  /** Globs, as StrykerJS's `mutate` takes them; empty for the Lua group. */
+  mutate: readonly string[];
+  /**
+   * The test files that run this code in their own process (test/vitest.mutation.config.ts runs
+   * only these): the others reach it only through a service instance, a child process no mutant
+   * is switched on in.
+   */
+  tests: readonly string[];
+}
+
+const u = (name: string) => `test/unit/${name}.test.ts`;
+const l = (name: string) => `test/locks/${name}.test.ts`;
+const i = (name: string) => `test/integration/${name}.test.ts`;
+
+export const LUA_GROUP = 'lua';
+
+export const GROUPS: readonly MutationGroup[] = [
+  {
+    name: 'core',
+    about: 'the guards: RedLock’s release, hand-off and validity check, the lock table’s statements, acquire, reclaim and release, the fences, the guarded deduction and the in-flight cap',
+    // Line ranges: the guards themselves (a lock mutant costs its contract tests, about a minute on
+    // two busy cores); the whole files are in locks-redis and locks-mysql.
+    mutate: [
+      'src/locks/redis/redlock/redlock.ts:138-143', // the hand-off's quorum and validity
+      'src/locks/redis/redlock/redlock.ts:177-177', // an acquire with no validity left holds nothing
+      'src/locks/mysql/table-lock.ts:30-32', // peek and reclaim: only an expired row
+      'src/locks/mysql/table-lock.ts:106-106', // wait while held, reclaim only what expired
+      'src/locks/mysql/table-lock.ts:154-154', // a release that matched nothing says so
+      'src/locks/mysql/table-lock.ts:176-176', // free, held or expired
+      'src/fencing.ts',
+      'src/strategies/guarded.ts',
+      'src/http/in-flight.ts',
+    ],
+    tests: [u('in-flight'), u('handoff'), l('guarded'), l('mysql.contract'), l('redis.contract'), i('handoff'), i('mysql-lock-table'), i('fencing'), i('course-flaws')],
+  },
+  {
+    name: 'locks-common',
+    about: 'the lock interface, scopes, hand-off, holds, the in-process mutex and the libraries',
+    mutate: ['src/locks/*.ts', 'src/locks/library/**/*.ts'],
+    tests: [u('lock'), u('scope'), u('holds'), u('handoff'), u('lock-observer'), l('in-process.contract'), l('library.contract'), l('redis.contract'), i('handoff')],
+  },
+  { name: 'locks-mysql', about: 'the MySQL lock tables', mutate: ['src/locks/mysql/**/*.ts'], tests: [l('mysql.contract'), i('mysql-lock-table'), i('course-flaws'), i('sql-orm')] },
+  {
+    name: 'locks-redis',
+    about: 'the Redis locks, RedLock and Redisson’s primitives',
+    mutate: ['src/locks/redis/**/*.ts'],
+    tests: [u('release-notifier'), u('lock-observer'), l('redis.contract'), l('lost-reply'), l('redisson'), l('library.contract'), i('handoff'), i('redis-locks'), i('fencing')],
+  },
+  {
+    name: 'locks-zk',
+    about: 'the ZooKeeper session, locks and recipes',
+    mutate: ['src/locks/zk/**/*.ts'],
+    tests: [u('zk-queue'), l('zookeeper.contract'), l('curator'), l('lost-reply'), i('zk-locks'), i('zk-herd')],
+  },
+  { name: 'stock', about: 'the stock stores and their fences', mutate: ['src/fencing.ts', 'src/stock/**/*.ts'], tests: [u('params'), l('guarded'), i('fencing'), i('sql-orm'), i('course-flaws')] },
+  { name: 'strategies', about: 'the guarded deduction and the strategies’ declarations', mutate: ['src/strategies/**/*.ts'], tests: [u('params'), u('docs'), l('guarded'), i('course-flaws')] },
+  { name: 'http', about: 'the route’s answers, parameters, error mapping and the in-flight cap', mutate: ['src/http/**/*.ts'], tests: [u('in-flight'), u('params'), u('bench-report'), u('docs')] },
+  { name: LUA_GROUP, about: 'one mutant per lua/ script guard (mutation/lua-mutants.ts)', mutate: [], tests: [] },
+];
+
+export const DEFAULT_GROUPS = ['core', LUA_GROUP];
+export const ALL_GROUPS = GROUPS.map((g) => g.name).filter((n) => n !== 'core');
