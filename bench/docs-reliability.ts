@@ -55,7 +55,7 @@ export function reliabilityBlocks(chaos: readonly Run<ChaosReport>[], soak?: Run
   const sources = [...chaos.map((c) => `\`${c.report.rerun}\` (\`${fileOf(c.file)}\`)`), ...(soak ? [`\`npm run soak -- --minutes ${soak.report.options.minutes}\` (\`${fileOf(soak.file)}\`)`] : [])];
   blocks.set('reliability', [markdownTable(SUMMARY_COLUMNS, rows), '', `From ${sources.join(', ')}.`].join('\n'));
   if (chaos.length > 0) {
-    const runs = chaos.map(({ report: r, file }) => [`### ${topologyOf(r)} topology, seed ${r.options.seed}, ${minutes(r.options.seconds)} min (\`${fileOf(file)}\`)`, '', ...chaosSummary(r).map((l) => `${l}\n`), renderChaosTable(r)].join('\n'));
+    const runs = chaos.map(({ report: r, file }) => [`### ${topologyOf(r)} topology, seed ${r.options.seed}, ${minutes(r.options.seconds)} min (\`${fileOf(file)}\`)`, '', ...chaosSummary(r).map((l) => `${l}\n`), renderChaosTable(r, true)].join('\n'));
     blocks.set('chaos-runs', runs.join('\n\n'));
   }
   if (soak) {

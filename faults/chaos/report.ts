@@ -25,15 +25,17 @@ export function faultsByKind(r: Pick<ChaosResult, 'history'>): Record<string, nu
 
 const HEAD = ['strategy', 'store', 'fenced', 'requests', 'sold', 'deducted', 'oversold', 'unknown', 'refused', 'recover ms', 'verdict'];
 
-function verdictText(v: StrategyVerdict): string {
+/** `brief`: each problem without its list of request ids (the docs' tables; the report keeps them). */
+function verdictText(v: StrategyVerdict, brief = false): string {
+  const problems = (brief ? v.problems.map((p) => p.replace(/: [^:]*\.[^:]*$/, '')) : v.problems).join('; ');
   if (v.exact) return 'exact';
-  if (v.asCatalogSays) return `reported (${v.allowedBy ?? 'catalog: holderPause oversells'}): ${v.problems.join('; ')}`;
-  return `FAILED: ${v.problems.join('; ')}`;
+  if (v.asCatalogSays) return `reported (${v.allowedBy ?? 'catalog: holderPause oversells'}): ${problems}`;
+  return `FAILED: ${problems}`;
 }
 
-function cells(v: StrategyVerdict, boundMs: number): string[] {
+function cells(v: StrategyVerdict, boundMs: number, brief = false): string[] {
   const recover = v.recoveryMs === null ? `never (> ${boundMs})` : String(v.recoveryMs);
-  return [v.strategy, v.store, v.fenced ? 'yes' : 'no', String(v.requests), String(v.sold), String(v.deducted), String(v.oversold), String(v.unknown), String(v.refused), recover, verdictText(v)];
+  return [v.strategy, v.store, v.fenced ? 'yes' : 'no', String(v.requests), String(v.sold), String(v.deducted), String(v.oversold), String(v.unknown), String(v.refused), recover, verdictText(v, brief)];
 }
 
 export function summaryLines(r: ChaosReport): string[] {
@@ -49,8 +51,8 @@ export function summaryLines(r: ChaosReport): string[] {
   ];
 }
 
-export function renderChaosTable(r: ChaosReport): string {
-  const rows = r.verdict.strategies.map((v) => `| ${cells(v, r.history.recoveryBoundMs).join(' | ')} |`);
+export function renderChaosTable(r: ChaosReport, brief = false): string {
+  const rows = r.verdict.strategies.map((v) => `| ${cells(v, r.history.recoveryBoundMs, brief).join(' | ')} |`);
   return [`| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`, ...rows].join('\n');
 }
 

@@ -45,7 +45,7 @@ async function setUp(): Promise<{ lockRedis: Redis; stock: StockWithAfterWrite; 
     name: 'redis-owned',
     family: 'redis',
     course: 'beyond the course',
-    description: 'test',
+    description: { en: 'test', zh: '测试' },
     expected: { oneInstance: 'exact', threeInstances: 'exact' },
     lock: new OwnedLock(lockRedis!),
   });
