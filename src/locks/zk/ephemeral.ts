@@ -30,11 +30,13 @@ export class ZkEphemeralLock implements Lock {
         lease = leaseOf(resource, lost, () => this.release(resource, path, owner, lost), () => this.token(resource, path, owner));
         return true;
       } catch (err) {
-        // The connection dropped with the create unanswered: the node may exist anyway, as ours.
-        // Remove it (owner-checked) once reconnected. (A create that outlives its deadline on a live
-        // connection is removed by the session when its answer arrives.)
-        if (err instanceof DependencyDownError) this.session.owe(() => this.removeIfOwned(path, owner));
+        // A create that outlives its deadline on a live connection is removed by the session when its
+        // answer arrives; owing an owner-checked delete here would take this owner's own hold (a
+        // nested acquire of the same owner waits for itself until its deadline).
         if (err instanceof ZkDeadlineError) throw new LockTimeoutError(resource, opts.waitMs);
+        // The connection dropped with the create unanswered: the node may exist anyway, as ours.
+        // Remove it (owner-checked) once reconnected.
+        if (err instanceof DependencyDownError) this.session.owe(() => this.removeIfOwned(path, owner));
         if (zkCode(err) === Exception.NODE_EXISTS) return false;
         throw err;
       }
