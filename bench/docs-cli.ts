@@ -10,7 +10,7 @@ import { LANGS } from '../src/lang.js';
 import { fillBlocks } from './docs-blocks.js';
 import type { BenchReport } from './report.js';
 import { reliabilityBlocks } from './docs-reliability.js';
-import { rampDocBlock } from './ramp-report.js';
+import { rampDocBlock, rampSummaryBlock } from './ramp-report.js';
 import type { RampReport } from './ramp.js';
 import type { ChaosReport } from '../faults/chaos/report.js';
 import type { SoakReport } from '../faults/soak/report.js';
@@ -40,8 +40,12 @@ runCli('docs', DOCS_USAGE, async () => {
   // the reliability tables are in English only, in both READMEs
   for (const [name, body] of reliabilityBlocks(chaos, soak)) for (const langBlocks of blocksIn.values()) langBlocks.set(name, body);
   if (values.ramp) {
-    const ramp = rampDocBlock(readJson<RampReport>(values.ramp, ['results', 'strategies', 'steps']));
-    for (const langBlocks of blocksIn.values()) langBlocks.set('ramp', `From \`${path.relative(process.cwd(), path.resolve(values.ramp))}\`: ${ramp}`);
+    const report = readJson<RampReport>(values.ramp, ['results', 'strategies', 'steps']);
+    const from = `From \`${path.relative(process.cwd(), path.resolve(values.ramp))}\``;
+    for (const langBlocks of blocksIn.values()) {
+      langBlocks.set('ramp', `${from}: ${rampDocBlock(report)}`);
+      langBlocks.set('ramp-summary', `${rampSummaryBlock(report)}\n\n${from}, a 2-core machine shared with other work.`);
+    }
   }
   const root = process.cwd();
   const filled = new Set<string>();

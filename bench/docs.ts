@@ -27,7 +27,7 @@ import type { Lang } from '../src/lang.js';
 export const DOCS_FLAGS = { command: { type: 'string' }, lease: { type: 'string' }, chaos: { type: 'string', multiple: true }, soak: { type: 'string' }, ramp: { type: 'string' }, ...HELP_FLAG } as const;
 
 /** The blocks `npm run docs` writes; a doc may hold any of them. */
-export const GENERATED_BLOCKS = ['lab-run', 'summary', 'ceiling', 'results', 'lease-run', 'lease-results', 'faults-run', 'faults-by-lock', 'faults-single', 'faults-replicated', 'reliability', 'chaos-runs', 'soak-run', 'ramp'] as const;
+export const GENERATED_BLOCKS = ['lab-run', 'summary', 'ceiling', 'results', 'lease-run', 'lease-results', 'faults-run', 'faults-by-lock', 'faults-single', 'faults-replicated', 'reliability', 'chaos-runs', 'soak-run', 'ramp', 'ramp-summary'] as const;
 
 export const DOCS_USAGE = `usage: npm run docs -- <bench results .json> [<faults results .json>] [options]
   --command "…"   the command that made the bench run (default: npm run bench with the options it records)

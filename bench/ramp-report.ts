@@ -80,6 +80,27 @@ export function rampDocBlock(r: RampReport): string {
   return [methodText(r), '', markdownTable(RAMP_COLUMNS, r.results.map(rampCells)), '', ...crossingText(r).map((t) => `- ${t}`)].join('\n');
 }
 
+const SUMMARY_COLUMNS = ['strategy', 'clients', 'p99 passes 1 s at', 'best goodput/s', 'refused by nginx', 'no answer', 'oversold'] as const;
+
+/** One row per strategy (the README's): where it saturates and what a client sees past that point. */
+export function rampSummaryBlock(r: RampReport): string {
+  const rows = r.strategies.map((name) => {
+    const steps = r.results.filter((s) => s.strategy === name && !s.clientLimit);
+    const at = p99Crossing(r, name);
+    const nginxBusy = steps.reduce((n, s) => n + (s.byAnswer['503 busy (nginx)'] ?? 0), 0);
+    return [
+      name,
+      `${Math.min(...steps.map((s) => s.clients))}–${Math.max(...steps.map((s) => s.clients))}`,
+      at === undefined ? 'no step' : `${at} clients`,
+      int(Math.max(...steps.map((s) => s.goodput))),
+      `${nginxBusy} (fast 503 busy)`,
+      String(steps.reduce((n, s) => n + s.noAnswer, 0)),
+      String(steps.reduce((n, s) => n + s.oversold, 0)),
+    ];
+  });
+  return markdownTable(SUMMARY_COLUMNS, rows);
+}
+
 export function renderRampMarkdown(r: RampReport): string {
   return [
     `## stocklab ramp ${r.stamp}`,
