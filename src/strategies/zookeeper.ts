@@ -5,7 +5,9 @@ import { ZkReadWriteLock } from '../locks/zk/read-write.js';
 import { ZkReentrantLock } from '../locks/zk/reentrant.js';
 import { ZkSemaphoreMutex } from '../locks/zk/semaphore.js';
 import { ZkSequentialLock } from '../locks/zk/sequential.js';
-import { ZkSession } from '../locks/zk/session.js';
+import { ZK_GRANTS_PER_NODE, ZkSession } from '../locks/zk/session.js';
+import { MAX_HANDOFF_STREAK } from '../locks/handoff.js';
+import { ProcessLine } from '../locks/process-line.js';
 import { ZkHerdLock } from '../locks/zk/herd.js';
 import { ZkWatchLock } from '../locks/zk/watch.js';
 import { STOCK_CODE } from '../stock/product.js';
@@ -30,6 +32,8 @@ const WAREHOUSE_LOCK_RESOURCE = `warehouse:${STOCK_CODE}`;
  */
 export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): StrategyFamily {
   const family = 'zookeeper';
+  /** zk-watch behind a process line: one node per instance in the queue, grants passed within the instance. */
+  const linedWatch = () => new ProcessLine(new ZkWatchLock(session), ZK_GRANTS_PER_NODE);
   return {
     strategies: declareStrategies(deps, [
       {
@@ -73,11 +77,11 @@ export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): Strat
         family,
         course: '§3.4.2',
         description: {
-          en: 'Queue with an ephemeral-sequential child; watch only the predecessor and wake on its deletion (no herd).',
-          zh: '创建一个临时序列化子节点排队；只监听前一个节点，它被删除时才醒来（没有羊群效应）。',
+          en: `Queue with an ephemeral-sequential child; watch only the predecessor and wake on its deletion (no herd). One node per instance: its requests line up in memory and the holder passes the node on (at most ${MAX_HANDOFF_STREAK} times in a row).`,
+          zh: `创建一个临时序列化子节点排队；只监听前一个节点，它被删除时才醒来（没有羊群效应）。每个实例只排一个节点：实例内的请求在内存中排队，持锁者把节点直接交给下一个请求（最多连续 ${MAX_HANDOFF_STREAK} 次）。`,
         },
         expected,
-        lock: new ZkWatchLock(session),
+        lock: linedWatch(),
         faultLab: true,
       },
       {
@@ -89,7 +93,7 @@ export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): Strat
           zh: '可重入的 zk-watch，按请求重入（每个持有者的次数记在进程内）；临界区会再进入一次。',
         },
         expected,
-        lock: new ZkReentrantLock(session),
+        lock: new ZkReentrantLock(session, linedWatch()),
         scope: withLockReentered,
         faultLab: true,
       },
@@ -124,7 +128,7 @@ export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): Strat
           zh: 'Curator 的 InterProcessMultiLock，同时锁住库存的锁和它所在仓库的锁（各是一把 zk-reentrant 锁）：要么都拿到，要么都不拿。',
         },
         expected,
-        lock: new MultiLock(new ZkReentrantLock(session), () => [WAREHOUSE_LOCK_RESOURCE]),
+        lock: new MultiLock(new ZkReentrantLock(session, linedWatch()), () => [WAREHOUSE_LOCK_RESOURCE]),
       },
     ]),
     clearLocks: () => session.clearEphemeralNodes(),

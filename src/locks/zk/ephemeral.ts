@@ -3,7 +3,7 @@ import { DependencyDownError } from '../../dependency.js';
 import { LockLostError, LockNotHeldError, LockTimeoutError } from '../errors.js';
 import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { pollUntilAcquired } from '../poll.js';
-import { ZkDeadlineError, czxidOf, zkCode, type ZkSession } from './session.js';
+import { ZkDeadlineError, fencingTokenOf, zkCode, type ZkSession } from './session.js';
 
 /**
  * zk-ephemeral: everyone tries to create the same ephemeral node; whoever succeeds holds the lock,
@@ -62,7 +62,7 @@ export class ZkEphemeralLock implements Lock {
   private async token(resource: string, path: string, owner: string): Promise<bigint> {
     const node = await this.session.getDataAndStat(path, Date.now() + 5_000);
     if (node?.data !== owner) throw new LockLostError(resource, `${path} is no longer this owner's node (its session ended)`);
-    return czxidOf(node.stat);
+    return fencingTokenOf(node.stat);
   }
 
   /**

@@ -6,7 +6,7 @@ import { DependencyDownError } from '../../dependency.js';
 import { LockLostError, LockNotHeldError, LockTimeoutError } from '../errors.js';
 import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
 import { remaining } from '../../time.js';
-import { ZkDeadlineError, czxidOf, zkCode, type ZkSession } from './session.js';
+import { ZkDeadlineError, fencingTokenOf, zkCode, type ZkSession } from './session.js';
 
 /**
  * Curator's protected mode: every queue node is named `_c_<attempt id>-<name><sequence>`, the name
@@ -180,7 +180,7 @@ function nodeLease(session: ZkSession, resource: string, path: string, lost: Abo
     async () => {
       const stat = await session.exists(path, Date.now() + 5_000);
       if (!stat) throw new LockLostError(resource, `node ${path} is gone (its session ended)`);
-      return czxidOf(stat);
+      return fencingTokenOf(stat);
     },
   );
 }

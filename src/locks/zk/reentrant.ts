@@ -1,3 +1,4 @@
+import type { Lease, Lock } from '../lock.js';
 import { OwnerReentrant } from './owner-reentrant.js';
 import type { ZkSession } from './session.js';
 import { ZkWatchLock } from './watch.js';
@@ -5,14 +6,15 @@ import { ZkWatchLock } from './watch.js';
 /**
  * zk-reentrant: zk-watch, plus a count of holds per (resource, owner) in this process (Java keeps
  * it per thread; here the owner is the one named in the options, one token per request). A nested
- * acquire by the same owner only counts; ZooKeeper sees one node per owner.
+ * acquire by the same owner only counts; ZooKeeper sees one node per owner. `inner` is the zk-watch
+ * it counts holds of (the strategy puts a process line in front of it).
  */
-export class ZkReentrantLock extends OwnerReentrant<Awaited<ReturnType<ZkWatchLock['acquire']>>> {
+export class ZkReentrantLock extends OwnerReentrant<Lease> {
   /** zk-watch's: ZooKeeper sees one node per owner, which dies with the session. */
   readonly expiry = 'session';
   readonly lostAcquire = 'released by its owner';
 
-  constructor(session: ZkSession) {
-    super(new ZkWatchLock(session), 'exclusive');
+  constructor(session: ZkSession, inner: Lock = new ZkWatchLock(session)) {
+    super(inner, 'exclusive');
   }
 }

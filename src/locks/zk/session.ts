@@ -403,11 +403,20 @@ function startEachConnectionClean(client: Client): void {
 }
 
 /**
- * A node's czxid, the zxid of the transaction that created it, as a fencing token: zxids only grow
- * in an ensemble's life, also across sessions and recreated parents (sequence numbers restart there).
+ * Grants one ZooKeeper node may serve, each with a token of its own: a process line passes a node's
+ * grant from request to request (process-line.ts), the n-th pass adding n to the node's token.
  */
-export function czxidOf(stat: Stat): bigint {
-  return stat.czxid.readBigUInt64BE(0);
+export const ZK_GRANTS_PER_NODE = 1024;
+const GRANT_BITS = 10n;
+
+/**
+ * A node's fencing token: its czxid (the zxid of the transaction that created it; zxids only grow
+ * in an ensemble's life, also across sessions and recreated parents, where sequence numbers restart)
+ * shifted to leave room for ZK_GRANTS_PER_NODE grants. Under 2^53, so Redis's Lua compares it exactly,
+ * while the ensemble's epoch (the zxid's high 32 bits) stays under 2^11 leader elections.
+ */
+export function fencingTokenOf(stat: Stat): bigint {
+  return stat.czxid.readBigUInt64BE(0) << GRANT_BITS;
 }
 
 /**

@@ -54,8 +54,11 @@ const HINT_JITTER_DIVISOR = 4;
  *   of every process tries again then, after a random pause so they do not split the votes.
  * - A holder whose process has its contender asleep passes the lock straight to it (handoff.ts):
  *   on every master, its value becomes the contender's in one script, and the contender holds once
- *   a quorum did so with validity left, as after its own acquire. Up to MAX_HANDOFF_STREAK times in
- *   a row; then the holder releases and announces it, so every process contends again.
+ *   a quorum did so with validity left, as after its own acquire (the slower masters' scripts finish
+ *   on their own). Up to MAX_HANDOFF_STREAK times in a row; then the holder releases and announces
+ *   it, so every process contends again.
+ * - A contender that comes while a request of its own process holds the lock does not attempt:
+ *   the attempt would fail on every master. It sleeps first, offered for the hand-off.
  * - Without a hint, a failed contender waits a random [0, retryMs·2^failures) capped at
  *   32·retryMs (exponential backoff with full jitter), as the RedLock description asks: random,
  *   so contenders that split the votes do not split them again, and growing, so a lock held for
@@ -73,6 +76,8 @@ export class RedlockLock implements Lock {
   private readonly lines = new Map<string, Mutex>();
   /** This process's contender asleep between attempts, by the lease it asked for (tests wait on `sleeping`). */
   readonly handoffs = new Handoffs<{ ttlMs: number }, RedlockHold>();
+  /** Per resource, the validity end of the hold a request of this process has now. */
+  private readonly heldHere = new Map<string, number>();
 
   constructor(
     private readonly redlock: Redlock,
@@ -111,6 +116,7 @@ export class RedlockLock implements Lock {
         }
         if (passed) return;
       }
+      this.heldHere.delete(resource);
       try {
         // No retries: an unreleased minority expires on its own.
         await this.redlock.release(hold, { retryCount: 0 });
@@ -134,13 +140,16 @@ export class RedlockLock implements Lock {
     const start = Date.now();
     // The package's connections, which connectRedis made (the project's scripts are defined on them).
     const masters = [...this.redlock.clients] as Redis[];
-    const votes = await Promise.allSettled(masters.map((m) => redlockHandoff.run(m, { lock: key as string }, { holderValue: hold.value, waiterValue: value, waiterTtlMs: ttlMs })));
-    const moved = votes.filter((v) => v.status === 'fulfilled' && v.value).length;
+    const votes = masters.map((m) => redlockHandoff.run(m, { lock: key as string }, { holderValue: hold.value, waiterValue: value, waiterTtlMs: ttlMs }));
+    // Held once a majority moved, as an acquire is: the slower masters' scripts finish on their own.
+    const quorum = await majorityOf(votes);
     // The package's validity, as it computes it: ttl − elapsed − drift (round(ttl × driftFactor) + 2 ms).
     const expiration = start + ttlMs - Math.round(ttlMs * this.redlock.settings.driftFactor) - 2;
     const passed = new RedlockLease(this.redlock, [key as string], value, [], expiration);
-    if (moved > masters.length / 2 && expiration > Date.now()) return passed;
-    if (moved > 0) await this.redlock.release(passed, { retryCount: 0 }).catch(() => undefined);
+    if (quorum && expiration > Date.now()) return passed;
+    // Nothing passed on: whatever moved, now or later, is given back once every script has answered.
+    const settled = await Promise.allSettled(votes);
+    if (settled.some((v) => v.status === 'fulfilled' && v.value)) await this.redlock.release(passed, { retryCount: 0 }).catch(() => undefined);
     return undefined;
   }
 
@@ -155,13 +164,23 @@ export class RedlockLock implements Lock {
 
   /** Attempts until a quorum agrees with validity left, or the deadline passes. */
   private async contend(resource: string, opts: AcquireOptions, deadline: number): Promise<RedlockHold> {
+    const hold = await this.contendOnce(resource, opts, deadline);
+    this.heldHere.set(resource, hold.expiration);
+    return hold;
+  }
+
+  private async contendOnce(resource: string, opts: AcquireOptions, deadline: number): Promise<RedlockHold> {
     let failures = 0;
+    // Another request of this process holds the lock: the first attempt would fail (ten scripts for
+    // nothing), so the contender sleeps first, offered for the hand-off, until the hold's validity ends at most.
+    const heldHereMs = (this.heldHere.get(resource) ?? 0) - Date.now();
+    let skip = heldHereMs > 0;
     for (;;) {
       opts.signal?.throwIfAborted();
       const hint = this.hints?.nextRelease(resource);
       let hold: RedlockHold | undefined;
       try {
-        hold = await this.redlock.acquire([redlockKey(resource)], opts.ttlMs, { retryCount: 0 });
+        if (!skip) hold = await this.redlock.acquire([redlockKey(resource)], opts.ttlMs, { retryCount: 0 });
       } catch (err) {
         const failure = await explainFailure(err, () => new LockTimeoutError(resource, opts.waitMs));
         if (!(failure instanceof LockTimeoutError)) {
@@ -184,7 +203,8 @@ export class RedlockLock implements Lock {
         throw new LockTimeoutError(resource, opts.waitMs);
       }
       failures++;
-      const pause = Math.min(backoff(opts.retryMs, failures), left);
+      const pause = Math.min(skip ? Math.min(heldHereMs, opts.retryMs * MAX_BACKOFF_FACTOR) : backoff(opts.retryMs, failures), left);
+      skip = false;
       let hinted = false;
       const passed = await sleepOffered(
         this.handoffs.offer(resource, { ttlMs: opts.ttlMs }),
@@ -201,6 +221,24 @@ export class RedlockLock implements Lock {
       }
     }
   }
+}
+
+/** True once a majority of `votes` moved the lock, false once a majority cannot (a failed script counts against). */
+function majorityOf(votes: readonly Promise<boolean>[]): Promise<boolean> {
+  const needed = Math.floor(votes.length / 2) + 1;
+  return new Promise<boolean>((resolve) => {
+    let yes = 0;
+    let no = 0;
+    for (const vote of votes) {
+      void vote.then(
+        (moved) => (moved ? ++yes : ++no),
+        () => ++no,
+      ).then(() => {
+        if (yes >= needed) resolve(true);
+        else if (no > votes.length - needed) resolve(false);
+      });
+    }
+  });
 }
 
 /** Sleeps `ms`; true when a release hint ends it sooner, false on the timer or a hand-off claim. */

@@ -38,18 +38,21 @@ export interface ChannelWaitOptions<T = never> {
 /**
  * Runs `attempt` until it is done or `waitMs` has passed (then LockTimeoutError, after one last
  * attempt at the deadline). A refused attempt's `hintMs` (−1: none) says when the state may change
- * without a message. The waiter is registered before each attempt, so a message sent between the
+ * without a message. `sleepFirstMs`: the caller knows the first attempt would fail (another request of
+ * this process holds the lock), so the waiter sleeps first, at most that long. The waiter is registered before each attempt, so a message sent between the
  * attempt and the sleep is not missed.
  */
-export async function waitOnChannel<T>(notifier: ReleaseNotifier, opts: ChannelWaitOptions<T>, attempt: () => Promise<Attempt<T>>): Promise<T> {
+export async function waitOnChannel<T>(notifier: ReleaseNotifier, opts: ChannelWaitOptions<T>, attempt: () => Promise<Attempt<T>>, sleepFirstMs?: number): Promise<T> {
   const deadline = Date.now() + opts.waitMs;
   await redisCall(() => notifier.subscribe(opts.channel));
+  let given: Attempt<T> | undefined = sleepFirstMs === undefined ? undefined : { done: false, hintMs: sleepFirstMs };
   for (;;) {
     opts.signal?.throwIfAborted();
     const woken = notifier.nextRelease(opts.channel, opts.wakes);
     let result: Attempt<T>;
     try {
-      result = await attempt();
+      result = given ?? (await attempt());
+      given = undefined;
     } catch (err) {
       woken.cancel();
       throw err;
