@@ -5,7 +5,7 @@ import os from 'node:os';
 import { fetchCatalog, selectStrategies, type CatalogEntry } from './catalog.js';
 import { stopLoad } from './fire.js';
 import { checkStoresMatch, expectedOutcome, measureNoop, measureNoopWithWrk, measureRace, measureWindow, type WindowSample, type WindowSettings } from './measure.js';
-import { MIN_RACE_UNITS, type BenchOptions } from './options.js';
+import { chosenStrategies, MIN_RACE_UNITS, type BenchOptions } from './options.js';
 import { benchPlan, PREWARM_SECONDS, raceEstimate, stepKey } from './plan.js';
 import { ceilingLine, raceLine, windowLine } from './progress.js';
 import { orderRuns, REFERENCE_STRATEGY, TOPOLOGY_LABEL, withStandings, worstOf, type BenchOptionsRecord, type BenchReport, type Ceiling, type RaceFigures, type RunResult, type Topology } from './report.js';
@@ -25,10 +25,11 @@ export function paramsOf(o: BenchOptions): Record<string, number> {
 
 /** The strategies to run; the efficiency reference joins them when a one-instance run is possible. */
 function plan(catalog: CatalogEntry[], o: BenchOptions, hasOne: boolean, notes: string[]): CatalogEntry[] {
-  const chosen = selectStrategies(catalog, o.strategies);
+  const wanted = chosenStrategies(o);
+  const chosen = selectStrategies(catalog, wanted);
   if (hasOne && !chosen.some((s) => s.name === REFERENCE_STRATEGY) && catalog.some((s) => s.name === REFERENCE_STRATEGY)) {
     notes.push(`${REFERENCE_STRATEGY} was added as the lock-efficiency reference.`);
-    return selectStrategies(catalog, [...(o.strategies ?? []), REFERENCE_STRATEGY]);
+    return selectStrategies(catalog, [...(wanted ?? []), REFERENCE_STRATEGY]);
   }
   return chosen;
 }

@@ -69,6 +69,7 @@ export function benchCommand(report: BenchReport, subset = false): string {
   if (o.raceSeconds === undefined) flags.push(`--requests ${o.requests} --initial ${o.initial}`);
   const chosen = report.catalog.map((c) => c.name).filter((n) => n !== report.reference);
   if (subset) flags.unshift(`--strategies ${chosen.join(',')}`);
+  else if (o.all) flags.unshift('--all');
   else add('raceSeconds', o.raceSeconds, d.raceSeconds);
   return ['npm run bench', ...(flags.length > 0 ? ['--', ...flags] : [])].join(' ');
 }

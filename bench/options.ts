@@ -33,6 +33,8 @@ export interface BenchOptions {
   maxSeconds: number;
   /** Subset of GET /strategies to run, in catalog order whatever order they are given in. */
   strategies?: string[];
+  /** Without --strategies: every strategy (--all), else the course's line (COURSE_LINE). */
+  all: boolean;
   /** nginx (or any front) of the cluster under test. */
   target?: string;
   /** One instance of that cluster, for the one-instance runs. */
@@ -55,6 +57,23 @@ export const RAMP_STEPS = [100, 500, 1000, 2000, 3000, 4000, 6000, 8000, 10000];
 /** The ramp's strategies when --strategies is not given. */
 export const RAMP_STRATEGIES = ['sql-update', 'redis-pubsub'];
 
+/**
+ * What the bench and the lab run by default: the course's line, one strategy for each step of its
+ * main text (docs/course.md), in its order. `--all` adds the rest: the course's flawed variants of a
+ * step (share mode, SETNX then EXPIRE, GETSET, GET then DEL, the herd), Redisson's and Curator's
+ * other locks, the Lua decrement, the basic lock table and the libraries.
+ */
+export const COURSE_LINE = [
+  'none', 'mutex', 'sql-update', 'sql-for-update', 'sql-optimistic', 'redis-watch',
+  'redis-setnx', 'redis-setnx-ex', 'redis-owned', 'redis-reentrant', 'redis-watchdog', 'redis-pubsub', 'redlock',
+  'zk-ephemeral', 'zk-sequential', 'zk-watch', 'zk-reentrant', 'mysql-lock-table',
+];
+
+/** The names a bench runs: --strategies, else every one with --all, else the course's line. */
+export function chosenStrategies(o: Pick<BenchOptions, 'strategies' | 'all'>): string[] | undefined {
+  return o.strategies ?? (o.all ? undefined : COURSE_LINE);
+}
+
 /** The course's headline rows keep its full-size race: the problem and the first answer to it. */
 export const COURSE_STRATEGIES = ['none', 'mutex'];
 
@@ -62,7 +81,10 @@ export const COURSE_STRATEGIES = ['none', 'mutex'];
 export const MIN_RACE_UNITS = 100;
 
 export const USAGE = `usage: npm run bench -- [options]
-  --strategies a,b     only these (default: every strategy GET /strategies lists)
+  --strategies a,b     only these (default: the course's line, ${COURSE_LINE.length} strategies, one per step of its
+                       main text; see docs/bench.md)
+  --all                every strategy GET /strategies lists: the course's line and its variants,
+                       Redisson's and Curator's other locks, the libraries
   --rounds N           throughput windows per strategy, interleaved across strategies (default 3)
   --warmup S --window S   discarded warm-up and measured window, seconds (default 0.5 and 1.5)
   --connections N      concurrent clients (default 100)
@@ -114,7 +136,7 @@ const str = { type: 'string' } as const;
 
 /** Every flag `npm run bench` (and `npm run lab`) accepts, as node:util's parseArgs takes them. */
 export const BENCH_FLAGS = {
-  strategies: str, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
+  strategies: str, all: { type: 'boolean' }, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
   requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
   ...LANG_FLAG,
   ramp: { type: 'boolean' }, steps: str,
@@ -137,6 +159,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
 export function benchOptionsOf(values: BenchValues): BenchOptions {
   const strategies = values.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
   if (strategies && strategies.length === 0) throw new UsageError('--strategies needs at least one name');
+  if (strategies && values.all) throw new UsageError('--strategies and --all go apart: --all runs every strategy');
   const full = values.full ?? false;
   const initial = count('initial', values.initial, full ? INITIAL_COUNT : 1000, 0) as number;
   const requests = count('requests', values.requests, initial + 100, 1) as number;
@@ -158,6 +181,7 @@ export function benchOptionsOf(values: BenchValues): BenchOptions {
     courseStrategies: values.initial !== undefined || values.requests !== undefined ? [] : COURSE_STRATEGIES,
     maxSeconds: count('maxSeconds', values.maxSeconds, 60, 1) as number,
     strategies,
+    all: values.all ?? false,
     target: url('target', values.target),
     instance: url('instance', values.instance),
     mysql: url('mysql', values.mysql),

@@ -79,7 +79,8 @@ export interface Ceiling {
 }
 
 /** The options that shaped the figures (not where they were sent or written). */
-export type BenchOptionsRecord = Omit<BenchOptions, 'strategies' | 'target' | 'instance' | 'mysql' | 'redis' | 'out' | 'lang'>;
+/** The options a report keeps; `all` is absent from reports made before the course's line was the default (they ran every strategy). */
+export type BenchOptionsRecord = Omit<BenchOptions, 'strategies' | 'all' | 'target' | 'instance' | 'mysql' | 'redis' | 'out' | 'lang'> & { all?: boolean };
 
 export interface BenchReport {
   stamp: string;

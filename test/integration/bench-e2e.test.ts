@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBench } from '../../bench/bench.js';
-import { parseBenchArgs } from '../../bench/options.js';
+import { chosenStrategies, COURSE_LINE, parseBenchArgs } from '../../bench/options.js';
+import { fetchCatalog, selectStrategies } from '../../bench/catalog.js';
 import { writeReport } from '../../bench/output.js';
 import type { BenchReport } from '../../bench/report.js';
 import { resolveTarget } from '../../bench/target.js';
@@ -57,5 +58,13 @@ describe('npm run bench, end to end', () => {
     expect(lines.some((l) => l.startsWith('[race] none · 1 instance') && l.includes('OVERSOLD'))).toBe(true);
     expect(fs.readFileSync(files.md, 'utf8')).toContain('OVERSOLD');
     expect(fs.readFileSync(files.html, 'utf8')).toContain('<svg');
+  });
+
+  it("runs the course's line by default, in the catalog's order, and every strategy with --all", async () => {
+    const catalog = await fetchCatalog(sharedCluster().instances[0] as string);
+    const line = selectStrategies(catalog, chosenStrategies(parseBenchArgs([]))).map((s) => s.name);
+    expect(line).toEqual(COURSE_LINE);
+    expect(selectStrategies(catalog, chosenStrategies(parseBenchArgs(['--all'])))).toEqual(catalog);
+    console.log(`[bench] default: the course's line, ${line.length} of ${catalog.length} strategies; --all runs ${catalog.length}`);
   });
 });

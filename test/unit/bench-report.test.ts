@@ -4,7 +4,7 @@ import { selectStrategies, type CatalogEntry } from '../../bench/catalog.js';
 import { oversoldText } from '../../bench/format.js';
 import { renderHtml } from '../../bench/html.js';
 import { expectedOutcome } from '../../bench/measure.js';
-import { parseBenchArgs, UsageError } from '../../bench/options.js';
+import { chosenStrategies, COURSE_LINE, parseBenchArgs, UsageError } from '../../bench/options.js';
 import { raceSize, rotated } from '../../bench/bench.js';
 import { asExpected, orderRuns, oversoldOf, unansweredOf, verdictOf, withStandings, worstOf, type BenchReport, type RaceFigures, type RunResult, type Topology } from '../../bench/report.js';
 import { spreadOf, standings, type Spread } from '../../bench/stats.js';
@@ -165,6 +165,13 @@ describe('bench arithmetic', () => {
 });
 
 describe('bench options and target', () => {
+  it("defaults to the course's line; --all runs every strategy; --strategies and --all go apart", () => {
+    expect(chosenStrategies(parseBenchArgs([]))).toEqual(COURSE_LINE);
+    expect(chosenStrategies(parseBenchArgs(['--all']))).toBeUndefined();
+    expect(chosenStrategies(parseBenchArgs(['--strategies', 'none']))).toEqual(['none']);
+    expect(() => parseBenchArgs(['--all', '--strategies', 'none'])).toThrow(UsageError);
+  });
+
   it('defaults to 3 rounds of 1.5 s windows at 100 connections, races sized by goodput and the course size for none and mutex', () => {
     const o = parseBenchArgs([]);
     expect(o).toMatchObject({ rounds: 3, warmupSeconds: 0.5, windowSeconds: 1.5, connections: 100, workMs: 0, requests: 1100, initial: 1000, raceSeconds: 1.5, maxSeconds: 60, out: 'bench/results' });
