@@ -48,7 +48,7 @@ export const ZK_STRATEGIES: readonly string[] = LOCK_STRATEGIES.filter((s) => CL
 /** Locks that issue no fencing token: RedLock (no single counter), and the course's flawed steps that draw none. */
 const UNFENCED: ReadonlySet<string> = new Set(['redlock', 'redis-setnx-expire', 'redis-setnx-getset', 'mysql-lock-table-basic']);
 
-/** Locks with a fencing token: the other Redis single-server locks (an INCR), ZooKeeper (czxid), the lock table. */
+/** Locks with a fencing token: the other Redis single-server locks (an INCR), ZooKeeper (from the node's czxid), the lock table. */
 export const FENCEABLE: ReadonlySet<string> = new Set(LOCK_STRATEGIES.filter((s) => !UNFENCED.has(s)));
 
 export function claimOf(strategy: string): Claim {

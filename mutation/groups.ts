@@ -29,8 +29,9 @@ export const GROUPS: readonly MutationGroup[] = [
     // Line ranges: the guards themselves (a lock mutant costs its contract tests, about a minute on
     // two busy cores); the whole files are in locks-redis and locks-mysql.
     mutate: [
-      'src/locks/redis/redlock/redlock.ts:138-143', // the hand-off's quorum and validity
-      'src/locks/redis/redlock/redlock.ts:177-177', // an acquire with no validity left holds nothing
+      'src/locks/redis/redlock/redlock.ts:145-152', // the hand-off's quorum and validity
+      'src/locks/redis/redlock/redlock.ts:228-238', // what a quorum of the hand-off's votes is
+      'src/locks/redis/redlock/redlock.ts:196-196', // an acquire with no validity left holds nothing
       'src/locks/mysql/table-lock.ts:30-32', // peek and reclaim: only an expired row
       'src/locks/mysql/table-lock.ts:106-106', // wait while held, reclaim only what expired
       'src/locks/mysql/table-lock.ts:154-154', // a release that matched nothing says so

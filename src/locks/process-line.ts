@@ -11,6 +11,7 @@
 // grant of its own: its fencing token is the inner grant's plus its place in the run, so tokens
 // grow with every grant, within a process and across processes, as long as the inner lock leaves
 // room between its tokens (`tokenRoom`).
+import type { FenceSource } from '../fencing.js';
 import { LockTimeoutError } from './errors.js';
 import { reportLockEvent } from './observer.js';
 import { MAX_HANDOFF_STREAK } from './handoff.js';
@@ -47,7 +48,7 @@ export interface ProcessLineStats {
 
 /** `I`: the lock it stands in front of, whose declarations (fencing, expiry) it keeps. */
 export class ProcessLine<I extends Lock = Lock> implements Lock {
-  readonly fencing: I['fencing'];
+  readonly fencing?: FenceSource;
   readonly expiry: I['expiry'];
   readonly lostAcquire: I['lostAcquire'];
   readonly stats: ProcessLineStats = { innerGrants: 0, passes: 0 };
@@ -58,7 +59,7 @@ export class ProcessLine<I extends Lock = Lock> implements Lock {
     /** How many grants the inner lock's token order leaves room for between two of its grants. */
     private readonly tokenRoom = Number.POSITIVE_INFINITY,
   ) {
-    this.fencing = inner.fencing;
+    if (inner.fencing) this.fencing = inner.fencing;
     this.expiry = inner.expiry;
     this.lostAcquire = inner.lostAcquire;
   }

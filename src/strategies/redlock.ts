@@ -5,6 +5,7 @@ import { RedlockReleaseHints } from '../locks/redis/redlock/release-hints.js';
 import { Redlock } from '../locks/redis/redlock/package.js';
 import { RedlockLock } from '../locks/redis/redlock/redlock.js';
 import { MAX_HANDOFF_STREAK } from '../locks/handoff.js';
+import { ProcessLine } from '../locks/process-line.js';
 import { declareStrategies } from './declare.js';
 import type { FamilyFactory } from './strategy.js';
 
@@ -37,8 +38,8 @@ export const redlockFamily: FamilyFactory = async (deps) => {
         family: 'redlock',
         course: '§2.9',
         description: {
-          en: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease. A holder passes the lock straight to its instance's waiting contender, value for value on every master (at most ${MAX_HANDOFF_STREAK} times in a row).`,
-          zh: `在 ${clients.length} 个相互独立的 Redis 主节点上 SET NX PX；租期内有 ${quorum} 个节点同意即加锁成功（红锁）。持锁者把锁直接交给本实例中等待的竞争者，在每个主节点上逐一改写锁的值（最多连续 ${MAX_HANDOFF_STREAK} 次）。`,
+          en: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease. One contender per instance: its requests line up in memory, and a holder passes its hold to the next one while the validity lasts, without a round trip to the masters (at most ${MAX_HANDOFF_STREAK} times in a row).`,
+          zh: `在 ${clients.length} 个相互独立的 Redis 主节点上 SET NX PX；租期内有 ${quorum} 个节点同意即加锁成功（红锁）。每个实例只有一个竞争者：实例内的请求在内存中排队，持锁者在有效期内把锁直接交给下一个请求，不再访问各主节点（最多连续 ${MAX_HANDOFF_STREAK} 次）。`,
         },
         expected: {
           oneInstance: 'exact',
@@ -46,7 +47,8 @@ export const redlockFamily: FamilyFactory = async (deps) => {
           workOverTtl: 'exact',
           note: `survives ${clients.length - quorum} of ${clients.length} servers down; 503 without a quorum; no fencing token (no single counter)`,
         },
-        lock: new RedlockLock(redlock, hints),
+        // The line passes a hold within the instance; a pass keeps the hold's validity, and its `lost`.
+        lock: new ProcessLine(new RedlockLock(redlock, hints)),
         faultLab: true,
       },
     ]),

@@ -20,7 +20,10 @@ import { SetnxGetsetLock } from '../../src/locks/redis/string/setnx-getset.js';
 import { LockClock } from '../../src/locks/lock-clock.js';
 import { WatchdogLock } from '../../src/locks/redis/hash/watchdog.js';
 import type { Lock } from '../../src/locks/lock.js';
-import { lockContract, type LockClaims, type LockSubject } from '../support/lock-contract.js';
+import { ProcessLine } from '../../src/locks/process-line.js';
+import { describe, expect, it } from 'vitest';
+import { pollUntil } from '../../src/time.js';
+import { lockContract, LOST_TTL_MS, type LockClaims, type LockSubject } from '../support/lock-contract.js';
 import { withServers } from '../support/servers.js';
 import { openRedis } from '../support/redis-client.js';
 
@@ -97,4 +100,45 @@ lockContract('redlock (3 masters)', { reentrant: false, lateRelease: 'refuses', 
     loseHold: async () => undefined,
     close: async () => masters.forEach((m) => m.disconnect()),
   };
+});
+
+// The strategy's redlock: a process line in front, which passes a hold within the process. A hold
+// taken away on the masters still holds its own process's line, so no late-release case here.
+lockContract('redlock behind a process line', { reentrant: false, lost: 'fires' }, async () => {
+  const masters = await Promise.all(servers.current.redis.map(openRedis));
+  const redlock = new Redlock(masters, { driftFactor: 0.01, retryCount: 0 });
+  redlock.on('error', () => undefined);
+  return {
+    lock: new ProcessLine(new RedlockLock(redlock)),
+    // A pass keeps the hold's validity: it runs out with the first grant's lease (LOST_TTL_MS).
+    loseHold: async () => undefined,
+    close: async () => masters.forEach((m) => m.disconnect()),
+  };
+});
+
+describe('redlock behind a process line: a pass', () => {
+  it("keeps the first grant's validity: the request it was passed to learns of the hold's end as the first would", async () => {
+    const masters = await Promise.all(servers.current.redis.map(openRedis));
+    const redlock = new Redlock(masters, { driftFactor: 0.01, retryCount: 0 });
+    redlock.on('error', () => undefined);
+    try {
+      const line = new ProcessLine(new RedlockLock(redlock));
+      const r = `pass-${Date.now()}`;
+      const as = (owner: string) => ({ ttlMs: LOST_TTL_MS, waitMs: 5_000, retryMs: 10, owner });
+      const grantedAt = Date.now();
+      const a = await line.acquire(r, as('A'));
+      const passed = line.acquire(r, as('B'));
+      expect(await pollUntil(() => line.waiting(r) === 1, 2_000, 5)).toBe(true);
+      await a.release();
+      const b = await passed;
+      expect(line.stats).toEqual({ innerGrants: 1, passes: 1 });
+      expect(b.lost.aborted).toBe(false);
+      expect(await pollUntil(() => b.lost.aborted, 2_000, 5)).toBe(true);
+      // Within the first grant's lease, not a fresh one from the pass.
+      expect(Date.now() - grantedAt).toBeLessThan(LOST_TTL_MS + 100);
+      await b.release().catch(() => undefined);
+    } finally {
+      masters.forEach((m) => m.disconnect());
+    }
+  });
 });

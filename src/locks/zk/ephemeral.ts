@@ -58,7 +58,7 @@ export class ZkEphemeralLock implements Lock {
     }
   }
 
-  /** The czxid of the node, if it is still ours: the path is shared, and after a lost session it may be another's. */
+  /** The node's token (its czxid, see fencingTokenOf), if it is still ours: the path is shared, and after a lost session it may be another's. */
   private async token(resource: string, path: string, owner: string): Promise<bigint> {
     const node = await this.session.getDataAndStat(path, Date.now() + 5_000);
     if (node?.data !== owner) throw new LockLostError(resource, `${path} is no longer this owner's node (its session ended)`);

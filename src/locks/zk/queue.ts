@@ -156,8 +156,8 @@ async function createProtected(session: ZkSession, dir: string, name: string, da
 }
 
 /**
- * The lease on an ephemeral node held for `resource`: releasing deletes the node; its czxid is the
- * fencing token. `lost` is the session generation it was granted under.
+ * The lease on an ephemeral node held for `resource`: releasing deletes the node; its czxid makes the
+ * fencing token (fencingTokenOf). `lost` is the session generation it was granted under.
  */
 function nodeLease(session: ZkSession, resource: string, path: string, lost: AbortSignal): Lease {
   return leaseOf(
@@ -176,7 +176,7 @@ function nodeLease(session: ZkSession, resource: string, path: string, lost: Abo
         throw err;
       }
     },
-    // Our node's czxid; read when asked (most holders never are). A node that is gone was ours only.
+    // From our node's czxid; read when asked (most holders never are). A node that is gone was ours only.
     async () => {
       const stat = await session.exists(path, Date.now() + 5_000);
       if (!stat) throw new LockLostError(resource, `node ${path} is gone (its session ended)`);

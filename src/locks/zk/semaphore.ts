@@ -72,7 +72,7 @@ export class ZkSemaphore implements Lock {
   }
 
   /**
-   * One lease, within opts.waitMs. Its fencing token is its node's czxid: lease nodes are created
+   * One lease, within opts.waitMs. Its fencing token comes from its node's czxid: lease nodes are created
    * one at a time behind the gate, and, with one lease, granted in that order.
    */
   async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
