@@ -14,6 +14,8 @@ import { openPage } from '../support/browser.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const readRun = <T>(file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 'docs/runs', file), 'utf8')) as T;
+/** The newest kept run of a kind (`lab-`, `faults-`): the one the docs were generated from. */
+const newestRun = (kind: string) => fs.readdirSync(path.join(ROOT, 'docs/runs')).filter((f) => f.startsWith(kind) && f.endsWith('.json')).sort().at(-1) as string;
 /** Set REPORT_SCREENSHOTS=some/dir to keep a screenshot of each report in Chinese. */
 const SHOTS = process.env.REPORT_SCREENSHOTS;
 
@@ -27,8 +29,8 @@ beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-reports-'));
   reports.bench.file = path.join(dir, 'bench.html');
   reports.faults.file = path.join(dir, 'faults.html');
-  fs.writeFileSync(reports.bench.file, benchHtml(readRun<BenchReport>('lab-2026-11-23T19-30-45.json')));
-  fs.writeFileSync(reports.faults.file, faultHtml(readRun<FaultReport>('faults-2026-11-23T20-37-01.json')));
+  fs.writeFileSync(reports.bench.file, benchHtml(readRun<BenchReport>(newestRun('lab-'))));
+  fs.writeFileSync(reports.faults.file, faultHtml(readRun<FaultReport>(newestRun('faults-'))));
 });
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
