@@ -33,18 +33,29 @@ export function faultsBreaking(rows: readonly FaultRow[], strategies: readonly s
   // A variant that never recovers where another variant of the same scenario does (RedLock's split
   // vote with its jitter off, beside the lock as it is) is a contrast the fault table shows, not a break.
   const recovers = (r: FaultRow) => mine.some((o) => o.scenario === r.scenario && o.strategy === r.strategy && o.recoverMs !== null && o.recoverMs !== undefined);
-  const broken = new Map<string, Set<string>>();
+  // One entry per scenario, however many outcomes its variants show: the fault table names each.
+  const broken = new Map<string, { oversold: number[]; twice: boolean; never: boolean; names: Set<string> }>();
   for (const r of mine) {
     const neverRecovers = r.recoverMs === null && r.recoverBoundMs !== undefined && !recovers(r);
-    const what = r.oversold > 0 ? w.oversoldN(r.oversold) : (r.doubleDeductions ?? 0) > 0 ? w.deductedTwice : neverRecovers ? w.neverRecovers : undefined;
-    if (!what) continue;
-    // one entry per scenario and outcome: the fault table names each variant
-    const key = w.scenarioOutcome(r.scenario, what);
-    broken.set(key, (broken.get(key) ?? new Set()).add(r.strategy));
+    const twice = (r.doubleDeductions ?? 0) > 0;
+    if (r.oversold <= 0 && !twice && !neverRecovers) continue;
+    const entry = broken.get(r.scenario) ?? { oversold: [], twice: false, never: false, names: new Set<string>() };
+    broken.set(r.scenario, entry);
+    if (r.oversold > 0) entry.oversold.push(r.oversold);
+    else if (twice) entry.twice = true;
+    else entry.never = true;
+    entry.names.add(r.strategy);
   }
   if (broken.size === 0) return w.noneMeasured;
-  // a long list of names would drown the fault: past two, a count (the fault table names them)
-  return [...broken].map(([key, names]) => w.outcomeBy(key, names.size > 2 ? w.locks(names.size) : [...names].map(code).join(w.and))).join(w.then);
+  const span = (ns: number[]) => (Math.min(...ns) === Math.max(...ns) ? `${ns[0]}` : `${Math.min(...ns)}–${Math.max(...ns)}`);
+  return [...broken]
+    .map(([scenario, e]) => {
+      const outcomes = [...(e.oversold.length > 0 ? [w.oversoldN(span(e.oversold))] : []), ...(e.twice ? [w.deductedTwice] : []), ...(e.never ? [w.neverRecovers] : [])];
+      // a long list of names would drown the fault: past two, a count (the fault table names them)
+      const who = e.names.size > 2 ? w.locks(e.names.size) : [...e.names].map(code).join(w.and);
+      return w.outcomeBy(w.scenarioOutcome(scenario, outcomes.join(w.and)), who);
+    })
+    .join(w.then);
 }
 
 export function familySummaries(report: BenchReport, faults?: readonly FaultRow[], lang: Lang = 'en'): FamilySummary[] {

@@ -88,7 +88,7 @@ const en = {
     notInFaultLab: 'not in the fault lab',
     noneMeasured: 'none measured',
     notRun: 'not run',
-    oversoldN: (n: number) => `oversold ${n}`,
+    oversoldN: (n: number | string) => `oversold ${n}`,
     deductedTwice: 'deducted twice',
     neverRecovers: 'never recovers',
     locks: (n: number) => `${n} locks`,
