@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freeClusterConfig, startCluster, type RunningCluster } from '../src/cluster/cluster.js';
 import { REDIS_COMMAND_TIMEOUT_MS, ZK_SESSION_MS } from './locks.js';
+import type { LabTopology } from './scenario.js';
 
 /**
  * The env every lab instance runs with: the pause hooks on, the short ZooKeeper session, and a short
@@ -24,7 +25,7 @@ export interface LabCluster {
   stop(keepLogsIn?: string): Promise<void>;
 }
 
-export async function startLabCluster(log: (line: string) => void, topology: 'single' | 'replicated' = 'single'): Promise<LabCluster> {
+export async function startLabCluster(log: (line: string) => void, topology: LabTopology = 'single'): Promise<LabCluster> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-faults-'));
   const config = await freeClusterConfig(dir, 3, topology);
   let cluster: RunningCluster;

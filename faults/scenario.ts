@@ -3,6 +3,8 @@
 import type { RunningCluster } from '../src/cluster/cluster.js';
 import type { FaultRow } from './row.js';
 
+export type LabTopology = 'single' | 'replicated' | 'hosts';
+
 export interface FaultSizes {
   /** Units in stock when a case starts. */
   initial: number;
@@ -27,8 +29,11 @@ export interface FaultContext {
 
 export interface Scenario {
   name: string;
-  /** 'replicated': it needs the replicated topology (Sentinel, the ZooKeeper ensemble), a cluster of its own. */
-  topology?: 'replicated';
+  /**
+   * 'replicated': it needs the replicated topology (Sentinel, the ZooKeeper ensemble); 'hosts': a
+   * network namespace per server, so links can be cut (root only). Each gets a cluster of its own.
+   */
+  topology?: LabTopology;
   /** One paragraph: the fault, how it is built, what is expected. The report prints it. */
   description: string;
   run(ctx: FaultContext): Promise<FaultRow[]>;

@@ -2,6 +2,7 @@
 // Defaults match the native cluster (`npm run cluster -- up`), whose server ports stay clear of
 // the system services a Debian package may have started (3306, 6379, 2181).
 import { z } from 'zod';
+import type { HostsLayout } from './net/hosts.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const portList = z
@@ -97,7 +98,9 @@ const envSchema = z.object({
   ZK_PORT: port.default(12181),
   // TOPOLOGY=replicated (or `npm run cluster -- up --topology replicated`) adds a Redis replica with
   // three Sentinels, and makes ZooKeeper a three-node ensemble (ZK_PORT is its first node).
-  TOPOLOGY: z.enum(['single', 'replicated']).default('single'),
+  // hosts: every server in a network namespace of its own on a private bridge (root only), so
+  // links between them can be cut; hosts,replicated is both.
+  TOPOLOGY: z.enum(['single', 'replicated', 'hosts', 'hosts,replicated']).default('single'),
   REDIS_REPLICA_PORT: port.default(16385),
   SENTINEL_PORTS: portList.pipe(z.array(z.number()).length(3)).default([16386, 16387, 16388]),
   ZK_ENSEMBLE_PORTS: portList.pipe(z.array(z.number()).length(2)).default([12182, 12183]),
@@ -223,6 +226,10 @@ export const SENTINEL_MASTER_NAME = 'stocklab';
 export interface ClusterConfig {
   dir: string;
   ports: ClusterPorts;
+  /** 'hosts' (TOPOLOGY=hosts…): each server in a network namespace of its own; absent: all on loopback. */
+  network?: 'hosts';
+  /** The hosts topology's namespaces and addresses, once chosen (src/net/hosts.ts). */
+  hosts?: HostsLayout;
   /** Present for TOPOLOGY=replicated. */
   replicated?: ReplicatedPorts;
   redlockMasters: RedlockMastersConfig;
@@ -233,9 +240,19 @@ export interface ClusterConfig {
   nginxCapacity?: number;
 }
 
-/** A loopback Redis URL, with the cluster's password when it has one. */
-export function redisUrl(port: number, password: string | undefined): string {
-  return password ? `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}` : `redis://127.0.0.1:${port}`;
+/** A Redis URL (on loopback unless a host is given), with the cluster's password when it has one. */
+export function redisUrl(port: number, password: string | undefined, host = '127.0.0.1'): string {
+  return password ? `redis://:${encodeURIComponent(password)}@${host}:${port}` : `redis://${host}:${port}`;
+}
+
+/** Where the server `name` listens: its own address in the hosts topology, else loopback. */
+export function serverAddress(cluster: Pick<ClusterConfig, 'hosts'>, name: string): string {
+  return cluster.hosts?.hosts.find((h) => h.name === name)?.address ?? '127.0.0.1';
+}
+
+/** The ZooKeeper server names of a cluster, node by node: 'zookeeper', then 'zookeeper-1'… */
+export function zookeeperNames(cluster: Pick<ClusterConfig, 'replicated'>): string[] {
+  return cluster.replicated ? cluster.replicated.zookeeper.map((_n, i) => (i === 0 ? 'zookeeper' : `zookeeper-${i}`)) : ['zookeeper'];
 }
 
 export class ConfigError extends Error {}
@@ -312,7 +329,8 @@ export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): Cluster
       redlock: e.REDLOCK_PORTS,
       zookeeper: e.ZK_PORT,
     },
-    ...(e.TOPOLOGY === 'replicated' && {
+    ...(e.TOPOLOGY.startsWith('hosts') && { network: 'hosts' as const }),
+    ...(e.TOPOLOGY.endsWith('replicated') && {
       replicated: {
         redisReplica: e.REDIS_REPLICA_PORT,
         sentinels: e.SENTINEL_PORTS,
@@ -345,9 +363,10 @@ export function luaOverrideDir(env: NodeJS.ProcessEnv = process.env): string | u
 }
 
 /** ZooKeeper's connect string for a cluster: its one server, or every node of the ensemble. */
-export function zkConnectOf(cluster: Pick<ClusterConfig, 'ports' | 'replicated'>): string {
+export function zkConnectOf(cluster: Pick<ClusterConfig, 'ports' | 'replicated' | 'hosts'>): string {
   const ports = cluster.replicated ? cluster.replicated.zookeeper.map((n) => n.client) : [cluster.ports.zookeeper];
-  return ports.map((p) => `127.0.0.1:${p}`).join(',');
+  const names = zookeeperNames(cluster);
+  return ports.map((p, i) => `${serverAddress(cluster, names[i] as string)}:${p}`).join(',');
 }
 
 /** The environment an instance needs to reach a cluster's servers: the inverse of loadServiceConfig. */
@@ -356,16 +375,16 @@ export function serviceEnvFor(cluster: ClusterConfig, instancePort: number): Rec
   return {
     PORT: String(instancePort),
     INSTANCE_ID: `app-${instancePort}`,
-    MYSQL_HOST: '127.0.0.1',
+    MYSQL_HOST: serverAddress(cluster, 'mysql'),
     MYSQL_PORT: String(p.mysql),
     MYSQL_USER: cluster.mysql.user,
     MYSQL_PASSWORD: cluster.mysql.password,
     MYSQL_DATABASE: cluster.mysql.database,
-    REDIS_URL: redisUrl(p.redis, cluster.redisPassword),
-    REDLOCK_URLS: p.redlock.map((r) => redisUrl(r, cluster.redisPassword)).join(','),
+    REDIS_URL: redisUrl(p.redis, cluster.redisPassword, serverAddress(cluster, 'redis')),
+    REDLOCK_URLS: p.redlock.map((r, i) => redisUrl(r, cluster.redisPassword, serverAddress(cluster, `redlock-${i}`))).join(','),
     ZK_CONNECT: zkConnectOf(cluster),
     ...(cluster.replicated && {
-      REDIS_SENTINELS: cluster.replicated.sentinels.map((port) => `127.0.0.1:${port}`).join(','),
+      REDIS_SENTINELS: cluster.replicated.sentinels.map((port, i) => `${serverAddress(cluster, `sentinel-${i}`)}:${port}`).join(','),
       REDIS_SENTINEL_MASTER: SENTINEL_MASTER_NAME,
     }),
   };

@@ -8,13 +8,14 @@ import { holderCrash } from './holder-crash.js';
 import { holderPause } from './holder-pause.js';
 import { lostReply } from './lost-reply.js';
 import { nginxRetry } from './nginx-retry.js';
+import { partition } from './partition.js';
 import { redisFailover } from './redis-failover.js';
 import { redlockClock } from './redlock-clock.js';
 import { redlockRestart } from './redlock-restart.js';
 import { zkLeaderLoss } from './zk-leader-loss.js';
 import { zkSessionExpiry } from './zk-session-expiry.js';
 
-export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply, redisFailover, redlockRestart, zkLeaderLoss, courseFlaws, redlockClock, fairDeadWaiter];
+export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply, redisFailover, redlockRestart, zkLeaderLoss, courseFlaws, redlockClock, fairDeadWaiter, partition];
 
 export function scenarioNamed(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);

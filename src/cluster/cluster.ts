@@ -2,7 +2,8 @@
 // started as plain processes with their data in one directory. Shared by the CLI, bench and tests.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadClusterConfig, redisUrl, zkConnectOf, type ClusterConfig, type MysqlConfig, type RedlockMastersConfig } from '../config.js';
+import { loadClusterConfig, redisUrl, serverAddress, zkConnectOf, zookeeperNames, type ClusterConfig, type MysqlConfig, type RedlockMastersConfig } from '../config.js';
+import { chooseHostsLayout, createHosts, removeHosts, requireHostsSupport, type HostsLayout } from '../net/hosts.js';
 import { sleep } from '../time.js';
 import { runMigrations } from '../db/migrate.js';
 import { REPO_ROOT } from '../paths.js';
@@ -10,7 +11,9 @@ import { instanceSpec } from './instance.js';
 import { mariadbSpec } from './mariadb.js';
 import { NginxRotation, nginxSpec } from './nginx.js';
 import { ensureBinaries } from './packages.js';
-import { freePorts, isPortFree } from './ports.js';
+import { placementOf } from './placement.js';
+import { freePorts, isPortFreeAt } from './ports.js';
+import { PUBLISH_NAME, publishSpec } from './publish.js';
 import { redisSpec, sentinelSpec } from './redis.js';
 import { ManagedServer, type ServerSpec } from './server.js';
 import type { ClusterInfo, RunningCluster, ServerHandle, StartClusterOptions } from './types.js';
@@ -33,20 +36,50 @@ export function resolveDir(dir: string): string {
 
 export function clusterInfo(cfg: ClusterConfig): ClusterInfo {
   const p = cfg.ports;
+  const at = (name: string) => serverAddress(cfg, name);
+  const layout = cfg.hosts;
   return {
     dir: resolveDir(cfg.dir),
+    // nginx is on 127.0.0.1 in every topology (the hosts topology publishes it there)
     nginx: `http://127.0.0.1:${p.nginx}`,
-    instances: p.instances.map((port) => `http://127.0.0.1:${port}`),
-    mysql: { host: '127.0.0.1', port: p.mysql, ...cfg.mysql },
-    redis: redisUrl(p.redis, cfg.redisPassword),
-    redlock: p.redlock.map((port) => redisUrl(port, cfg.redisPassword)),
+    instances: p.instances.map((port) => `http://${at(`app-${port}`)}:${port}`),
+    mysql: { host: at('mysql'), port: p.mysql, ...cfg.mysql },
+    redis: redisUrl(p.redis, cfg.redisPassword, at('redis')),
+    redlock: p.redlock.map((port, i) => redisUrl(port, cfg.redisPassword, at(`redlock-${i}`))),
     zookeeper: zkConnectOf(cfg),
-    ...(cfg.replicated && { sentinels: cfg.replicated.sentinels.map((port) => `127.0.0.1:${port}`) }),
+    ...(cfg.replicated && { sentinels: cfg.replicated.sentinels.map((port, i) => `${at(`sentinel-${i}`)}:${port}`) }),
+    ...(layout && { hosts: layout.hosts, network: { id: layout.id, bridge: layout.bridge, subnet: layout.subnet, gateway: layout.gateway } }),
   };
 }
 
+/** The hosts layout a cluster record describes, if it is one of the hosts topology. */
+export function layoutOfInfo(info: ClusterInfo): HostsLayout | undefined {
+  return info.hosts && info.network ? { ...info.network, hosts: info.hosts } : undefined;
+}
+
+/** Every server a cluster config starts, by name, in start order (nginx's publisher aside). */
+export function clusterServerNames(cfg: ClusterConfig): string[] {
+  const rep = cfg.replicated;
+  return [
+    'mysql',
+    'redis',
+    ...(rep ? ['redis-replica', ...rep.sentinels.map((_p, i) => `sentinel-${i}`)] : []),
+    ...cfg.ports.redlock.map((_p, i) => `redlock-${i}`),
+    ...zookeeperNames(cfg),
+    ...cfg.ports.instances.map((port) => `app-${port}`),
+    'nginx',
+  ];
+}
+
+/** The config with its hosts layout chosen, when it asks for the hosts topology and has none yet. */
+export async function withHostsLayout(cfg: ClusterConfig): Promise<ClusterConfig> {
+  if (cfg.network !== 'hosts' || cfg.hosts) return cfg;
+  await requireHostsSupport();
+  return { ...cfg, hosts: await chooseHostsLayout(clusterServerNames(cfg)) };
+}
+
 export function migrationConfig(cfg: ClusterConfig): MysqlConfig {
-  return { host: '127.0.0.1', port: cfg.ports.mysql, ...cfg.mysql, poolSize: 1, connectTimeoutMs: 5_000 };
+  return { host: serverAddress(cfg, 'mysql'), port: cfg.ports.mysql, ...cfg.mysql, poolSize: 1, connectTimeoutMs: 5_000 };
 }
 
 /**
@@ -55,7 +88,8 @@ export function migrationConfig(cfg: ClusterConfig): MysqlConfig {
  */
 export function inStopOrder<T extends { name: string }>(servers: readonly T[]): T[] {
   const rank = (n: string) =>
-    n === 'nginx' ? 0
+    n === PUBLISH_NAME ? -1
+    : n === 'nginx' ? 0
     : n.startsWith('app-') ? 1
     : n.startsWith('zookeeper') ? 2
     : n.startsWith('redlock-') ? 3
@@ -75,12 +109,14 @@ export function restartSpec(config: ClusterConfig, dir: string, name: string, in
   const app = p.instances.find((port) => `app-${port}` === name);
   if (app !== undefined) return instanceSpec(config, app, dir, instanceEnv);
   const master = p.redlock.findIndex((_port, i) => `redlock-${i}` === name);
-  if (master >= 0) return redisSpec(name, p.redlock[master] as number, dir, bin, config.redisPassword, { persistence: () => config.redlockMasters.persistence });
+  const place = placementOf(config, name);
+  if (master >= 0) return redisSpec(name, p.redlock[master] as number, dir, bin, config.redisPassword, { persistence: () => config.redlockMasters.persistence }, place);
   const rep = config.replicated;
-  if (!rep && name === 'zookeeper') return zookeeperSpec(name, p.zookeeper, dir, bin);
-  const index = rep ? rep.zookeeper.findIndex((_n, i) => (i === 0 ? 'zookeeper' : `zookeeper-${i}`) === name) : -1;
+  if (!rep && name === 'zookeeper') return zookeeperSpec(name, p.zookeeper, dir, bin, undefined, place);
+  const names = zookeeperNames(config);
+  const index = rep ? names.indexOf(name) : -1;
   const node = rep?.zookeeper[index];
-  if (rep && node) return zookeeperSpec(name, node.client, dir, bin, { nodes: rep.zookeeper, index });
+  if (rep && node) return zookeeperSpec(name, node.client, dir, bin, ensembleMember(config, index), place);
   throw new Error(`no server ${name} to start again (app-PORT, redlock-N or zookeeper[-N])`);
 }
 
@@ -97,8 +133,15 @@ async function stopAll(servers: ServerHandle[]): Promise<void> {
   if (first) throw first;
 }
 
+/** Node `index` of the replicated topology's ensemble, with every node's address. */
+function ensembleMember(config: ClusterConfig, index: number) {
+  const nodes = config.replicated?.zookeeper ?? [];
+  return { nodes, index, hosts: zookeeperNames(config).map((n) => serverAddress(config, n)) };
+}
+
 export async function startCluster(opts: StartClusterOptions): Promise<RunningCluster> {
-  const { config } = opts;
+  const config = await withHostsLayout(opts.config);
+  const layout = config.hosts;
   const log = opts.log ?? (() => undefined);
   const detached = opts.detached ?? false;
   const dir = resolveDir(config.dir);
@@ -107,36 +150,54 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
   fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
   const bin = ensureBinaries(log);
   const make = (spec: ServerSpec) => new ManagedServer(spec, { detached, log, onSpawn: opts.onSpawn });
+  const place = (name: string) => placementOf(config, name);
+  const at = (name: string) => serverAddress(config, name);
 
   const rep = config.replicated;
   const pw = config.redisPassword;
+  const master = { host: at('redis'), port: p.redis };
   const mysql = make(mariadbSpec(config, dir, bin));
-  const redis = make(redisSpec('redis', p.redis, dir, bin, pw));
-  const redisReplica = rep && make(redisSpec('redis-replica', rep.redisReplica, dir, bin, pw, { replicaOf: p.redis }));
-  const sentinels = (rep?.sentinels ?? []).map((port, i) => make(sentinelSpec(`sentinel-${i}`, port, p.redis, dir, bin, pw)));
+  const redis = make(redisSpec('redis', p.redis, dir, bin, pw, {}, place('redis')));
+  const redisReplica = rep && make(redisSpec('redis-replica', rep.redisReplica, dir, bin, pw, { replicaOf: master }, place('redis-replica')));
+  const sentinels = (rep?.sentinels ?? []).map((port, i) => make(sentinelSpec(`sentinel-${i}`, port, master, dir, bin, pw, place(`sentinel-${i}`))));
   const redlockMasters: RedlockMastersConfig = { ...config.redlockMasters };
   const persistence = () => redlockMasters.persistence;
-  const redlockServers = p.redlock.map((port, i) => make(redisSpec(`redlock-${i}`, port, dir, bin, pw, { persistence })));
+  const redlockServers = p.redlock.map((port, i) => make(redisSpec(`redlock-${i}`, port, dir, bin, pw, { persistence }, place(`redlock-${i}`))));
   const redlock = redlockServers.map((server) => withRestartDelay(server, () => redlockMasters.restartDelayMs));
+  const zkNames = zookeeperNames(config);
   const zkNodes = rep
-    ? rep.zookeeper.map((n, index) => make(zookeeperSpec(index === 0 ? 'zookeeper' : `zookeeper-${index}`, n.client, dir, bin, { nodes: rep.zookeeper, index })))
-    : [make(zookeeperSpec('zookeeper', p.zookeeper, dir, bin))];
+    ? rep.zookeeper.map((n, index) => make(zookeeperSpec(zkNames[index] as string, n.client, dir, bin, ensembleMember(config, index), place(zkNames[index] as string))))
+    : [make(zookeeperSpec('zookeeper', p.zookeeper, dir, bin, undefined, place('zookeeper')))];
   const zookeeper = zkNodes[0] as ManagedServer;
-  const rotation = new NginxRotation(p.nginx, p.instances, dir, config.nginxCapacity);
-  const nginx = make(nginxSpec(p.nginx, p.instances, dir, bin, rotation, config.nginxCapacity));
+  const upstream = layout && ((port: number) => at(`app-${port}`));
+  const rotation = new NginxRotation(p.nginx, p.instances, dir, config.nginxCapacity, upstream && { listen: at('nginx'), upstream });
+  const nginx = make(nginxSpec(p.nginx, p.instances, dir, bin, rotation, config.nginxCapacity, place('nginx'), upstream));
   rotation.server = nginx;
+  const nginxPublish = layout && make(publishSpec(p.nginx, { host: at('nginx'), port: p.nginx }, dir));
   const apps = p.instances.map((port) => make(instanceSpec(config, port, dir, opts.instanceEnv)));
   const instances = apps.map((app) => inRotation(app, rotation));
-  const servers = { mysql, redis, ...(redisReplica && { redisReplica }), sentinels, redlock, zookeeper, zookeeperEnsemble: zkNodes, nginx, instances };
-  const all = [mysql, redis, ...(redisReplica ? [redisReplica] : []), ...sentinels, ...redlockServers, ...zkNodes, ...apps, nginx];
+  const servers = { mysql, redis, ...(redisReplica && { redisReplica }), sentinels, redlock, zookeeper, zookeeperEnsemble: zkNodes, nginx, ...(nginxPublish && { nginxPublish }), instances };
+  const all = [mysql, redis, ...(redisReplica ? [redisReplica] : []), ...sentinels, ...redlockServers, ...zkNodes, ...apps, nginx, ...(nginxPublish ? [nginxPublish] : [])];
   const stopOrder = inStopOrder(all);
+  const stopAndUnplug = async () => {
+    try {
+      await stopAll(stopOrder);
+    } finally {
+      if (layout) await removeHosts(layout);
+    }
+  };
 
   // Fail before starting anything if a port is taken (often: a cluster left running elsewhere).
-  const busy = (await Promise.all(all.map(async (s) => ((await isPortFree(s.port)) ? undefined : `${s.name} ${s.port}`)))).filter(Boolean);
+  // In the hosts topology the namespaces are new, so only the published port can be taken.
+  const busy = (await Promise.all(all.map(async (s) => (s.namespace || (await isPortFreeAt(s.host, s.port)) ? undefined : `${s.name} ${s.port}`)))).filter(Boolean);
   if (busy.length > 0) throw new Error(`ports already in use on 127.0.0.1: ${busy.join(', ')} (is another cluster running? try: npm run cluster -- down)`);
 
   const t0 = Date.now();
   try {
+    if (layout) {
+      await createHosts(layout);
+      log(`network ${layout.bridge} ${layout.subnet}: ${layout.hosts.length} namespaces (${Date.now() - t0} ms)`);
+    }
     // The data servers do not depend on each other: start them side by side.
     await settleAll([
       (async () => {
@@ -157,12 +218,13 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
     ]);
     await settleAll(instances.map((s) => s.start()));
     await nginx.start();
+    await nginxPublish?.start();
   } catch (err) {
-    await stopAll(stopOrder).catch((stopErr: unknown) => log(`cleanup after failed start: ${String(stopErr)}`));
+    await stopAndUnplug().catch((stopErr: unknown) => log(`cleanup after failed start: ${String(stopErr)}`));
     throw err;
   }
   log(`cluster ready in ${Date.now() - t0} ms`);
-  return { info: clusterInfo(config), servers, redlockMasters, stop: () => stopAll(stopOrder) };
+  return { info: clusterInfo(config), servers, redlockMasters, ...(layout && { layout }), stop: stopAndUnplug };
 }
 
 /**
@@ -197,6 +259,9 @@ function wrapped(server: ManagedServer, moves: Pick<ServerHandle, 'stop' | 'kill
     get port() {
       return server.port;
     },
+    get host() {
+      return server.host;
+    },
     get pid() {
       return server.pid;
     },
@@ -230,8 +295,8 @@ async function settleAll(promises: Promise<unknown>[]): Promise<void> {
 }
 
 /** A cluster config on free loopback ports with its data in dir, for tests. */
-export async function freeClusterConfig(dir: string, instances = 3, topology: 'single' | 'replicated' = 'single'): Promise<ClusterConfig> {
-  const replicated = topology === 'replicated';
+export async function freeClusterConfig(dir: string, instances = 3, topology: 'single' | 'replicated' | 'hosts' | 'hosts,replicated' = 'single'): Promise<ClusterConfig> {
+  const replicated = topology.endsWith('replicated');
   // replicated: a replica, three Sentinels, and two more ZooKeeper nodes with every node's quorum ports
   const ports = await freePorts(9 + instances + (replicated ? 4 + 2 + 6 : 0));
   const take = () => ports.shift() as number;
@@ -247,6 +312,7 @@ export async function freeClusterConfig(dir: string, instances = 3, topology: 's
   return {
     dir,
     ports: base,
+    ...(topology.startsWith('hosts') && { network: 'hosts' as const }),
     ...(replicated && {
       replicated: {
         redisReplica: take(),

@@ -2,13 +2,16 @@
 import path from 'node:path';
 import { serviceEnvFor, type ClusterConfig } from '../config.js';
 import { REPO_ROOT } from '../paths.js';
+import { placementOf } from './placement.js';
 import { healthOk } from './probes.js';
 import type { ServerSpec } from './server.js';
 
 export function instanceSpec(cfg: ClusterConfig, port: number, dir: string, env: Record<string, string> = {}): ServerSpec {
+  const place = placementOf(cfg, `app-${port}`);
   return {
     name: `app-${port}`,
     port,
+    ...place,
     logFile: path.join(dir, 'logs', `app-${port}.log`),
     startTimeoutMs: 60_000, // tsx compiles on first start; three at once on 2 cores
     stopGraceMs: 10_000,
@@ -16,9 +19,9 @@ export function instanceSpec(cfg: ClusterConfig, port: number, dir: string, env:
       command: process.execPath,
       args: ['--import', 'tsx', 'src/main.ts'],
       cwd: REPO_ROOT,
-      // HOST pinned: whatever the caller's environment says, nothing listens beyond loopback
-      env: { ...process.env, ...serviceEnvFor(cfg, port), HOST: '127.0.0.1', ...env },
+      // HOST pinned: whatever the caller's environment says, nothing listens beyond loopback (or its private address)
+      env: { ...process.env, ...serviceEnvFor(cfg, port), HOST: place.host, ...env },
     }),
-    healthy: () => healthOk(port),
+    healthy: () => healthOk({ host: place.host, port }),
   };
 }

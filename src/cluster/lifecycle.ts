@@ -2,7 +2,8 @@
 // One implementation for `npm run cluster`, the lab and anything else that needs a running cluster.
 import { isDeepStrictEqual } from 'node:util';
 import { loadClusterConfig, type ClusterConfig } from '../config.js';
-import { clusterInfo, inStopOrder, ManagedServer, resolveDir, restartSpec, startCluster, type RunningCluster } from './cluster.js';
+import { removeHosts } from '../net/hosts.js';
+import { clusterInfo, inStopOrder, layoutOfInfo, ManagedServer, resolveDir, restartSpec, startCluster, withHostsLayout, type RunningCluster } from './cluster.js';
 import { killGroup } from './processes.js';
 import { codeFingerprint } from './fingerprint.js';
 import { infoOf, isAlive, probe, readState, removeState, stopRecorded, writeState, type ClusterState, type RecordedServer } from './state.js';
@@ -18,6 +19,7 @@ export function printUrls(info: ClusterInfo, say: Say): void {
   say(`  redlock    ${info.redlock.join('  ')}`);
   say(`  zookeeper  ${info.zookeeper}`);
   if (info.sentinels) say(`  sentinels  ${info.sentinels.join('  ')} (master name stocklab)`);
+  if (info.network) say(`  hosts      ${info.hosts?.length ?? 0} namespaces on ${info.network.bridge} ${info.network.subnet} (the machine is ${info.network.gateway}; see cluster.json)`);
   say(`  data       ${info.dir}  (logs in ${info.dir}/logs)`);
 }
 
@@ -30,6 +32,17 @@ async function stopRemains(state: ClusterState, say: Say): Promise<boolean> {
     } catch (err) {
       ok = false;
       say(`  ${s.name.padEnd(13)} FAILED to stop pid ${s.pid}: ${(err as Error).message}`);
+    }
+  }
+  // The namespaces go once nothing runs in them (a server still running keeps its process alive, not its network).
+  const layout = layoutOfInfo(infoOf(state));
+  if (ok && layout) {
+    try {
+      await removeHosts(layout);
+      say(`  network      ${layout.bridge} and ${layout.hosts.length} namespaces removed`);
+    } catch (err) {
+      ok = false;
+      say(`  network      FAILED to remove ${layout.bridge}: ${(err as Error).message}`);
     }
   }
   return ok;
@@ -52,11 +65,14 @@ function envCovers(had: Record<string, string> | undefined, wanted: Record<strin
  * `instanceEnv`: extra env for the app instances; a cluster whose instances lack it is restarted.
  * The caller prints its addresses (printUrls) where it wants them.
  */
-export async function clusterUp(say: Say, config: ClusterConfig = loadClusterConfig(), instanceEnv: Record<string, string> = {}): Promise<ClusterInfo> {
-  const dir = resolveDir(config.dir);
-  const wanted = clusterInfo(config);
+export async function clusterUp(say: Say, asked: ClusterConfig = loadClusterConfig(), instanceEnv: Record<string, string> = {}): Promise<ClusterInfo> {
+  const dir = resolveDir(asked.dir);
   const code = codeFingerprint();
   const state = readState(dir);
+  // The hosts topology keeps the namespaces and addresses it was given, so a second `up` finds the same cluster.
+  const recordedLayout = state && layoutOfInfo(infoOf(state));
+  let config = asked.network === 'hosts' && !asked.hosts && recordedLayout ? { ...asked, hosts: recordedLayout } : asked;
+  let wanted = clusterInfo(config);
   if (state) {
     const health = await healthOf(state);
     const sameConfig = isDeepStrictEqual(infoOf(state), wanted) && envCovers(state.instanceEnv, instanceEnv);
@@ -73,12 +89,15 @@ export async function clusterUp(say: Say, config: ClusterConfig = loadClusterCon
     if (!(await stopRemains(state, say))) throw new Error(`could not stop the recorded cluster in ${dir}`);
     removeState(dir);
   }
+  config = await withHostsLayout(config);
+  wanted = clusterInfo(config);
   say(`starting the cluster in ${dir} ...`);
   // Each pid is recorded the moment it is spawned, so even if this command dies half-way
   // (Ctrl-C, a closed pipe) `down` still finds every detached server it left running.
   const startedAt = new Date().toISOString();
   let servers: RecordedServer[] = [];
   const save = (complete: boolean) => writeState(dir, { ...wanted, startedAt, code, instanceEnv, complete, servers: inStopOrder(servers) });
+  save(false); // before the network is made: a crashed `up` leaves a record that `down` can clean up
   let cluster: RunningCluster;
   try {
     cluster = await startCluster({
@@ -86,8 +105,8 @@ export async function clusterUp(say: Say, config: ClusterConfig = loadClusterCon
       detached: true,
       instanceEnv,
       log: (l) => say(`  ${l}`),
-      onSpawn: ({ name, port, identity }) => {
-        servers = [...servers.filter((s) => s.name !== name), { name, port, ...identity }];
+      onSpawn: ({ name, port, host, identity }) => {
+        servers = [...servers.filter((s) => s.name !== name), { name, port, ...(host !== '127.0.0.1' && { host }), ...identity }];
         save(false);
       },
     });
@@ -129,7 +148,7 @@ export async function clusterStatus(say: Say, config: ClusterConfig = loadCluste
   state.servers.forEach((s, i) => {
     const alive = isAlive(s);
     const word = health[i] ? 'up' : alive ? 'unhealthy' : 'down';
-    say(`  ${s.name.padEnd(13)} ${word.padEnd(9)} 127.0.0.1:${s.port}  pid ${s.pid}`);
+    say(`  ${s.name.padEnd(13)} ${word.padEnd(9)} ${s.host ?? '127.0.0.1'}:${s.port}  pid ${s.pid}`);
   });
   if (!state.complete) say('  (the `up` that started these did not finish)');
   return state.complete && health.every(Boolean);
@@ -166,7 +185,8 @@ export function recordedHandle(name: string, config: ClusterConfig = loadCluster
     async start() {
       const state = readState(dir);
       if (!state) throw new Error(`no cluster recorded in ${dir}`);
-      const spec = restartSpec(config, dir, name, state.instanceEnv ?? {});
+      const layout = layoutOfInfo(infoOf(state));
+      const spec = restartSpec(layout ? { ...config, hosts: layout } : config, dir, name, state.instanceEnv ?? {});
       const server = new ManagedServer(spec, {
         detached: true,
         onSpawn: ({ identity }) => {

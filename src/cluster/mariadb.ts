@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import type { ClusterConfig } from '../config.js';
 import type { Binaries } from './packages.js';
 import { logHeader } from './processes.js';
+import { placementOf } from './placement.js';
 import { mysqlPing } from './probes.js';
 import type { ServerSpec } from './server.js';
 
@@ -27,7 +28,7 @@ function sqlIdent(s: string): string {
  */
 export function initSql(cfg: ClusterConfig): string {
   const { user, password, database } = cfg.mysql;
-  // '%' is safe: the server binds 127.0.0.1 only. With skip-name-resolve, TCP clients are
+  // '%' is safe: the server binds 127.0.0.1 only (or, in the hosts topology, its address on a private bridge). With skip-name-resolve, TCP clients are
   // matched by address, so a host-specific grant would have to list 127.0.0.1 explicitly.
   const who = `${sqlString(user)}@'%'`;
   return [
@@ -57,10 +58,12 @@ export function mariadbSpec(cfg: ClusterConfig, dir: string, bin: Binaries): Ser
   // Its own temp dir, not the shared /tmp: two clusters installing at once collided there (mariadb-install-db: "Could not remove temporary table").
   const tmpDir = path.join(dir, 'mysql-tmp');
   const port = cfg.ports.mysql;
+  const place = placementOf(cfg, 'mysql');
 
   return {
     name: 'mysql',
     port,
+    ...place,
     logFile,
     startTimeoutMs: 30_000,
     stopGraceMs: 20_000, // InnoDB flushes on a clean shutdown; give it time before SIGKILL
@@ -95,7 +98,7 @@ export function mariadbSpec(cfg: ClusterConfig, dir: string, bin: Binaries): Ser
         '--no-defaults', // ignore /etc/mysql: this server is fully described here
         `--datadir=${dataDir}`,
         `--port=${port}`,
-        '--bind-address=127.0.0.1',
+        `--bind-address=${place.host}`,
         `--socket=${socketPath(dir)}`,
         `--pid-file=${path.join(runDir, 'mysql.pid')}`,
         `--tmpdir=${tmpDir}`,
@@ -113,6 +116,6 @@ export function mariadbSpec(cfg: ClusterConfig, dir: string, bin: Binaries): Ser
         '--max-statement-time=65',
       ],
     }),
-    healthy: () => mysqlPing({ port, ...cfg.mysql }),
+    healthy: () => mysqlPing({ host: place.host, port, ...cfg.mysql }),
   };
 }

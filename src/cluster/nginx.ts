@@ -5,6 +5,7 @@ import { REPO_ROOT } from '../paths.js';
 import type { Binaries } from './packages.js';
 import { pollUntil } from '../time.js';
 import { groupMembers, openFileLimits } from './processes.js';
+import { ON_LOOPBACK, type Placement } from './placement.js';
 import { healthOk } from './probes.js';
 import type { ServerSpec } from './server.js';
 
@@ -18,6 +19,13 @@ export interface NginxRenderOptions {
   capacity?: number;
   /** The highest open-file limit nginx's workers may set; the template's `worker_rlimit_nofile` is lowered to it. */
   maxNofile?: number;
+  /** The address nginx and each instance listen on (the hosts topology); loopback when absent. */
+  addresses?: NginxAddresses;
+}
+
+export interface NginxAddresses {
+  listen: string;
+  upstream: (port: number) => string;
 }
 
 /**
@@ -33,7 +41,7 @@ export function renderNginxConf(template: string, listenPort: number, upstreamPo
   if (upstreams.length !== 1) throw new Error(`nginx template: expected one upstream block, found ${upstreams.length}`);
 
   // the address only: the listen parameters (backlog) stay
-  let out = template.replace(/^(\s*)listen\s+\S+?(\s[^;]*)?;/m, (_m, indent: string, params: string | undefined) => `${indent}listen 127.0.0.1:${listenPort}${params ?? ''};`);
+  let out = template.replace(/^(\s*)listen\s+\S+?(\s[^;]*)?;/m, (_m, indent: string, params: string | undefined) => `${indent}listen ${opts.addresses?.listen ?? '127.0.0.1'}:${listenPort}${params ?? ''};`);
   const down = opts.down ?? [];
   out = out.replace(/upstream\s+\S+\s*\{[^}]*\}/, (block) => {
     const lines = block.split('\n');
@@ -41,11 +49,18 @@ export function renderNginxConf(template: string, listenPort: number, upstreamPo
     if (first < 0) throw new Error('nginx template: upstream block has no server line');
     const indent = /^\s*/.exec(lines[first] ?? '')?.[0] ?? '    ';
     // `down`: out of rotation (an instance being stopped on purpose), see NginxRotation.
-    const servers = upstreamPorts.map((p) => `${indent}server 127.0.0.1:${p}${down.includes(p) ? ' down' : ''};`);
+    const servers = upstreamPorts.map((p) => `${indent}server ${opts.addresses?.upstream(p) ?? '127.0.0.1'}:${p}${down.includes(p) ? ' down' : ''};`);
     const kept = lines.filter((l, i) => i === first || !/^\s*server\s+[^;]+;/.test(l));
     kept.splice(kept.indexOf(lines[first] ?? ''), 1, ...servers);
     return kept.join('\n');
   });
+  // The hosts topology: nginx's own address is a Host it answers to (the machine's tools ask it there).
+  const listen = opts.addresses?.listen;
+  if (listen !== undefined) {
+    const known = /^(\s*)127\.0\.0\.1(\s+)1;$/m;
+    if (!known.test(out)) throw new Error('nginx template: no "127.0.0.1 1;" line in the known-host map');
+    out = out.replace(known, (line, indent: string, gap: string) => `${line}\n${indent}${listen}${gap}1;`);
+  }
   if (opts.capacity !== undefined) out = replaceNumber(out, /^(\s*limit_conn\s+\S+\s+)(\d+);/m, 'limit_conn', opts.capacity);
   if (opts.maxNofile !== undefined) {
     const nofile = /^\s*worker_rlimit_nofile\s+(\d+);/m.exec(out);
@@ -69,16 +84,18 @@ export function nginxMaxNofile(): number | undefined {
 }
 
 /** The project's template rendered for this cluster into `confFile`. */
-function writeNginxConf(confFile: string, listenPort: number, upstreamPorts: number[], opts: Pick<NginxRenderOptions, 'down' | 'capacity'>): void {
+function writeNginxConf(confFile: string, listenPort: number, upstreamPorts: number[], opts: Pick<NginxRenderOptions, 'down' | 'capacity' | 'addresses'>): void {
   fs.writeFileSync(confFile, renderNginxConf(fs.readFileSync(NGINX_TEMPLATE, 'utf8'), listenPort, upstreamPorts, { ...opts, maxNofile: nginxMaxNofile() }));
 }
 
-export function nginxSpec(listenPort: number, upstreamPorts: number[], dir: string, bin: Binaries, rotation?: NginxRotation, capacity?: number): ServerSpec {
+export function nginxSpec(listenPort: number, upstreamPorts: number[], dir: string, bin: Binaries, rotation?: NginxRotation, capacity?: number, place: Placement = ON_LOOPBACK, upstream?: (port: number) => string): ServerSpec {
+  const addresses = upstream && { listen: place.host, upstream };
   const prefix = path.join(dir, 'nginx');
   const confFile = path.join(prefix, 'nginx.conf');
   return {
     name: 'nginx',
     port: listenPort,
+    ...place,
     logFile: path.join(dir, 'logs', 'nginx.log'),
     extraLogs: [path.join(prefix, 'logs', 'error.log')],
     startTimeoutMs: 10_000,
@@ -86,7 +103,7 @@ export function nginxSpec(listenPort: number, upstreamPorts: number[], dir: stri
     prepare() {
       // nginx creates the last component of each temp path itself, not its parents
       for (const d of ['logs', 'temp']) fs.mkdirSync(path.join(prefix, d), { recursive: true });
-      writeNginxConf(confFile, listenPort, upstreamPorts, { down: rotation?.down ?? [], capacity });
+      writeNginxConf(confFile, listenPort, upstreamPorts, { down: rotation?.down ?? [], capacity, addresses });
     },
     launch: () => ({
       command: bin.nginx,
@@ -94,7 +111,7 @@ export function nginxSpec(listenPort: number, upstreamPorts: number[], dir: stri
       args: ['-p', prefix + '/', '-c', confFile, '-e', 'stderr', '-g', 'daemon off;'],
     }),
     // healthy once a request goes through it to an instance
-    healthy: () => healthOk(listenPort),
+    healthy: () => healthOk({ host: place.host, port: listenPort }),
   };
 }
 
@@ -114,6 +131,7 @@ export class NginxRotation {
     private readonly upstreamPorts: number[],
     private readonly dir: string,
     private readonly capacity?: number,
+    private readonly addresses?: NginxAddresses,
   ) {}
 
   get down(): number[] {
@@ -128,7 +146,7 @@ export class NginxRotation {
     const master = this.server?.pid;
     if (master === undefined) return; // rendered at its next start
     const confFile = path.join(this.dir, 'nginx', 'nginx.conf');
-    writeNginxConf(confFile, this.listenPort, this.upstreamPorts, { down: this.down, capacity: this.capacity });
+    writeNginxConf(confFile, this.listenPort, this.upstreamPorts, { down: this.down, capacity: this.capacity, addresses: this.addresses });
     await reload(master);
   }
 }

@@ -13,9 +13,28 @@ export function isPortFree(port: number): Promise<boolean> {
   });
 }
 
-export async function waitPortFree(port: number, timeoutMs: number, what: string): Promise<void> {
-  const free = await pollUntil(() => isPortFree(port), timeoutMs);
-  if (!free) throw new Error(`${what}: port ${port} still in use after ${timeoutMs} ms`);
+/**
+ * True when nothing listens on host:port. On loopback: we could bind it ourselves. Elsewhere (a
+ * server's address in a namespace of its own, which this process cannot bind): nothing accepts a
+ * connection there (refused, or no answer within a second).
+ */
+export function isPortFreeAt(host: string, port: number): Promise<boolean> {
+  if (host === LOOPBACK) return isPortFree(port);
+  return new Promise((resolve) => {
+    const sock = net.connect({ host, port });
+    const done = (free: boolean) => {
+      sock.destroy();
+      resolve(free);
+    };
+    sock.setTimeout(1_000, () => done(true));
+    sock.once('connect', () => done(false));
+    sock.once('error', () => done(true));
+  });
+}
+
+export async function waitPortFree(port: number, timeoutMs: number, what: string, host = LOOPBACK): Promise<void> {
+  const free = await pollUntil(() => isPortFreeAt(host, port), timeoutMs);
+  if (!free) throw new Error(`${what}: port ${host}:${port} still in use after ${timeoutMs} ms`);
 }
 
 /**

@@ -4,11 +4,18 @@ import net from 'node:net';
 import mysql from 'mysql2/promise';
 import { LOOPBACK } from './ports.js';
 
+/** A server's address: a port on loopback, or a host and port (a namespace's address in the hosts topology). */
+export type Endpoint = number | { host: string; port: number };
+
+function endpointOf(at: Endpoint): { host: string; port: number } {
+  return typeof at === 'number' ? { host: LOOPBACK, port: at } : at;
+}
+
 /** Sends raw bytes over TCP and collects the reply until the server closes or enough has arrived. */
-function tcpExchange(port: number, payload: string, done: (reply: string) => boolean, timeoutMs: number): Promise<string> {
+function tcpExchange(at: Endpoint, payload: string, done: (reply: string) => boolean, timeoutMs: number): Promise<string> {
   return new Promise((resolve) => {
     let reply = '';
-    const sock = net.connect({ port, host: LOOPBACK });
+    const sock = net.connect(endpointOf(at));
     const finish = () => {
       sock.destroy();
       resolve(reply);
@@ -25,7 +32,7 @@ function tcpExchange(port: number, payload: string, done: (reply: string) => boo
 }
 
 /** PING, after AUTH when the server has a password (RESP arrays, so any password is sent as is). */
-export async function redisPing(port: number, password?: string, timeoutMs = 1_000): Promise<boolean> {
+export async function redisPing(port: Endpoint, password?: string, timeoutMs = 1_000): Promise<boolean> {
   const command = (...parts: string[]) => `*${parts.length}\r\n${parts.map((p) => `$${Buffer.byteLength(p)}\r\n${p}\r\n`).join('')}`;
   const payload = (password ? command('AUTH', password) : '') + command('PING');
   const replies = password ? 2 : 1;
@@ -45,20 +52,20 @@ export type ZkMode = 'standalone' | 'leader' | 'follower' | 'observer';
  * A ZooKeeper server's role, from the four-letter word `srvr` (whitelisted in zoo.cfg); undefined
  * while it serves no requests (an ensemble node without a quorum answers, but names no mode).
  */
-export async function zkMode(port: number, timeoutMs = 1_000): Promise<ZkMode | undefined> {
+export async function zkMode(port: Endpoint, timeoutMs = 1_000): Promise<ZkMode | undefined> {
   const reply = await tcpExchange(port, 'srvr', () => false, timeoutMs);
   const mode = /^Mode: (\w+)/m.exec(reply)?.[1];
   return mode === 'standalone' || mode === 'leader' || mode === 'follower' || mode === 'observer' ? mode : undefined;
 }
 
 /** Requests the ZooKeeper server has received since it started (`srvr`'s Received), all clients together. */
-export async function zkPacketsReceived(port: number, timeoutMs = 1_000): Promise<number | undefined> {
+export async function zkPacketsReceived(port: Endpoint, timeoutMs = 1_000): Promise<number | undefined> {
   const reply = await tcpExchange(port, 'srvr', () => false, timeoutMs);
   const n = /^Received: (\d+)/m.exec(reply)?.[1];
   return n === undefined ? undefined : Number(n);
 }
 
-export async function zkServing(port: number, timeoutMs = 1_000): Promise<boolean> {
+export async function zkServing(port: Endpoint, timeoutMs = 1_000): Promise<boolean> {
   return (await zkMode(port, timeoutMs)) !== undefined;
 }
 
@@ -87,11 +94,14 @@ export async function httpOk(url: string, timeoutMs = 2_000): Promise<boolean> {
 }
 
 /** An app instance's GET /health (or nginx's, which passes it on to one) answers 200. */
-export function healthOk(port: number, timeoutMs = 2_000): Promise<boolean> {
-  return httpOk(`http://${LOOPBACK}:${port}/health`, timeoutMs);
+export function healthOk(at: Endpoint, timeoutMs = 2_000): Promise<boolean> {
+  const { host, port } = endpointOf(at);
+  return httpOk(`http://${host}:${port}/health`, timeoutMs);
 }
 
 export interface MysqlLogin {
+  /** loopback when absent */
+  host?: string;
   port: number;
   user: string;
   password: string;

@@ -2,14 +2,15 @@
 // independent RedLock master. In memory unless a RedLock master is asked to fsync every write.
 import fs from 'node:fs';
 import path from 'node:path';
-import { SENTINEL_MASTER_NAME, type RedlockPersistence } from '../config.js';
+import { SENTINEL_MASTER_NAME, type HostPort, type RedlockPersistence } from '../config.js';
 import type { Binaries } from './packages.js';
+import { ON_LOOPBACK, type Placement } from './placement.js';
 import { redisPing } from './probes.js';
 import type { ServerSpec } from './server.js';
 
 export interface RedisRole {
-  /** A replica of the master on this port (masterauth: the cluster's password). */
-  replicaOf?: number;
+  /** A replica of this master (masterauth: the cluster's password). */
+  replicaOf?: HostPort;
   /** Read at every launch, so a lab can switch it between restarts; in memory when absent. */
   persistence?: () => RedlockPersistence;
 }
@@ -17,23 +18,32 @@ export interface RedisRole {
 /** A config value in double quotes, escaped, as redis.conf reads it. */
 const quoted = (value: string) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
 
-/** What every Redis server of the cluster shares: its name, port, log, timeouts and health check. */
-function redisProcess(name: string, port: number, dir: string, password: string | undefined): Pick<ServerSpec, 'name' | 'port' | 'logFile' | 'startTimeoutMs' | 'stopGraceMs' | 'healthy'> {
-  return { name, port, logFile: path.join(dir, 'logs', `${name}.log`), startTimeoutMs: 10_000, stopGraceMs: 5_000, healthy: () => redisPing(port, password) };
+/**
+ * Off loopback (the hosts topology), protected mode would answer every peer without a password
+ * DENIED. The address sits on a private bridge that only the cluster and the machine reach.
+ */
+function openToPeers(place: Placement): string[] {
+  return place.namespace ? ['protected-mode no'] : [];
 }
 
-export function redisSpec(name: string, port: number, dir: string, bin: Binaries, password?: string, role: RedisRole = {}): ServerSpec {
+/** What every Redis server of the cluster shares: its name, port, log, timeouts and health check. */
+function redisProcess(name: string, port: number, dir: string, password: string | undefined, place: Placement): Pick<ServerSpec, 'name' | 'port' | 'host' | 'namespace' | 'logFile' | 'startTimeoutMs' | 'stopGraceMs' | 'healthy'> {
+  return { name, port, ...place, logFile: path.join(dir, 'logs', `${name}.log`), startTimeoutMs: 10_000, stopGraceMs: 5_000, healthy: () => redisPing({ host: place.host, port }, password) };
+}
+
+export function redisSpec(name: string, port: number, dir: string, bin: Binaries, password?: string, role: RedisRole = {}, place: Placement = ON_LOOPBACK): ServerSpec {
   const workDir = path.join(dir, 'redis', name);
   // The password goes in a file only its owner can read, not on the command line (where ps shows it).
   const confFile = path.join(workDir, 'redis.conf');
   return {
-    ...redisProcess(name, port, dir, password),
+    ...redisProcess(name, port, dir, password, place),
     prepare: () => {
       fs.mkdirSync(workDir, { recursive: true });
       const lines = [
         '# written by stocklab (src/cluster/redis.ts) at every start',
         ...(password ? [`requirepass ${quoted(password)}`, `masterauth ${quoted(password)}`] : []),
-        ...(role.replicaOf !== undefined ? [`replicaof 127.0.0.1 ${role.replicaOf}`] : []),
+        ...(role.replicaOf !== undefined ? [`replicaof ${role.replicaOf.host} ${role.replicaOf.port}`] : []),
+        ...openToPeers(place),
         '',
       ];
       fs.writeFileSync(confFile, lines.join('\n'), { mode: 0o600 });
@@ -43,7 +53,7 @@ export function redisSpec(name: string, port: number, dir: string, bin: Binaries
       args: [
         confFile,
         '--port', String(port),
-        '--bind', '127.0.0.1',
+        '--bind', place.host,
         '--save', '',
         // A full resync starts at once instead of waiting 5 s for more replicas to share it: a lab
         // master has one replica at most, and a rejoining one should not sit out of sync for nothing.
@@ -64,22 +74,23 @@ export const SENTINEL_DOWN_AFTER_MS = 1_000;
 const SENTINEL_FAILOVER_TIMEOUT_MS = 4_000;
 
 /** One of the three Sentinels watching the main Redis (quorum 2). Sentinel rewrites its own config file. */
-export function sentinelSpec(name: string, port: number, masterPort: number, dir: string, bin: Binaries, password?: string): ServerSpec {
+export function sentinelSpec(name: string, port: number, master: HostPort, dir: string, bin: Binaries, password?: string, place: Placement = ON_LOOPBACK): ServerSpec {
   const workDir = path.join(dir, 'redis', name);
   const confFile = path.join(workDir, 'sentinel.conf');
   const m = SENTINEL_MASTER_NAME;
   return {
-    ...redisProcess(name, port, dir, password),
+    ...redisProcess(name, port, dir, password, place),
     prepare: () => {
       fs.mkdirSync(workDir, { recursive: true });
       const lines = [
         '# written by stocklab (src/cluster/redis.ts) at every start; Sentinel adds what it learns',
         `port ${port}`,
-        'bind 127.0.0.1',
+        `bind ${place.host}`,
+        ...openToPeers(place),
         'daemonize no',
         'logfile ""',
         `dir ${quoted(workDir)}`,
-        `sentinel monitor ${m} 127.0.0.1 ${masterPort} 2`,
+        `sentinel monitor ${m} ${master.host} ${master.port} 2`,
         `sentinel down-after-milliseconds ${m} ${SENTINEL_DOWN_AFTER_MS}`,
         `sentinel failover-timeout ${m} ${SENTINEL_FAILOVER_TIMEOUT_MS}`,
         `sentinel parallel-syncs ${m} 1`,

@@ -1,12 +1,16 @@
 // One supervised server process: start (and wait until healthy), stop gracefully, or kill like a crash.
 import { pollUntil, remaining } from '../time.js';
-import { isPortFree, waitPortFree } from './ports.js';
+import { isPortFreeAt, LOOPBACK, waitPortFree } from './ports.js';
 import { identify, killGroup, logTail, spawnLogged, terminateGroup, type ProcessIdentity, type Spawned } from './processes.js';
 import type { ServerHandle } from './types.js';
 
 export interface ServerSpec {
   name: string;
   port: number;
+  /** The address it listens on: loopback, or its own in the hosts topology. */
+  host?: string;
+  /** The network namespace it runs in (the hosts topology); absent: the machine's own. */
+  namespace?: string;
   logFile: string;
   /** runs before every start: write config files, initialise a data dir on first run */
   prepare?: () => Promise<void> | void;
@@ -22,6 +26,7 @@ export interface ServerSpec {
 export interface SpawnEvent {
   name: string;
   port: number;
+  host: string;
   identity: ProcessIdentity;
 }
 
@@ -55,6 +60,12 @@ export class ManagedServer implements ServerHandle {
   get port(): number {
     return this.spec.port;
   }
+  get host(): string {
+    return this.spec.host ?? LOOPBACK;
+  }
+  get namespace(): string | undefined {
+    return this.spec.namespace;
+  }
   get pid(): number | undefined {
     return this.current?.pid;
   }
@@ -69,16 +80,17 @@ export class ManagedServer implements ServerHandle {
   async start(): Promise<void> {
     if (this.current) return;
     const { name, port } = this.spec;
-    if (!(await isPortFree(port))) throw new Error(`${name}: port ${port} is already in use by another process`);
+    const host = this.host;
+    if (!(await isPortFreeAt(host, port))) throw new Error(`${name}: port ${host}:${port} is already in use by another process`);
     const tPrepare = Date.now();
     await this.spec.prepare?.();
     const t0 = Date.now();
     const prepared = t0 - tPrepare > 50 ? `prepare ${t0 - tPrepare} ms, ` : '';
-    const launch = this.spec.launch();
+    const launch = inNamespace(this.spec.launch(), this.spec.namespace);
     const spawned = spawnLogged({ name, ...launch, logFile: this.spec.logFile, detached: this.detached });
     this.current = spawned;
-    const identity = identify(spawned.pid);
-    if (identity) this.onSpawn?.({ name, port, identity });
+    const identity = this.spec.namespace ? await identifyAfterExec(spawned.pid) : identify(spawned.pid);
+    if (identity) this.onSpawn?.({ name, port, host, identity });
     let exitReason: string | undefined;
     void spawned.exited.then((reason) => {
       exitReason = reason;
@@ -94,7 +106,7 @@ export class ManagedServer implements ServerHandle {
       this.current = undefined;
       throw this.describeFailure(`not healthy after ${this.spec.startTimeoutMs} ms`);
     }
-    this.log(`${name} ready on 127.0.0.1:${port} (pid ${spawned.pid}, ${prepared}ready in ${Date.now() - t0} ms)`);
+    this.log(`${name} ready on ${host}:${port} (pid ${spawned.pid}, ${prepared}ready in ${Date.now() - t0} ms)`);
   }
 
   async stop(): Promise<void> {
@@ -104,7 +116,7 @@ export class ManagedServer implements ServerHandle {
       await spawned.exited;
       this.current = undefined;
     }
-    await waitPortFree(this.spec.port, 10_000, this.spec.name);
+    await waitPortFree(this.spec.port, 10_000, this.spec.name, this.host);
   }
 
   async kill(): Promise<void> {
@@ -114,4 +126,25 @@ export class ManagedServer implements ServerHandle {
     await spawned.exited;
     this.current = undefined;
   }
+}
+
+type Launch = ReturnType<ServerSpec['launch']>;
+
+/** The launch run through `ip netns exec`, which enters the namespace and then execs the server (same pid). */
+function inNamespace(launch: Launch, namespace: string | undefined): Launch {
+  if (!namespace) return launch;
+  return { ...launch, command: 'ip', args: ['netns', 'exec', namespace, launch.command, ...launch.args] };
+}
+
+/**
+ * The server's identity once `ip netns exec` has exec'd it: recorded before, its command line would
+ * be ip's, and a later check would take the server for another process.
+ */
+async function identifyAfterExec(pid: number): Promise<ProcessIdentity | undefined> {
+  let last = identify(pid);
+  await pollUntil(() => {
+    last = identify(pid);
+    return last === undefined || !last.cmdline.startsWith('ip netns exec');
+  }, 5_000, 2);
+  return last;
 }

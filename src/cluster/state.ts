@@ -10,6 +10,8 @@ import { clusterInfoSchema, type ClusterInfo } from './types.js';
 const recordedServer = z.object({
   name: z.string(),
   port: z.number().int(),
+  /** Its address when not loopback (the hosts topology). */
+  host: z.string().optional(),
   pid: z.number().int().positive(),
   /** /proc/PID/stat field 22 and /proc/PID/cmdline as seen right after start */
   startTime: z.string(),
@@ -69,10 +71,11 @@ export function isAlive(s: RecordedServer): boolean {
 
 /** Asks the server the same question its start waited on. */
 export function probe(s: RecordedServer, info: ClusterInfo): Promise<boolean> {
-  if (s.name === 'mysql') return mysqlPing({ port: s.port, user: info.mysql.user, password: info.mysql.password, database: info.mysql.database });
-  if (s.name.startsWith('redis') || s.name.startsWith('redlock-') || s.name.startsWith('sentinel-')) return redisPing(s.port, redisPasswordOf(info.redis));
-  if (s.name.startsWith('zookeeper')) return zkServing(s.port);
-  return healthOk(s.port);
+  const at = { host: s.host ?? '127.0.0.1', port: s.port };
+  if (s.name === 'mysql') return mysqlPing({ ...at, user: info.mysql.user, password: info.mysql.password, database: info.mysql.database });
+  if (s.name.startsWith('redis') || s.name.startsWith('redlock-') || s.name.startsWith('sentinel-')) return redisPing(at, redisPasswordOf(info.redis));
+  if (s.name.startsWith('zookeeper')) return zkServing(at);
+  return healthOk(at);
 }
 
 /**

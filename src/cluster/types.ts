@@ -1,12 +1,15 @@
 // The cluster's public shapes; cluster.ts re-exports them.
 import { z } from 'zod';
 import type { ClusterConfig, RedlockMastersConfig } from '../config.js';
+import type { HostsLayout } from '../net/hosts.js';
 import type { ServerOptions } from './server.js';
 
 export interface ServerHandle {
   /** 'mysql' | 'redis' | 'redlock-0'.. | 'zookeeper' | 'nginx' | 'app-8000' ... */
   readonly name: string;
   readonly port: number;
+  /** Its address: loopback, or its own in the hosts topology. */
+  readonly host: string;
   /** undefined while stopped */
   readonly pid: number | undefined;
   /** graceful: SIGTERM, wait (bounded), then SIGKILL; resolves when the port is free */
@@ -29,6 +32,10 @@ export const clusterInfoSchema = z.object({
   zookeeper: z.string(),
   /** The replicated topology's Sentinels (host:port), which name the main Redis's master. */
   sentinels: z.array(z.string()).optional(),
+  /** The hosts topology: each server's namespace and address (nginx is also published on 127.0.0.1). */
+  hosts: z.array(z.object({ name: z.string(), namespace: z.string(), address: z.string(), veth: z.string() })).optional(),
+  /** The hosts topology's bridge: its id, name, subnet and the machine's address on it. */
+  network: z.object({ id: z.string(), bridge: z.string(), subnet: z.string(), gateway: z.string() }).optional(),
 });
 export type ClusterInfo = z.infer<typeof clusterInfoSchema>;
 
@@ -47,6 +54,8 @@ export interface ClusterServers {
   /** Every ZooKeeper server: [zookeeper], or the three nodes of the ensemble. */
   zookeeperEnsemble: ServerHandle[];
   nginx: ServerHandle;
+  /** The hosts topology: what publishes nginx (in its namespace) on 127.0.0.1. */
+  nginxPublish?: ServerHandle;
   instances: ServerHandle[];
 }
 
@@ -55,6 +64,8 @@ export interface RunningCluster {
   servers: ClusterServers;
   /** The RedLock masters' persistence and restart delay; a lab may change them between restarts. */
   redlockMasters: RedlockMastersConfig;
+  /** The hosts topology's namespaces and addresses (partition.ts cuts its links). */
+  layout?: HostsLayout;
   /** stops everything it started: the front (nginx, apps) first, then the data servers */
   stop(): Promise<void>;
 }

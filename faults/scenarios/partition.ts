@@ -1,0 +1,127 @@
+// partition: the holder cut from its lock service, not from MySQL (the hosts topology). The holder
+// (app-0) acquires, and the lab freezes it right there (pause=after-acquire) only to sequence the
+// cut: while it is stopped, its links to the lock's server are cut both ways, then it runs on. It
+// reads the stock and works for HOLDER_WORK_MS, unable to renew or to hear that its lease or
+// session has gone. Meanwhile the lease ends on the server, app-1 and app-2 take the lock and sell
+// N units. The links heal only after the holder has answered. A holder that writes then writes the
+// count it read (oversold = N); a fenced one is refused; a lock that learns it lost its claim
+// refuses the write itself (503 lock_lost).
+import path from 'node:path';
+import { cut } from '../../src/net/grudge.js';
+import { applyGrudge, healAll } from '../../src/net/partition.js';
+import type { HostsLayout } from '../../src/net/hosts.js';
+import { runCase, type Verdict } from '../case.js';
+import { instance } from '../cluster-ops.js';
+import { outcomeKey, type CheckParams } from '../client.js';
+import { answersText, freezeHolder, holderText, sellThrough } from '../holder.js';
+import { resume } from '../process-state.js';
+import { isSafe, type FaultRow } from '../row.js';
+import type { FaultContext, Scenario } from '../scenario.js';
+
+/** The lock service each strategy's holder is cut from, by the cluster's server name. */
+export const LOCK_SERVICE: Readonly<Record<string, string>> = {
+  'redis-owned': 'redis',
+  'redis-watchdog': 'redis',
+  'redis-pubsub': 'redis',
+  'zk-watch': 'zookeeper',
+};
+
+/** What each holder does, cut off, when its work is over: the row's expectation. */
+type HolderFate =
+  /** it cannot tell its claim is gone and writes */
+  | 'writes'
+  /** it learns its claim is gone (a failed renewal, a lost connection) and refuses its own write */
+  | 'refuses';
+
+export const HOLDER_FATE: Readonly<Record<string, HolderFate>> = {
+  'redis-owned': 'writes',
+  'redis-watchdog': 'refuses',
+  'redis-pubsub': 'writes',
+  // It takes a lost connection as a lost lock (Curator's SUSPENDED), long before the session expires.
+  'zk-watch': 'refuses',
+};
+
+const HOLDER_TTL_MS = 1_000;
+/** Long enough for the lease (or the 2 s ZooKeeper session) to end and N sales to be made before it. */
+const HOLDER_WORK_MS = 8_000;
+const SELLER_PARAMS = { ttlMs: 5_000, waitMs: 10_000 };
+
+export type Fencing = 'unfenced' | 'fenced';
+
+function layoutOf(ctx: FaultContext): HostsLayout {
+  const layout = ctx.cluster.layout;
+  if (!layout) throw new Error('the partition scenario needs the hosts topology (a network namespace per server)');
+  return layout;
+}
+
+export async function holderCutCase(ctx: FaultContext, strategy: string, fencing: Fencing): Promise<FaultRow> {
+  const n = ctx.sizes.sell;
+  const key = { scenario: 'partition', strategy, variant: `holder cut from ${LOCK_SERVICE[strategy]}, ${fencing}`, store: 'mysql' as const };
+  const layout = layoutOf(ctx);
+  const record = path.join(ctx.workDir, 'partitions.jsonl');
+  return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
+    const [holderAt, ...sellers] = [0, 1, 2].map((i) => instance(ctx.cluster, i));
+    const service = LOCK_SERVICE[strategy] as string;
+    const fence: CheckParams = fencing === 'fenced' ? { fenced: 1 } : {};
+    const frozen = await freezeHolder(c, holderAt!, { ...fence, pause: 'after-acquire', ttlMs: HOLDER_TTL_MS, workMs: HOLDER_WORK_MS });
+    if (!frozen.frozen) return { expected: 'the holder stops at pause=after-acquire', holds: () => false, details: [holderText(frozen.answer)] };
+    let holderDone = false;
+    void frozen.answer.then(() => (holderDone = true));
+    const cutAt = await applyGrudge(layout, cut([holderAt!.server.name], [service]), record);
+    const t0 = Date.now();
+    try {
+      resume(frozen.pid);
+      const sold = await sellThrough(c, sellers, n, { ...fence, ...SELLER_PARAMS });
+      const soldMs = Date.now() - t0;
+      // The order this case is about: every sale made while the cut-off holder still worked.
+      const inOrder = !holderDone;
+      const holder = await frozen.answer;
+      const holderKey = outcomeKey(holder.outcome);
+      const details = [
+        `cut at ${cutAt.at}: ${cutAt.text}`,
+        holderText(holder),
+        `sellers (app-1, app-2): ${answersText(sold)}, the last ${soldMs} ms after the cut${inOrder ? '' : ' — AFTER the holder had answered: the case did not show what it is for'}`,
+      ];
+      const soldAll = (m: { byRole: Record<string, Record<string, number>> }) => (m.byRole.sell?.['200'] ?? 0) === n;
+      if (fencing === 'fenced') {
+        return {
+          expected: HOLDER_FATE[strategy] === 'refuses' ? 'oversold 0; the holder refuses its own write (503 lock_lost) or is fenced' : 'oversold 0; the holder answers 503 fenced',
+          details,
+          holds: (m) => inOrder && isSafe(m) && soldAll(m) && (holderKey === '503 fenced' || (HOLDER_FATE[strategy] === 'refuses' && holderKey === '503 lock_lost')),
+        };
+      }
+      if (HOLDER_FATE[strategy] === 'refuses') {
+        return {
+          expected: 'oversold 0: its renewal fails or its connection drops, it takes its claim as lost and refuses its own write (503 lock_lost)',
+          details,
+          holds: (m) => inOrder && isSafe(m) && soldAll(m) && holderKey === '503 lock_lost',
+        };
+      }
+      return {
+        expected: `oversold = N (${n}): cut off, the holder cannot tell its claim has gone and writes the count it read`,
+        details,
+        holds: (m) => inOrder && soldAll(m) && m.oversold === n && holderKey === '200' && m.undocumented === 0,
+      };
+    } finally {
+      await frozen.answer;
+      await healAll(layout, record);
+    }
+  });
+}
+
+export const partition: Scenario = {
+  name: 'partition',
+  topology: 'hosts',
+  description:
+    'The hosts topology (each server in a network namespace of its own). The holder (app-0) acquires and is stopped right there (pause=after-acquire) only so the cut lands while it holds: ' +
+    `its links to the lock's server (Redis or ZooKeeper) are cut both ways (iptables DROP inside both namespaces), then it runs on: it reads the stock from MySQL, which it still reaches, and works ${HOLDER_WORK_MS} ms with ttlMs ${HOLDER_TTL_MS} (ZooKeeper: its session). ` +
+    'Meanwhile the lease or session ends on the server and app-1 and app-2 sell N units one at a time. The links heal once the holder has answered. ' +
+    'A holder that cannot tell its claim is gone writes the count it read (oversold = N); with fenced=1 the store refuses it (503 fenced); a lock that notices (the watchdog\'s failed renewal, ZooKeeper\'s lost connection, taken as lost as Curator takes SUSPENDED) refuses its own write (503 lock_lost).',
+  async run(ctx) {
+    const rows: FaultRow[] = [];
+    for (const strategy of Object.keys(LOCK_SERVICE).filter(ctx.wants)) {
+      for (const fencing of ['unfenced', 'fenced'] as const) rows.push(await holderCutCase(ctx, strategy, fencing));
+    }
+    return rows;
+  },
+};

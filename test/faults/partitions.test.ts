@@ -1,0 +1,119 @@
+// The hosts topology (issue: hosts and partitions) on a private cluster: every server in a network
+// namespace of its own. A race through nginx on 127.0.0.1 stays exact; a client that reads the
+// cluster's record and runs iptables itself inside app-0's namespace cuts app-0 from Redis while
+// it holds the watchdog lock; the fault lab's partition cases, sequenced, show each lock's fate;
+// and stopping leaves no namespace, link, rule or port behind. Needs root (CAP_NET_ADMIN).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { race } from '../../bench/race.js';
+import { runCase } from '../../faults/case.js';
+import { instance } from '../../faults/cluster-ops.js';
+import { outcomeKey } from '../../faults/client.js';
+import { freezeHolder, sellThrough } from '../../faults/holder.js';
+import { LAB_INSTANCE_ENV } from '../../faults/lab-cluster.js';
+import { resume } from '../../faults/process-state.js';
+import { isSafe, type FaultRow } from '../../faults/row.js';
+import type { FaultContext } from '../../faults/scenario.js';
+import { holderCutCase } from '../../faults/scenarios/partition.js';
+import { freeClusterConfig, startCluster, type RunningCluster } from '../../src/cluster/cluster.js';
+import { isPortFree } from '../../src/cluster/ports.js';
+import { hasNetAdmin, hostsLeft, type HostsLayout } from '../../src/net/hosts.js';
+import { expectSafe } from '../support/race-checks.js';
+
+const figures = (r: FaultRow) => JSON.stringify({ variant: r.variant, sold: r.sold, deducted: r.deducted, oversold: r.oversold, answers: r.byRole, details: r.details });
+
+describe.skipIf(!hasNetAdmin())('the hosts topology (needs root)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-hosts-test-'));
+  let cluster: RunningCluster;
+  let layout: HostsLayout;
+  let stopped = false;
+  const ctx = (): FaultContext => ({ cluster, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: () => true, log: () => undefined, workDir: dir });
+
+  beforeAll(async () => {
+    const t0 = Date.now();
+    cluster = await startCluster({ config: await freeClusterConfig(dir, 3, 'hosts'), instanceEnv: { ...LAB_INSTANCE_ENV } });
+    console.log(`[time] hosts topology up in ${Date.now() - t0} ms`);
+    layout = cluster.layout as HostsLayout;
+  });
+  afterAll(async () => {
+    if (!stopped) await cluster?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('puts every server in a namespace of its own, each with its own address, and nginx on 127.0.0.1', () => {
+    const namespaces = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' });
+    const names = cluster.info.hosts?.map((h) => h.name) ?? [];
+    expect(names).toEqual(['mysql', 'redis', 'redlock-0', 'redlock-1', 'redlock-2', 'redlock-3', 'redlock-4', 'zookeeper', ...cluster.servers.instances.map((s) => s.name), 'nginx']);
+    for (const h of layout.hosts) expect(namespaces).toMatch(new RegExp(`^${h.namespace}\\b`, 'm'));
+    expect(new Set(layout.hosts.map((h) => h.address)).size).toBe(layout.hosts.length);
+    for (const h of layout.hosts) expect(h.address.startsWith('198.18.') || h.address.startsWith('198.19.')).toBe(true);
+    expect(cluster.info.nginx).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(cluster.info.mysql.host).toBe(layout.hosts[0]?.address);
+    // no default route inside: a server reaches its peers and the machine, nothing else
+    const routes = execFileSync('ip', ['-n', layout.hosts[0]!.namespace, 'route'], { encoding: 'utf8' });
+    expect(routes).not.toMatch(/default/);
+  });
+
+  it('races exact through nginx on 127.0.0.1 (sql-update, redis-pubsub)', async () => {
+    for (const strategy of ['sql-update', 'redis-pubsub']) {
+      const r = await race({ target: cluster.info.nginx, stores: cluster.info, strategy, initial: 100, requests: 110, connections: 20, maxSeconds: 60 });
+      expectSafe(r);
+      expect(r.ok, strategy).toBe(100);
+    }
+  });
+
+  it('a client running iptables itself in app-0\'s namespace cuts it from Redis while it holds redis-watchdog: refused as lock_lost, nothing oversold', async () => {
+    const row = await runCase(ctx(), { scenario: 'partition', strategy: 'redis-watchdog', variant: 'raw iptables', store: 'mysql' }, 30, async (c) => {
+      const [holderAt, ...sellers] = [0, 1, 2].map((i) => instance(cluster, i));
+      const frozen = await freezeHolder(c, holderAt!, { pause: 'after-acquire', ttlMs: 1_000, workMs: 8_000 });
+      if (!frozen.frozen) throw new Error(`the holder answered: ${outcomeKey(frozen.answer.outcome)}`);
+      // What a user's own client does with the record: the namespace and the address, then iptables.
+      const app0 = cluster.info.hosts!.find((h) => h.name === holderAt!.server.name)!;
+      const redis = cluster.info.hosts!.find((h) => h.name === 'redis')!;
+      execFileSync('ip', ['netns', 'exec', app0.namespace, 'iptables', '-A', 'INPUT', '-s', redis.address, '-j', 'DROP']);
+      execFileSync('ip', ['netns', 'exec', app0.namespace, 'iptables', '-A', 'OUTPUT', '-d', redis.address, '-j', 'DROP']);
+      try {
+        resume(frozen.pid);
+        const sold = await sellThrough(c, sellers, 5, { ttlMs: 5_000, waitMs: 10_000 });
+        const holder = await frozen.answer;
+        return {
+          expected: 'sellers sell 5; the holder refuses its own write (503 lock_lost); nothing oversold',
+          details: [`holder ${outcomeKey(holder.outcome)}`, `sellers ${sold.map((s) => outcomeKey(s.outcome)).join(',')}`],
+          holds: (m) => isSafe(m) && m.deducted === 5 && outcomeKey(holder.outcome) === '503 lock_lost',
+        };
+      } finally {
+        await frozen.answer;
+        execFileSync('ip', ['netns', 'exec', app0.namespace, 'iptables', '-F']);
+      }
+    });
+    expect(row.asExpected, figures(row)).toBe(true);
+  });
+
+  it('the partition scenario: a holder cut from Redis writes unfenced (oversold = N) and is refused fenced', async () => {
+    const unfenced = await holderCutCase(ctx(), 'redis-owned', 'unfenced');
+    expect(unfenced.oversold, figures(unfenced)).toBe(5);
+    expect(unfenced.asExpected, figures(unfenced)).toBe(true);
+    const fenced = await holderCutCase(ctx(), 'redis-owned', 'fenced');
+    expect(isSafe(fenced), figures(fenced)).toBe(true);
+    expect(fenced.asExpected, figures(fenced)).toBe(true);
+  });
+
+  it('zk-watch cut from ZooKeeper takes the lost connection as a lost lock: nothing oversold, unfenced', async () => {
+    const row = await holderCutCase(ctx(), 'zk-watch', 'unfenced');
+    expect(isSafe(row), figures(row)).toBe(true);
+    expect(row.asExpected, figures(row)).toBe(true);
+  });
+
+  it('stopping leaves no namespace, link, rule or listening port', async () => {
+    const t0 = Date.now();
+    await cluster.stop();
+    stopped = true;
+    console.log(`[time] hosts topology down in ${Date.now() - t0} ms`);
+    expect(await hostsLeft(layout)).toEqual([]);
+    const nginxPort = Number(new URL(cluster.info.nginx).port);
+    expect(await isPortFree(nginxPort)).toBe(true);
+  });
+});
