@@ -1,6 +1,6 @@
 // `npm run docs -- <bench or lab results .json> [<faults results .json>] [--command "…"]`: rewrites
 // the generated blocks of the docs from those runs, each doc's in its own language (README.zh-CN.md's
-// in Chinese, from the same figures), and draws the chart (docs.ts).
+// and docs/zh-CN/'s in Chinese, from the same figures), and draws the chart (docs.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -37,7 +37,7 @@ runCli('docs', DOCS_USAGE, async () => {
   const blocks = blocksIn.get('en') ?? new Map<string, string>();
   const chaos = (values.chaos ?? []).map((file) => ({ report: readJson<ChaosReport>(file, ['history', 'verdict', 'options', 'rerun']), file }));
   const soak = values.soak ? { report: readJson<SoakReport>(values.soak, ['slopes', 'verdict', 'options']), file: values.soak } : undefined;
-  // the reliability tables are in English only, in both READMEs
+  // the chaos, soak and ramp reports are in English only: their blocks are the same in both languages
   for (const [name, body] of reliabilityBlocks(chaos, soak)) for (const langBlocks of blocksIn.values()) langBlocks.set(name, body);
   if (values.ramp) {
     const report = readJson<RampReport>(values.ramp, ['results', 'strategies', 'steps']);

@@ -1,6 +1,7 @@
-// What `npm run docs` writes (docs-cli.ts runs it): the generated blocks of README.md and docs/*.md
-// and docs/results.svg, from one bench run's JSON and optionally one fault run's, so every figure
-// the docs quote comes from a run and says which.
+// What `npm run docs` writes (docs-cli.ts runs it): the generated blocks of README.md and docs/*.md,
+// of their Chinese twins (README.zh-CN.md, docs/zh-CN/*.md) from the same figures, and
+// docs/results.svg, from one bench run's JSON and optionally one fault run's, so every figure the
+// docs quote comes from a run and says which.
 import { HELP_FLAG } from '../src/cli/args.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,14 +13,15 @@ import type { FaultRow } from '../faults/row.js';
 import { SCENARIOS } from '../faults/scenarios/index.js';
 import { faultsByLock } from './docs-faults.js';
 import { fillBlocks } from './docs-blocks.js';
+import { zhCell, zhFaultCells } from './docs-zh.js';
 import { familySummaries } from './docs-summary.js';
-import { ceilingCells, ceilingHeader, runCells, runHeader } from './format.js';
+import { ceilingCells, ceilingHeader, runCells, runHeader, tieGroups } from './format.js';
 import { chartRows } from './html.js';
 import { parseBenchArgs } from './options.js';
 import { ceilingOf, TOPOLOGIES, TOPOLOGY_LABEL, verdictOf, type BenchReport } from './report.js';
 import { CHART_CSS } from './report-style.js';
 import { renderBarChart, standaloneSvg } from './svg.js';
-import { markdownTable, methodText, runsTable } from './table.js';
+import { definitions, markdownTable, methodText, runsTable } from './table.js';
 import { BENCH_WORDS } from './words.js';
 import type { Lang } from '../src/lang.js';
 
@@ -41,15 +43,23 @@ export const CHART_FILE = 'docs/results.svg';
 /** The Chinese front door: the same generated blocks as README.md, in Chinese. */
 export const README_ZH = 'README.zh-CN.md';
 
-/** The docs whose generated blocks are rewritten: the READMEs and every page of docs/. */
-export function docFiles(root: string): string[] {
-  const dir = path.join(root, 'docs');
-  const zh = fs.existsSync(path.join(root, README_ZH)) ? [README_ZH] : [];
-  return ['README.md', ...zh, ...fs.readdirSync(dir).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+/** The Chinese twins of the pages of docs/: `docs/zh-CN/<the same file name>`. */
+export const ZH_DOCS = 'docs/zh-CN';
+
+/** The pages of one folder of the docs, by name. */
+function pagesIn(root: string, dir: string): string[] {
+  const abs = path.join(root, dir);
+  return fs.existsSync(abs) ? fs.readdirSync(abs).filter((f) => f.endsWith('.md')).sort().map((f) => `${dir}/${f}`) : [];
 }
 
-/** The language a doc is written in: `*.zh-CN.md` is Chinese, the rest English. */
-export const docLang = (file: string): Lang => (file.endsWith('.zh-CN.md') ? 'zh' : 'en');
+/** The docs whose generated blocks are rewritten: the READMEs, every page of docs/ and its twin. */
+export function docFiles(root: string): string[] {
+  const zh = fs.existsSync(path.join(root, README_ZH)) ? [README_ZH] : [];
+  return ['README.md', ...zh, ...pagesIn(root, 'docs'), ...pagesIn(root, ZH_DOCS)];
+}
+
+/** The language a doc is written in: `*.zh-CN.md` and the pages of docs/zh-CN/ are Chinese, the rest English. */
+export const docLang = (file: string): Lang => (file.endsWith('.zh-CN.md') || file.startsWith(`${ZH_DOCS}/`) ? 'zh' : 'en');
 
 /** The bench's flags that differ from their defaults, so a run says how it was made. */
 /** `subset`: the run benched only the strategies of its catalog (the reference joins any subset). */
@@ -99,6 +109,21 @@ export function summaryBlock(report: BenchReport, faults?: FaultReport, lang: La
   return `${table}\n\n${w.reference(mutex ? String(Math.round(mutex.throughput.goodput.median)) : 'n/a')}`;
 }
 
+/** A bench table's rows in a doc's language: the Chinese twins say the English cells' words in Chinese. */
+const localCells = (lang: Lang) => (cells: string[]): string[] => (lang === 'zh' ? cells.map(zhCell) : cells);
+
+/** The run table, how to read it and its ties (bench/table.ts's runsTable, its cells in the doc's language). */
+function runsBlock(report: BenchReport, lang: Lang): string {
+  if (lang === 'en') return runsTable(report, lang);
+  const ties = tieGroups(report.runs, lang);
+  return [
+    markdownTable(runHeader(lang), report.runs.map((r) => localCells(lang)(runCells(r, lang)))),
+    '',
+    ...definitions(lang).map((d) => `- ${d}`),
+    ...(ties.length > 0 ? ['', BENCH_WORDS[lang].ties(ties.join('; '))] : []),
+  ].join('\n');
+}
+
 /** The blocks one bench run (and optionally one fault run) fills, in a doc's language. */
 export function docBlocks(
   bench: { report: BenchReport; file: string; command: string },
@@ -110,20 +135,21 @@ export function docBlocks(
   const blocks = new Map([
     ['lab-run', runLine(report, bench.file, bench.command, lang)],
     ['summary', summaryBlock(report, faults?.report, lang)],
-    ['ceiling', markdownTable(ceilingHeader(lang), report.ceilings.map((c) => ceilingCells(c, lang)))],
-    ['results', runsTable(report, lang)],
+    ['ceiling', markdownTable(ceilingHeader(lang), report.ceilings.map((c) => localCells(lang)(ceilingCells(c, lang))))],
+    ['results', runsBlock(report, lang)],
   ]);
   if (lease) {
     const l = lease.report;
     blocks.set('lease-run', runLine(l, lease.file, benchCommand(l, true), lang));
-    blocks.set('lease-results', markdownTable(runHeader(lang), l.runs.map((r) => runCells(r, lang))));
+    blocks.set('lease-results', markdownTable(runHeader(lang), l.runs.map((r) => localCells(lang)(runCells(r, lang)))));
   }
   if (faults) {
     const f = faults.report;
     blocks.set('faults-run', FAULT_WORDS[lang].measured(faultsCommand(f), fileOf(faults.file), faultMethodText(f, lang), f.rows.filter((r) => r.asExpected).length, f.rows.length));
-    blocks.set('faults-by-lock', faultsByLock(f.rows));
+    blocks.set('faults-by-lock', faultsByLock(f.rows, lang));
     const replicated = new Set(SCENARIOS.filter((s) => s.topology === 'replicated').map((s) => s.name));
-    const table = (rows: FaultRow[]) => markdownTable(faultHeader(lang), rows.map(rowCells));
+    const cells = (r: FaultRow) => (lang === 'zh' ? zhFaultCells(rowCells(r)) : rowCells(r));
+    const table = (rows: FaultRow[]) => markdownTable(faultHeader(lang), rows.map(cells));
     blocks.set('faults-single', [table(f.rows.filter((r) => !replicated.has(r.scenario))), '', ...FAULT_WORDS[lang].definitions.map((d) => `- ${d}`)].join('\n'));
     blocks.set('faults-replicated', table(f.rows.filter((r) => replicated.has(r.scenario))));
   }

@@ -1,11 +1,12 @@
 // The docs stay true to the code: every npm script, flag, endpoint, environment variable, strategy
-// name and repository path that README.md, README.zh-CN.md and docs/*.md name exists. Pure: reads files and the
-// code's own definitions (flags, variables), starts no server.
+// name and repository path that README.md, README.zh-CN.md, docs/*.md and their Chinese twins
+// (docs/zh-CN/*.md) name exists. Pure: reads files and the code's own definitions (flags,
+// variables), starts no server. That the twins match their pages is docs-twins.test.ts's.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { blockNames } from '../../bench/docs-blocks.js';
-import { DOCS_FLAGS, GENERATED_BLOCKS } from '../../bench/docs.js';
+import { DOCS_FLAGS, GENERATED_BLOCKS, ZH_DOCS } from '../../bench/docs.js';
 import { BENCH_FLAGS, LAB_FLAGS } from '../../bench/options.js';
 import { FAULT_FLAGS } from '../../faults/options.js';
 import { MUTATION_FLAGS } from '../../mutation/options.js';
@@ -19,7 +20,8 @@ import { ENV_VARIABLES } from '../../src/config.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
-const DOCS = ['README.md', 'README.zh-CN.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pagesIn = (dir: string) => (fs.existsSync(path.join(ROOT, dir)) ? fs.readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.md')).map((f) => `${dir}/${f}`) : []);
+const DOCS = ['README.md', 'README.zh-CN.md', ...pagesIn('docs'), ...pagesIn(ZH_DOCS)];
 const texts = new Map(DOCS.map((d) => [d, read(d)]));
 
 /** Every match of `re`'s first group in every doc, with where it was found. */

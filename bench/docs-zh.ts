@@ -1,0 +1,130 @@
+// The cells of the docs' tables in Chinese, for the twins under docs/zh-CN/ (`npm run docs`). The
+// bench and the fault lab write their cells in English (bench/format.ts, faults/report/cells.ts:
+// "OVERSOLD 20", "exact ✓", a fault row's variant and expected note); a Chinese page shows the same
+// cells in Chinese, with every figure kept and in its place. A cell this file does not know stays as
+// it is, so a new note in the fault lab shows in English until it has its line here, never wrong.
+import { COLUMNS as FAULT_COLUMNS } from '../faults/report/cells.js';
+
+/**
+ * One English note with its figures as `#`, and its Chinese with the figures as `{0}`, `{1}`… in the
+ * order the English gives them (so the Chinese may place them where its sentence needs them).
+ */
+type Phrase = readonly [en: string, zh: string];
+
+/** The fault rows' variants (faults/scenarios/). */
+const VARIANTS: readonly Phrase[] = [
+  ['kill -#', 'kill -{0}'],
+  ['unfenced', '不加防护令牌'],
+  ['fenced', '加防护令牌'],
+  ['project nginx', '项目的 nginx 配置'],
+  ['default nginx', 'nginx 默认配置'],
+  ['mysql stopped', 'MySQL 停机'],
+  ['redis stopped', 'Redis 停机'],
+  ['acquire reply lost', '加锁的响应丢失'],
+  ['killed at pause=after-setnx', '停在 pause=after-setnx 处被杀'],
+  ['killed at pause=after-acquire', '停在 pause=after-acquire 处被杀'],
+  ['lease ends before the delete', '租期在 DEL 之前到期'],
+  ["B's clock +# ms", 'B 的时钟快 {0} 毫秒'],
+  ['two frozen after their reads', '两个请求读完后都被冻结'],
+  ['# waiters, hand-offs one by one', '{0} 个等待者，逐个交接'],
+  ['A on # of #, a jump on # of them', 'A 持有 {1} 个中的 {0} 个，其中 {2} 个时钟跳变'],
+  ['A on # of #, a jump on #', 'A 持有 {1} 个中的 {0} 个，{2} 个时钟跳变'],
+  ['split vote, # contenders, jitter off', '选票分散，{0} 个竞争者，不加随机抖动'],
+  ['split vote, # contenders, jitter on', '选票分散，{0} 个竞争者，加随机抖动'],
+  ['# dead waiter(s) ahead', '前面有 {0} 个已死的等待者'],
+  ['master + replica, Sentinel', '主节点 + 从节点，Sentinel'],
+  ['# masters, one killed', '{0} 个主节点，杀掉其中一个'],
+  ['in memory, restarted at once', '只存内存，立即重启'],
+  ['restart delayed # ms (> ttl)', '延迟 {0} 毫秒重启（> ttl）'],
+  ['appendfsync always', 'appendfsync always'],
+  ['#-node ensemble, leader killed', '{0} 节点集群，杀掉 leader'],
+];
+
+/** The fault rows' expected notes (faults/scenarios/), after the ✓ or ✗. */
+const EXPECTED: readonly Phrase[] = [
+  ['next holder never: # lock_timeout after waitMs #; nothing oversold', '下一个持锁者一直拿不到锁：等满 waitMs {1} 后得到 {0} lock_timeout；没有超卖'],
+  ['next holder ≈ ttl # ms (≤ #); nothing oversold', '下一个持锁者约在 ttl {0} 毫秒后拿到锁（≤ {1}）；没有超卖'],
+  ['next holder ≈ session # ms (≤ #); nothing oversold', '下一个持锁者约在会话超时 {0} 毫秒后拿到锁（≤ {1}）；没有超卖'],
+  ['no lease: the frozen holder keeps the lock, every seller gets # lock_timeout, nothing oversold', '没有租期：被冻结的持锁者一直占着锁，其他卖家都得到 {0} lock_timeout，没有超卖'],
+  ['oversold = N (#): the stale write restores the count it read', '超卖 = N（{0}）：过期的写入把库存写回它当初读到的数'],
+  ['# fenced: no fencing token (refused, nothing done)', '{0} fenced：发不出防护令牌（请求被拒绝，什么也没做）'],
+  ['oversold #; the holder answers # fenced', '超卖 {0}；持锁者得到 {1} fenced'],
+  ['the holder refuses honestly (# lock_lost), nothing oversold; app-# deducts again ≤ # s after the resume', '持锁者如实拒绝（{0} lock_lost），没有超卖；app-{1} 恢复运行后 ≤ {2} 秒内再次扣减'],
+  ['client # (outcome unknown), reconciled as # sale via /sales; no double deduction', '客户端得到 {0}（结果未知），经 /sales 核对为 {1} 次售出；没有重复扣减'],
+  ['nginx resends the deduction: double deductions ≥ #', 'nginx 重发了扣减请求：重复扣减 ≥ {0}'],
+  ['documented answers only; sold (reconciled) = deducted exactly; every instance deducts again ≤ # s after the restart', '只有文档列出的响应；售出（核对后）与实际扣减完全相等；重启后 ≤ {0} 秒内每个实例都能再次扣减'],
+  ['released by its owner: app-# sells ≤ # ms after SIGCONT and no lock key is left; the lost request # redis_unavailable, sold nothing', '由持有者自己释放：app-{0} 在 SIGCONT 后 ≤ {1} 毫秒内卖出，没有留下锁 key；丢了响应的那个请求得到 {2} redis_unavailable，没有卖出'],
+  ['stuck: PTTL -#, every probe # lock_timeout for # ms, not recovered (a reset clears it)', '卡死：PTTL -{0}，{2} 毫秒内每次探测都得到 {1} lock_timeout，没有恢复（重置才能清掉）'],
+  ['heals: PTTL > # at the crash, the next request sells ≤ ttl # ms + # after the kill', '能自愈：宕机时 PTTL > {0}，进程被杀后 ≤ ttl {1} 毫秒 + {2} 内下一个请求卖出'],
+  ["A's DEL removes B's lock, C enters while B works: oversold #", 'A 的 DEL 删掉了 B 的锁，B 还在干活时 C 就进来了：超卖 {0}'],
+  ["the compare-and-delete leaves B's lock, C waits for B: nothing oversold", '先判断再删除，B 的锁留着，C 等 B 释放：没有超卖'],
+  ["B reads A's expiry as past and GETSETs a live lock; A's blind DEL frees it for C: oversold ≥ #", 'B 以为 A 的过期时刻已过，用 GETSET 抢走了一把还活着的锁；A 不加判断的 DEL 又把锁放给了 C：超卖 ≥ {0}'],
+  ["Redis expires the lease, not B's clock: B waits (# lock_timeout), nothing oversold", '租期由 Redis 判定过期，不看 B 的时钟：B 只能等待（{0} lock_timeout），没有超卖'],
+  ['a deadlock: one #, one # deadlock; one unit deducted, nothing twice', '死锁：一个 {0}，一个 {1} deadlock；只扣减了一件，没有重复扣减'],
+  ["B's read queues behind A's lock, then both sell: # deducted", 'B 的读取排在 A 的锁后面，之后两个都卖出：扣减 {0} 件'],
+  ['every parked waiter wakes at each hand-off: W, W−#, …, #', '每次交接都唤醒所有挂起的等待者：W、W−{0}、…、{1}'],
+  ['one waiter wakes at each hand-off: its successor', '每次交接只唤醒一个等待者：它的后继'],
+  ["B gets # of # while A is within its validity: # holders, # unit oversold (no fencing token to refuse A's or B's write)", 'A 还在有效期内，B 也拿到了 {1} 个中的 {0} 个：同时有 {2} 个持锁者，超卖 {3} 件（没有防护令牌来拒绝 A 或 B 的写入）'],
+  ['B gets at most # of # and is refused (a #): # holder, nothing oversold', 'B 最多拿到 {1} 个中的 {0} 个，被拒绝（{2}）：只有 {3} 个持锁者，没有超卖'],
+  ['nobody wins within # ms: the same minorities every round', '{0} 毫秒内谁也没拿到锁：每一轮都是同样的少数派'],
+  ['one contender wins (≤ # ms)', '一个竞争者胜出（≤ {0} 毫秒）'],
+  ['the next waiter gets the lock at the release (≤ # ms)', '锁一释放，下一个等待者就拿到（≤ {0} 毫秒）'],
+  ["the next waiter waits out the dead waiters' time in line (# ms, less what had run before the release), then sells", '下一个等待者要等已死的等待者在队列中的时间耗尽（{0} 毫秒，减去释放前已过去的时间），然后卖出'],
+  ['the lock is lost in the failover (§#.#): # holders, # unit oversold', '锁在主从切换中丢失（§{0}.{1}）：同时有 {2} 个持锁者，超卖 {3} 件'],
+  ['one holder: B is refused (# lock_timeout), nothing oversold', '只有一个持锁者：B 被拒绝（{0} lock_timeout），没有超卖'],
+  ['B gets # of # too: # holders, # unit oversold', 'B 也拿到了 {1} 个中的 {0} 个：同时有 {2} 个持锁者，超卖 {3} 件'],
+  ['B is refused (a #): # holder, nothing oversold', 'B 被拒绝（{0}）：只有 {1} 个持锁者，没有超卖'],
+  ['exact throughout; a new leader and sales again ≤ # s after the kill', '始终准确；leader 被杀后 ≤ {0} 秒内选出新 leader，恢复售出'],
+];
+
+/** Every phrase, for the test that each keeps its figures. */
+export const PHRASES: readonly Phrase[] = [...VARIANTS, ...EXPECTED];
+
+const FIGURE = /\d+/g;
+
+/** The Chinese of `text` from a phrase list, its figures put back; undefined when no phrase fits. */
+function fromPhrases(text: string, phrases: readonly Phrase[]): string | undefined {
+  const figures = text.match(FIGURE) ?? [];
+  const shape = text.replace(FIGURE, '#');
+  const phrase = phrases.find(([en]) => en === shape);
+  return phrase?.[1].replace(/\{(\d+)\}/g, (_, i: string) => figures[Number(i)] ?? '');
+}
+
+/** Fixed cell texts of the bench and fault tables, whole or in part. */
+const CELL_RULES: readonly [RegExp, string][] = [
+  [/^OVERSOLD (.+)$/, '超卖 $1'],
+  [/^undersold (\d+)\+$/, '少卖 $1+'],
+  [/^(\d+) \((\d+) unanswered\)$/, '$1（$2 个未响应）'],
+  [/^(-?\d+) \((\d+) deducted unsold\)$/, '$1（$2 件已扣减未售出）'],
+  [/, cut at (\d+) s/, '，$1 秒时截断'],
+  [/, (\d+) outcome unknown/, '，$1 个结果未知'],
+  [/, (\d+) undocumented/, '，$1 个文档之外的响应'],
+  [/ \(undocumented\)/g, '（文档之外）'],
+  [/^exact ✓$/, '准确 ✓'],
+  [/^oversells ✓$/, '超卖 ✓'],
+  [/^exact ✗ \(unexpected\)$/, '准确 ✗（与预期不符）'],
+  [/^oversells ✗ \(unexpected\)$/, '超卖 ✗（与预期不符）'],
+  [/^n\/a \(no \/sales\)$/, '不适用（没有 /sales）'],
+  [/^wrk not installed$/, '未安装 wrk'],
+];
+
+/** A bench or fault table cell in Chinese; the figures, names and error codes stay as they are. */
+export function zhCell(cell: string): string {
+  return CELL_RULES.reduce((text, [re, to]) => text.replace(re, to), cell);
+}
+
+const VARIANT = FAULT_COLUMNS.indexOf('variant');
+const EXPECTED_COLUMN = FAULT_COLUMNS.indexOf('expected');
+
+/** A fault row's cells (faults/report/cells.ts's rowCells) in Chinese. */
+export function zhFaultCells(cells: readonly string[]): string[] {
+  return cells.map((cell, i) => {
+    if (i === VARIANT) return fromPhrases(cell, VARIANTS) ?? cell;
+    if (i === EXPECTED_COLUMN) {
+      const mark = /^([✓✗]) (.*)$/.exec(cell);
+      const note = mark ? fromPhrases(mark[2] as string, EXPECTED) : undefined;
+      return mark && note !== undefined ? `${mark[1]} ${note}` : cell;
+    }
+    return zhCell(cell);
+  });
+}
