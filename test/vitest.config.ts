@@ -9,10 +9,11 @@ import { defineConfig } from 'vitest/config';
 //   kill their servers; the topologies' is replicated): they run last, one after the other,
 //   without the shared cluster.
 // - test/chaos/: the nemesis and the soak, on a private cluster.
+// - test/network/: the hosts topology and its partitions (root only), on a private cluster.
 // - test/browser/: the live lab's page in chromium, on a private cluster.
 // - test/compose/: docker compose, really run.
-// `npm test` runs unit, locks, integration and faults; chaos, browser and compose have scripts of
-// their own (npm run test:chaos, test:browser, test:compose), which .ci/run runs after it.
+// `npm test` runs unit, locks, integration and faults; chaos, network, browser and compose have
+// scripts of their own (npm run test:chaos, test:network, …), which .ci/run runs after it.
 // test/support/ holds the helpers and has no tests.
 
 // Vitest 4 runs projects with different worker counts one group after the other, so the unit and
@@ -56,6 +57,13 @@ export default defineConfig({
         // cluster, run as a step of its own (npm run test:chaos) so the suite keeps its budget.
         extends: true,
         test: { name: 'chaos', include: ['test/chaos/**/*.test.ts'], sequence: { groupOrder: 3 }, fileParallelism: false, testTimeout: 240_000, hookTimeout: 180_000 },
+      },
+      {
+        // The hosts topology (a network namespace per server, root only) and the partitions cut in
+        // it: a private cluster, its cases sequenced around a cut, run as a step of its own
+        // (npm run test:network) so the suite keeps its budget.
+        extends: true,
+        test: { name: 'network', include: ['test/network/**/*.test.ts'], sequence: { groupOrder: 3 }, fileParallelism: false, testTimeout: 120_000, hookTimeout: 180_000 },
       },
       {
         // The live lab's page in a real browser (Debian's chromium), on a private cluster: after

@@ -7,7 +7,7 @@
 // count it read (oversold = N); a fenced one is refused; a lock that learns it lost its claim
 // refuses the write itself (503 lock_lost).
 import path from 'node:path';
-import { cut } from '../../src/net/grudge.js';
+import { complete, cut } from '../../src/net/grudge.js';
 import { applyGrudge, healAll } from '../../src/net/partition.js';
 import type { HostsLayout } from '../../src/net/hosts.js';
 import { runCase, type Verdict } from '../case.js';
@@ -109,6 +109,59 @@ export async function holderCutCase(ctx: FaultContext, strategy: string, fencing
   });
 }
 
+/** How the five RedLock masters and the instances split: each side an instance and its masters. */
+export const REDLOCK_SPLITS = {
+  '3|2': [[0, 1, 2], [3, 4]],
+  '2|2|1': [[0, 1], [2, 3], [4]],
+} as const satisfies Record<string, readonly (readonly number[])[]>;
+export type RedlockSplit = keyof typeof REDLOCK_SPLITS;
+
+/** Requests each side sends, one after the other, all sides at once. */
+const SPLIT_REQUESTS = 5;
+
+/**
+ * RedLock's majority split: instance i and the masters of side i on one side of a partition (MySQL,
+ * nginx and the rest reach everyone). A side with three of the five masters may hold the lock; a
+ * side with fewer must be refused, and named so (503 redlock_unavailable), not left waiting.
+ */
+export async function redlockSplitCase(ctx: FaultContext, split: RedlockSplit): Promise<FaultRow> {
+  const key = { scenario: 'partition', strategy: 'redlock', variant: `masters split ${split}`, store: 'mysql' as const };
+  const layout = layoutOf(ctx);
+  const record = path.join(ctx.workDir, 'partitions.jsonl');
+  return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
+    const sides = REDLOCK_SPLITS[split].map((masters, i) => ({ at: instance(ctx.cluster, i), masters }));
+    const grudge = complete(sides.map((s) => [s.at.server.name, ...s.masters.map((m) => `redlock-${m}`)]));
+    const cutAt = await applyGrudge(layout, grudge, record);
+    try {
+      const answers = await Promise.all(
+        sides.map(async (side) => {
+          const sent = [];
+          for (let k = 0; k < SPLIT_REQUESTS; k++) sent.push(await c.send(side.at, `side-${side.masters.length}`, { waitMs: 3_000 }));
+          return { side, sent };
+        }),
+      );
+      const details = [`cut at ${cutAt.at}: ${cutAt.text}`, ...answers.map((a) => `${a.side.at.via} with masters ${a.side.masters.join(',')}: ${answersText(a.sent)}`)];
+      const majority = answers.filter((a) => a.side.masters.length >= 3);
+      const minority = answers.filter((a) => a.side.masters.length < 3);
+      const allKey = (sent: readonly { outcome: Parameters<typeof outcomeKey>[0] }[], want: string) => sent.every((s) => outcomeKey(s.outcome) === want);
+      return {
+        expected:
+          majority.length > 0
+            ? `the side with 3 masters sells all ${SPLIT_REQUESTS}; the side with 2 is refused, every request 503 redlock_unavailable; nothing oversold`
+            : `no side has a majority: nothing sold, every request 503 redlock_unavailable`,
+        details,
+        holds: (m) =>
+          isSafe(m) &&
+          m.deducted === majority.length * SPLIT_REQUESTS &&
+          majority.every((a) => allKey(a.sent, '200')) &&
+          minority.every((a) => allKey(a.sent, '503 redlock_unavailable')),
+      };
+    } finally {
+      await healAll(layout, record);
+    }
+  });
+}
+
 export const partition: Scenario = {
   name: 'partition',
   topology: 'hosts',
@@ -116,12 +169,14 @@ export const partition: Scenario = {
     'The hosts topology (each server in a network namespace of its own). The holder (app-0) acquires and is stopped right there (pause=after-acquire) only so the cut lands while it holds: ' +
     `its links to the lock's server (Redis or ZooKeeper) are cut both ways (iptables DROP inside both namespaces), then it runs on: it reads the stock from MySQL, which it still reaches, and works ${HOLDER_WORK_MS} ms with ttlMs ${HOLDER_TTL_MS} (ZooKeeper: its session). ` +
     'Meanwhile the lease or session ends on the server and app-1 and app-2 sell N units one at a time. The links heal once the holder has answered. ' +
+    `RedLock: the masters split 3|2 and 2|2|1, each side with one instance (MySQL reaches all); each side sends ${SPLIT_REQUESTS} requests at once with the others. At most the side with a majority sells; a side without one is refused, 503 redlock_unavailable. ` +
     'A holder that cannot tell its claim is gone writes the count it read (oversold = N); with fenced=1 the store refuses it (503 fenced); a lock that notices (the watchdog\'s failed renewal, ZooKeeper\'s lost connection, taken as lost as Curator takes SUSPENDED) refuses its own write (503 lock_lost).',
   async run(ctx) {
     const rows: FaultRow[] = [];
     for (const strategy of Object.keys(LOCK_SERVICE).filter(ctx.wants)) {
       for (const fencing of ['unfenced', 'fenced'] as const) rows.push(await holderCutCase(ctx, strategy, fencing));
     }
+    if (ctx.wants('redlock')) for (const split of Object.keys(REDLOCK_SPLITS) as RedlockSplit[]) rows.push(await redlockSplitCase(ctx, split));
     return rows;
   },
 };

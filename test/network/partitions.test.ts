@@ -17,7 +17,7 @@ import { LAB_INSTANCE_ENV } from '../../faults/lab-cluster.js';
 import { resume } from '../../faults/process-state.js';
 import { isSafe, type FaultRow } from '../../faults/row.js';
 import type { FaultContext } from '../../faults/scenario.js';
-import { holderCutCase } from '../../faults/scenarios/partition.js';
+import { holderCutCase, redlockSplitCase } from '../../faults/scenarios/partition.js';
 import { freeClusterConfig, startCluster, type RunningCluster } from '../../src/cluster/cluster.js';
 import { isPortFree } from '../../src/cluster/ports.js';
 import { hasNetAdmin, hostsLeft, type HostsLayout } from '../../src/net/hosts.js';
@@ -99,6 +99,12 @@ describe.skipIf(!hasNetAdmin())('the hosts topology (needs root)', () => {
     const fenced = await holderCutCase(ctx(), 'redis-owned', 'fenced');
     expect(isSafe(fenced), figures(fenced)).toBe(true);
     expect(fenced.asExpected, figures(fenced)).toBe(true);
+  });
+
+  it('RedLock split 3|2: the side with three masters sells, the side with two is refused by name (503 redlock_unavailable)', async () => {
+    const row = await redlockSplitCase(ctx(), '3|2');
+    expect(isSafe(row), figures(row)).toBe(true);
+    expect(row.asExpected, figures(row)).toBe(true);
   });
 
   it('zk-watch cut from ZooKeeper takes the lost connection as a lost lock: nothing oversold, unfenced', async () => {
