@@ -7,10 +7,17 @@ import { zkMode } from '../src/cluster/probes.js';
 import { pollUntil } from '../src/time.js';
 import { freezeRedis } from './redis-inspect.js';
 
+/** The address of the cluster's server on `port` (ports are unique in a cluster): loopback, or its own in the hosts topology. */
+export function hostOfPort(cluster: RunningCluster, port: number): string {
+  const s = cluster.servers;
+  const all = [s.mysql, s.redis, ...(s.redisReplica ? [s.redisReplica] : []), ...s.sentinels, ...s.redlock, ...s.zookeeperEnsemble, ...s.instances, s.nginx];
+  return all.find((x) => x.port === port)?.host ?? '127.0.0.1';
+}
+
 /** A plain client of the lab's on one Redis port (the cluster's password, if any); fails fast. */
 export async function redisAt(cluster: RunningCluster, port: number): Promise<Redis> {
   const password = new URL(cluster.info.redis).password;
-  const client = new Redis({ port, host: '127.0.0.1', ...(password && { password: decodeURIComponent(password) }), maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, commandTimeout: 5_000 });
+  const client = new Redis({ port, host: hostOfPort(cluster, port), ...(password && { password: decodeURIComponent(password) }), maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, commandTimeout: 5_000 });
   client.on('error', () => undefined);
   await client.connect();
   return client;
@@ -124,7 +131,7 @@ export async function holdReplicationBack(master: Redis, replicaPid: number): Pr
 
 /** The ZooKeeper ensemble's leader now; undefined while there is none (an election). */
 export async function zkLeader(cluster: RunningCluster): Promise<ServerHandle | undefined> {
-  const modes = await Promise.all(cluster.servers.zookeeperEnsemble.map(async (s) => ((await zkMode(s.port)) === 'leader' ? s : undefined)));
+  const modes = await Promise.all(cluster.servers.zookeeperEnsemble.map(async (s) => ((await zkMode({ host: s.host, port: s.port })) === 'leader' ? s : undefined)));
   return modes.find((s) => s !== undefined);
 }
 
@@ -135,6 +142,7 @@ export async function currentStoreAddresses(cluster: RunningCluster): Promise<Pi
   const port = await sentinelMasterPort(cluster);
   if (port === undefined) throw new Error('no Sentinel names a master');
   const url = new URL(redis);
+  url.hostname = hostOfPort(cluster, port);
   url.port = String(port);
   return { mysql, redis: url.toString() };
 }
@@ -147,7 +155,7 @@ export async function currentStoreAddresses(cluster: RunningCluster): Promise<Pi
 export async function rejoinAsReplicaOf(cluster: RunningCluster, port: number, masterPort: number, timeoutMs: number): Promise<boolean> {
   const client = await redisAt(cluster, port);
   try {
-    await client.call('REPLICAOF', '127.0.0.1', String(masterPort));
+    await client.call('REPLICAOF', hostOfPort(cluster, masterPort), String(masterPort));
   } finally {
     client.disconnect();
   }

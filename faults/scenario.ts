@@ -3,7 +3,7 @@
 import type { RunningCluster } from '../src/cluster/cluster.js';
 import type { FaultRow } from './row.js';
 
-export type LabTopology = 'single' | 'replicated' | 'hosts';
+export type LabTopology = 'single' | 'replicated' | 'hosts' | 'hosts,replicated';
 
 export interface FaultSizes {
   /** Units in stock when a case starts. */
@@ -31,7 +31,8 @@ export interface Scenario {
   name: string;
   /**
    * 'replicated': it needs the replicated topology (Sentinel, the ZooKeeper ensemble); 'hosts': a
-   * network namespace per server, so links can be cut (root only). Each gets a cluster of its own.
+   * network namespace per server, so links can be cut (root only); 'hosts,replicated': both. Each
+   * gets a cluster of its own.
    */
   topology?: LabTopology;
   /** One paragraph: the fault, how it is built, what is expected. The report prints it. */
