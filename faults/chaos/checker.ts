@@ -2,7 +2,7 @@
 // counts and GET /sales, never from what the service said it did.
 import { isRefusal } from '../../src/http/answers.js';
 import { isOutcomeUnknown, isSold, isUndocumentedKey, outcomeKey } from '../client.js';
-import type { ChaosHistory, Request } from './history.js';
+import type { ChaosHistory, Request, Slice } from './history.js';
 
 export interface StrategyVerdict {
   strategy: string;
@@ -13,8 +13,10 @@ export interface StrategyVerdict {
   sold: number;
   /** Σ over its slices of the store's count before − after */
   deducted: number;
-  /** sold − deducted */
+  /** Σ over its turns of sold − deducted where a turn sold more than it deducted */
   oversold: number;
+  /** Σ over its turns of deducted − sold where a turn deducted more than it sold: units no answer or sale record accounts for */
+  unaccounted: number;
   unknown: number;
   /** documented refusals (503 …), 409 sold_out, and unreachable */
   refused: number;
@@ -31,6 +33,10 @@ export interface StrategyVerdict {
   pausedDuringItsSlices: boolean;
   /** Whether a Redis failover (or, replicated, a frozen master Sentinel may fail over) overlapped its slices. */
   failoverDuringItsSlices: boolean;
+  /** Requests sent in its load turns, and faults that struck during them: what its verdict rests on. */
+  seen: { requests: number; faults: number };
+  /** Set when too little was seen for "exact" to say anything: what was seen, and the least needed. */
+  notJudged?: string;
   /** Every check holds. */
   exact: boolean;
   /** Not exact, but only where the catalog says it may not be (holderPause 'oversells' without fencing; a failover of the Redis it lives on): reported, not failed. */
@@ -40,8 +46,20 @@ export interface StrategyVerdict {
   problems: string[];
 }
 
+/** What a strategy's turns must have seen for its verdict to count. */
+export interface JudgeNeeds {
+  requests: number;
+  /** faults that struck during its load turns */
+  faults: number;
+}
+
+/** A chaos run's needs: a few seconds of its load, and at least one fault during its turns. */
+export const CHAOS_NEEDS: JudgeNeeds = { requests: 50, faults: 1 };
+
 export interface ChaosVerdict {
   strategies: StrategyVerdict[];
+  /** Strategies that saw too little to be judged (each one's `notJudged` says what it saw). */
+  notJudged: string[];
   /** ids in GET /sales with the run's prefix that the run never sent */
   phantomSales: string[];
   leftovers: string[];
@@ -58,7 +76,34 @@ const PAUSE_LIKE = new Set(['freeze-instance', 'pause-holder', 'freeze-redis', '
 const SHOWN = 5;
 const idsText = (ids: readonly string[]) => `${ids.slice(0, SHOWN).join(', ')}${ids.length > SHOWN ? ` … (${ids.length})` : ''}`;
 
-function judgeStrategy(h: ChaosHistory, name: string): StrategyVerdict {
+/**
+ * One turn reconciled on its own: the store's count around it against the units its requests sold.
+ * Summed over a strategy's turns, one turn's oversell and another's unaccounted unit would cancel.
+ */
+interface TurnTally {
+  slice?: Slice;
+  sold: number;
+  deducted: number;
+}
+
+/**
+ * Each request's turn: the last of the strategy's slices that began at or before it was sent. A turn
+ * begins before its first send and ends after its last answer, so in a run every request falls
+ * inside one; a request before every turn (none in a run) goes with the first.
+ */
+function turnsOf(slices: readonly Slice[], requests: readonly Request[]): { tallies: TurnTally[]; turnOf: (r: Request) => TurnTally } {
+  const tallies: TurnTally[] = [...slices].sort((a, b) => a.startMs - b.startMs).map((slice) => ({ slice, sold: 0, deducted: slice.leftBefore - slice.leftAfter }));
+  // A strategy with requests and no turn: nothing was counted around them, so nothing was deducted.
+  if (tallies.length === 0 && requests.length > 0) tallies.push({ sold: 0, deducted: 0 });
+  const turnOf = (r: Request) => {
+    let turn = tallies[0]!;
+    for (const t of tallies) if ((t.slice?.startMs ?? 0) <= r.at) turn = t;
+    return turn;
+  };
+  return { tallies, turnOf };
+}
+
+function judgeStrategy(h: ChaosHistory, name: string, needs: JudgeNeeds): StrategyVerdict {
   const s = h.strategies.find((x) => x.name === name);
   if (!s) throw new Error(`no such chaos strategy ${name}`);
   const mine: Request[] = h.requests.filter((r) => r.strategy === name);
@@ -67,19 +112,24 @@ function judgeStrategy(h: ChaosHistory, name: string): StrategyVerdict {
   let sold = 0;
   let unknown = 0;
   let refused = 0;
-  const soldNotRecorded: string[] = [];
+  const soldNotRecorded: Request[] = [];
   const saleWithoutAnswer: string[] = [];
   const undocumented: string[] = [];
+  const { tallies, turnOf } = turnsOf(slices, mine);
+  const sell = (r: Request) => {
+    sold++;
+    turnOf(r).sold++;
+  };
   for (const r of mine) {
     const key = outcomeKey(r.outcome);
     bump(answers, key);
     const committed = h.sales[r.id] ?? 0;
     if (isSold(r.outcome)) {
-      sold++;
-      if (committed !== 1) soldNotRecorded.push(r.id);
+      sell(r);
+      if (committed !== 1) soldNotRecorded.push(r);
     } else if (isOutcomeUnknown(r.outcome)) {
       unknown++;
-      if (committed > 0) sold++;
+      if (committed > 0) sell(r);
     } else {
       if (isRefusal(key) || key === '409 sold_out' || key === 'unreachable') refused++;
       if (committed > 0) saleWithoutAnswer.push(r.id);
@@ -88,29 +138,54 @@ function judgeStrategy(h: ChaosHistory, name: string): StrategyVerdict {
   }
   const double = mine.filter((r) => (h.sales[r.id] ?? 0) > 1).map((r) => r.id);
   const deducted = slices.reduce((n, x) => n + (x.leftBefore - x.leftAfter), 0);
-  const oversold = sold - deducted;
-  const overlapsItsSlices = (f: ChaosHistory['faults'][number]) => slices.some((x) => f.injectedMs < x.endMs && (f.healedMs ?? h.lastHealMs) > x.startMs);
-  const pausedDuringItsSlices = h.faults.some((f) => PAUSE_LIKE.has(f.kind) && overlapsItsSlices(f));
-  const failoverDuringItsSlices = h.faults.some((f) => (f.kind === 'failover-redis' || (h.replicated === true && f.kind === 'freeze-redis')) && overlapsItsSlices(f));
+  const oversoldTurns = tallies.filter((t) => t.sold > t.deducted);
+  const oversold = oversoldTurns.reduce((n, t) => n + t.sold - t.deducted, 0);
+  const unaccounted = tallies.reduce((n, t) => n + Math.max(0, t.deducted - t.sold), 0);
+  const isPause = (f: ChaosHistory['faults'][number]) => PAUSE_LIKE.has(f.kind);
+  const isFailover = (f: ChaosHistory['faults'][number]) => f.kind === 'failover-redis' || (h.replicated === true && f.kind === 'freeze-redis');
+  const overlaps = (f: ChaosHistory['faults'][number], x: Slice) => f.injectedMs < x.endMs && (f.healedMs ?? h.lastHealMs) > x.startMs;
+  /** Some fault of the kind struck during the turn (a turn with no slice had none). */
+  const struck = (t: TurnTally, kind: (f: ChaosHistory['faults'][number]) => boolean) => t.slice !== undefined && h.faults.some((f) => kind(f) && overlaps(f, t.slice!));
+  const pausedDuringItsSlices = h.faults.some((f) => isPause(f) && slices.some((x) => overlaps(f, x)));
+  const failoverDuringItsSlices = h.faults.some((f) => isFailover(f) && slices.some((x) => overlaps(f, x)));
   const recoveryMs = h.recoveryMs[name] ?? null;
+  // Recovery probes come after every heal: they show liveness, not what a fault did.
+  const inLoad = (t: TurnTally) => t.slice === undefined || t.slice.kind === 'load';
+  const seen = {
+    requests: mine.filter((r) => inLoad(turnOf(r))).length,
+    faults: h.faults.filter((f) => slices.some((x) => x.kind === 'load' && overlaps(f, x))).length,
+  };
+  const notJudged = seen.requests < needs.requests || seen.faults < needs.faults ? `${seen.requests} requests and ${seen.faults} faults in its turns; judging needs ${needs.requests} and ${needs.faults}` : undefined;
   const problems: string[] = [];
-  if (oversold > 0) problems.push(`oversold ${oversold}: ${sold} sold, ${deducted} deducted`);
-  if (oversold < 0) problems.push(`${-oversold} unit(s) deducted that no answer or sale record accounts for`);
+  if (oversold > 0) {
+    // Turn by turn when the totals alone would not show it (another turn's unaccounted unit hides it).
+    const byTurn = oversold === sold - deducted ? '' : ` (turn by turn: ${oversoldTurns.map((t) => `${t.sold} sold, ${t.deducted} deducted in the turn at ${((t.slice?.startMs ?? 0) / 1000).toFixed(1)} s`).join('; ')})`;
+    problems.push(`oversold ${oversold}: ${sold} sold, ${deducted} deducted${byTurn}`);
+  }
+  if (unaccounted > 0) problems.push(`${unaccounted} unit(s) deducted that no answer or sale record accounts for`);
   if (double.length > 0) problems.push(`deducted more than once: ${idsText(double)}`);
-  if (soldNotRecorded.length > 0) problems.push(`200 not counted once by GET /sales: ${idsText(soldNotRecorded)}`);
+  if (soldNotRecorded.length > 0) problems.push(`200 not counted once by GET /sales: ${idsText(soldNotRecorded.map((r) => r.id))}`);
   if (saleWithoutAnswer.length > 0) problems.push(`sold with an answer that allows no sale: ${idsText(saleWithoutAnswer)}`);
   if (undocumented.length > 0) problems.push(`undocumented answers: ${idsText(undocumented)}`);
   const exact = problems.length === 0;
-  // Only an oversell (a lost update of two holders) is what the catalog allows under a pause; a 200
-  // missing from /sales, a sale behind a refusal or an undocumented answer never is.
-  const onlyOversold = soldNotRecorded.length === 0 && saleWithoutAnswer.length === 0 && undocumented.length === 0 && oversold >= 0;
-  // A failover loses the newest writes together: a Redis store's deductions with their sale records.
-  const onlyLostWrites = saleWithoutAnswer.length === 0 && undocumented.length === 0 && double.length === 0 && oversold >= 0 && (soldNotRecorded.length === 0 || s.store === 'redis');
+  // Only an oversell (a lost update of two holders) in a turn a pause struck is what the catalog
+  // allows; a 200 missing from /sales, a sale behind a refusal, a unit deducted twice under one id
+  // (a lost update never applies one request twice), or an undocumented answer never is.
+  const onlyOversold = soldNotRecorded.length === 0 && saleWithoutAnswer.length === 0 && undocumented.length === 0 && double.length === 0 && unaccounted === 0;
+  // A failover loses the newest writes together: a Redis store's deductions with their sale records,
+  // in the turns it struck.
+  const onlyLostWrites =
+    saleWithoutAnswer.length === 0 &&
+    undocumented.length === 0 &&
+    double.length === 0 &&
+    unaccounted === 0 &&
+    (soldNotRecorded.length === 0 || s.store === 'redis') &&
+    soldNotRecorded.every((r) => struck(turnOf(r), isFailover));
   const allowedBy = exact
     ? undefined
-    : s.mayOversellUnderPause && pausedDuringItsSlices && onlyOversold
+    : s.mayOversellUnderPause && oversoldTurns.every((t) => struck(t, isPause)) && onlyOversold
       ? 'catalog: holderPause oversells'
-      : s.mayLoseInFailover && failoverDuringItsSlices && onlyLostWrites
+      : s.mayLoseInFailover && oversoldTurns.every((t) => struck(t, isFailover)) && onlyLostWrites
         ? 'a Redis failover loses acknowledged writes (§2.9)'
         : undefined;
   const asCatalogSays = allowedBy !== undefined;
@@ -123,16 +198,19 @@ function judgeStrategy(h: ChaosHistory, name: string): StrategyVerdict {
     sold,
     deducted,
     oversold,
+    unaccounted,
     unknown,
     refused,
     answers,
     double,
-    soldNotRecorded,
+    soldNotRecorded: soldNotRecorded.map((r) => r.id),
     saleWithoutAnswer,
     undocumented,
     recoveryMs,
     pausedDuringItsSlices,
     failoverDuringItsSlices,
+    seen,
+    ...(notJudged && { notJudged }),
     exact,
     asCatalogSays,
     ...(allowedBy && { allowedBy }),
@@ -140,8 +218,12 @@ function judgeStrategy(h: ChaosHistory, name: string): StrategyVerdict {
   };
 }
 
-export function checkHistory(h: ChaosHistory): ChaosVerdict {
-  const strategies = h.strategies.map((s) => judgeStrategy(h, s.name));
+/**
+ * The run's verdict. A strategy that saw fewer requests or faults than `needs` is marked not
+ * judged: a violation it saw still fails, but its "exact" says nothing.
+ */
+export function checkHistory(h: ChaosHistory, needs: JudgeNeeds = CHAOS_NEEDS): ChaosVerdict {
+  const strategies = h.strategies.map((s) => judgeStrategy(h, s.name, needs));
   const sent = new Set(h.requests.map((r) => r.id));
   const phantomSales = Object.keys(h.sales).filter((id) => id.startsWith(h.idPrefix) && !sent.has(id));
   const leftovers = h.leftovers.map((l) => `${l.where}: ${l.what}`);
@@ -154,5 +236,6 @@ export function checkHistory(h: ChaosHistory): ChaosVerdict {
   if (phantomSales.length > 0) failures.push(`sales recorded for ids never sent: ${idsText(phantomSales)}`);
   failures.push(...leftovers.map((l) => `left held after every heal: ${l}`));
   failures.push(...h.crashes.map((c) => `${c.target} exited at ${(c.atMs / 1000).toFixed(1)} s with no fault on it`));
-  return { strategies, phantomSales, leftovers, ok: failures.length === 0, failures };
+  const notJudged = strategies.filter((v) => v.notJudged !== undefined).map((v) => v.strategy);
+  return { strategies, notJudged, phantomSales, leftovers, ok: failures.length === 0, failures };
 }

@@ -28,7 +28,7 @@ const HEAD = ['strategy', 'store', 'fenced', 'requests', 'sold', 'deducted', 'ov
 /** `brief`: each problem without its list of request ids (the docs' tables; the report keeps them). */
 function verdictText(v: StrategyVerdict, brief = false): string {
   const problems = (brief ? v.problems.map((p) => p.replace(/: [^:]*\.[^:]*$/, '')) : v.problems).join('; ');
-  if (v.exact) return 'exact';
+  if (v.exact) return v.notJudged ? `not judged: ${v.notJudged}` : 'exact';
   if (v.asCatalogSays) return `reported (${v.allowedBy ?? 'catalog: holderPause oversells'}): ${problems}`;
   return `FAILED: ${problems}`;
 }
@@ -45,6 +45,8 @@ export function summaryLines(r: ChaosReport): string[] {
     `Load: ${r.options.load.rate} requests/s through nginx (at most ${r.options.load.maxInFlight} in flight), one strategy at a time, each turn's requests over before the next turn; a fixed modest rate, well under each strategy's goodput.`,
     `Ledger: ${Object.entries(r.ledger).map(([store, l]) => `${store} deducted ${l.deducted}, GET /sales recorded ${l.recorded}`).join('; ')}.`,
     `Recovery: each strategy's first 200 after the last heal (or after the previous strategy's), bound ${r.history.recoveryBoundMs} ms. Left held after every heal: ${r.verdict.leftovers.length === 0 ? 'nothing' : r.verdict.leftovers.join(', ')}.`,
+    // Reports written before the checker said how much it saw have no such list: no line for them.
+    ...(r.verdict.notJudged === undefined ? [] : [`Not judged (too little seen for "exact" to mean anything): ${r.verdict.notJudged.length > 0 ? r.verdict.notJudged.join(', ') : 'none'}.`]),
     `Servers that exited with no fault on them: ${r.history.crashes.length === 0 ? 'none' : r.history.crashes.map((c) => `${c.target} at ${(c.atMs / 1000).toFixed(1)} s`).join(', ')}.`,
     r.verdict.ok ? 'Verdict: every check holds.' : `Verdict: ${r.verdict.failures.length} failure(s): ${r.verdict.failures.join(' | ')}`,
     `Rerun: ${r.rerun}`,
@@ -63,7 +65,7 @@ function renderMarkdown(r: ChaosReport): string {
 
 function renderHtml(r: ChaosReport): string {
   const rows = r.verdict.strategies
-    .map((v) => `<tr>${cells(v, r.history.recoveryBoundMs).map((c, i) => `<td${i === HEAD.length - 1 ? ` class="${v.exact ? 'good' : v.asCatalogSays ? 'warn' : 'bad'}" style="text-align:left;white-space:normal"` : ''}>${esc(c)}</td>`).join('')}</tr>`)
+    .map((v) => `<tr>${cells(v, r.history.recoveryBoundMs).map((c, i) => `<td${i === HEAD.length - 1 ? ` class="${v.exact && !v.notJudged ? 'good' : v.exact || v.asCatalogSays ? 'warn' : 'bad'}" style="text-align:left;white-space:normal"` : ''}>${esc(c)}</td>`).join('')}</tr>`)
     .join('\n');
   const faults = r.history.faults.map((f) => `<li>${esc(`${(f.injectedMs / 1000).toFixed(1)}–${f.healedMs === undefined ? '?' : (f.healedMs / 1000).toFixed(1)} s ${f.kind} ${f.target}${f.note ? `: ${f.note}` : ''}`)}</li>`);
   return `<!doctype html>

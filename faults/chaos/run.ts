@@ -17,6 +17,7 @@ import { leftoversAfter } from './leftovers.js';
 import { planFaults, type PlannedFault } from './plan.js';
 import { startNemesis, watchCrashes } from './nemesis.js';
 import { stepOf, type Progress } from '../../src/cli/progress.js';
+import { nextTurnMs, overheadSoFar, plannedTurns } from './turns.js';
 import { CHAOS_TTL_MS, runLoad, sendRecorded, type LoadSpec, type Recorder } from './workload.js';
 
 export interface ChaosOptions {
@@ -31,8 +32,6 @@ export const DEFAULT_LOAD: LoadSpec = { rate: 20, maxInFlight: 16 };
 
 /** Stock at the start: more than the run can sell, so no turn ends in sold_out. */
 const INITIAL = 1_000_000;
-/** Each strategy's turn: the run's length shared out, within these bounds; turns rotate until the end. */
-const TURN_MS = { min: 8_000, max: 20_000 };
 /** Ms from the last heal (or the previous strategy's recovery) to a strategy's first 200. */
 export const RECOVERY_BOUND_MS = 30_000;
 /** How long leases and sessions may take to end once everything runs: a lease, a session, and slack. */
@@ -100,7 +99,8 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
   const crashes: ChaosHistory['crashes'] = [];
   const stopWatching = watchCrashes(cluster, nemesis, rec.t0, crashes, log);
   const endAt = rec.t0 + opts.seconds * 1_000;
-  const turnMs = Math.min(TURN_MS.max, Math.max(TURN_MS.min, (opts.seconds * 1_000) / opts.strategies.length));
+  // Whole rounds, each turn sized again from the time left (turns.ts): every strategy gets its share.
+  const planned = plannedTurns(opts.seconds, opts.strategies.length);
   const slices: Slice[] = [];
   let skipped = 0;
   const takeTurn = async (s: ChaosStrategy, kind: Slice['kind'], body: () => Promise<void>) => {
@@ -114,11 +114,16 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
     slices.push({ strategy: s.name, store: s.store, startMs, endMs: Date.now() - rec.t0, leftBefore, leftAfter: await readLeft(cluster, s.store), kind });
   };
   await stepOf(progress, 'load', 'load under the nemesis', async () => {
-    for (let i = 0; Date.now() < endAt - TURN_MS.min / 2; i++) {
+    let loadMs = 0;
+    for (let i = 0; ; i++) {
+      const turnMs = nextTurnMs(endAt - Date.now(), planned - i, overheadSoFar(Date.now() - rec.t0, loadMs, i));
+      if (turnMs === undefined) break;
       const s = opts.strategies[i % opts.strategies.length]!;
-      log(`  turn ${i + 1}: ${s.name}${s.fenced ? ' (fenced=1)' : ''}`);
+      log(`  turn ${i + 1}: ${s.name}${s.fenced ? ' (fenced=1)' : ''}, ${(turnMs / 1000).toFixed(1)} s`);
       await takeTurn(s, 'load', async () => {
+        const loadStart = Date.now();
         skipped += await runLoad(rec, cluster.info.nginx, s, opts.load, Math.min(endAt, Date.now() + turnMs));
+        loadMs += Date.now() - loadStart;
       });
     }
     await nemesis.done;

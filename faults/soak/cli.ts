@@ -29,10 +29,11 @@ async function main(): Promise<number> {
   try {
     const wanted = values.strategies?.flatMap((v) => v.split(',')).filter(Boolean);
     const strategies = chaosStrategies(await fetchDeclared(lab.cluster.info.instances[0] ?? lab.cluster.info.nginx), wanted);
-    const opts = { minutes, strategies, sampleEveryMs: sampleSeconds * 1_000, turnMs: 20_000 };
+    // Turns sized to the run (turns.ts), so its first round, the warm-up, leaves time to judge.
+    const opts = { minutes, strategies, sampleEveryMs: sampleSeconds * 1_000 };
     progress.add(soakPlan(opts));
-    const { history, ...result } = await runSoak(lab.cluster, opts, say, progress);
-    report = { ...result, stamp: stampOf(started), date: started.toISOString(), seconds: (Date.now() - started.getTime()) / 1000, machine: machineInfo(), options: { ...opts, strategies: strategies.map((s) => s.name) }, requests: history.requests.length };
+    const { history, turnMs, ...result } = await runSoak(lab.cluster, opts, say, progress);
+    report = { ...result, stamp: stampOf(started), date: started.toISOString(), seconds: (Date.now() - started.getTime()) / 1000, machine: machineInfo(), options: { ...opts, turnMs, strategies: strategies.map((s) => s.name) }, requests: history.requests.length };
   } finally {
     await lab.stop();
   }

@@ -1,7 +1,7 @@
 // The soak: steady load at about 70 % of each strategy's goodput, the strategies in turn, for
 // minutes; the cluster's resources sampled throughout. At the end the chaos checker judges the
-// history (nothing oversold, every answer documented), and a resource whose least-squares slope
-// is above its bound (and that grew by more than its noise over the run) fails it.
+// history (nothing oversold, every answer documented), and a resource that keeps growing after the
+// warm-up fails it (verdict.ts); a run too short to judge growth says so and does not fail.
 import type { RunningCluster } from '../../src/cluster/cluster.js';
 import { sleep } from '../../src/time.js';
 import type { PlannedStep } from '../../src/cli/plan-clock.js';
@@ -9,51 +9,22 @@ import { stepOf, type Progress } from '../../src/cli/progress.js';
 import { ensureReady, liveBase } from '../cluster-ops.js';
 import { isSold } from '../client.js';
 import { readSales, resetStock } from '../service.js';
-import { checkHistory, type ChaosVerdict } from '../chaos/checker.js';
+import { CHAOS_NEEDS, checkHistory, type ChaosVerdict } from '../chaos/checker.js';
 import type { ChaosHistory, ChaosStrategy, Slice } from '../chaos/history.js';
 import { leftoversAfter } from '../chaos/leftovers.js';
 import { makeRecorder, readLeft } from '../chaos/run.js';
 import { CHAOS_TTL_MS, runLoad, sendRecorded, type Recorder } from '../chaos/workload.js';
 import { ZK_SESSION_MS } from '../locks.js';
 import { sampleCluster, type Sample } from './sample.js';
-import { slopePerMinute, type Point } from './slope.js';
+import { leastSoakMinutes, soakTurnMs, TURN_OVERHEAD_MS } from './turns.js';
+import { slopesOf, warmUpEnd, windowOf, type Judgeability, type SlopeRow } from './verdict.js';
 
 export interface SoakOptions {
   minutes: number;
   strategies: ChaosStrategy[];
   sampleEveryMs: number;
-  /** each strategy's turn */
-  turnMs: number;
-}
-
-/** Per minute, and the growth over the run that stands out of the noise: both exceeded = it keeps growing. */
-export interface Bound {
-  perMinute: number;
-  growth: number;
-}
-
-/** By the resource's kind (the end of its name). Memory settles after warm-up; counts should not move at all under steady load. */
-export const SLOPE_BOUNDS: Readonly<Record<string, Bound>> = {
-  'rss MB': { perMinute: 5, growth: 20 },
-  'heap MB': { perMinute: 3, growth: 10 },
-  fds: { perMinute: 2, growth: 10 },
-  threads: { perMinute: 2, growth: 5 },
-  clients: { perMinute: 2, growth: 5 },
-  keys: { perMinute: 2, growth: 5 },
-  ephemerals: { perMinute: 2, growth: 5 },
-  watches: { perMinute: 10, growth: 20 },
-  connections: { perMinute: 2, growth: 5 },
-};
-
-export const boundOf = (resource: string): Bound | undefined => Object.entries(SLOPE_BOUNDS).find(([k]) => resource.endsWith(k))?.[1];
-
-export interface SlopeRow {
-  resource: string;
-  first: number;
-  last: number;
-  perMinute: number;
-  bound?: Bound;
-  grows: boolean;
+  /** Each strategy's turn; absent: sized to the run (turns.ts). */
+  turnMs?: number;
 }
 
 export interface SoakResult {
@@ -62,6 +33,10 @@ export interface SoakResult {
   samples: { t: number; values: Sample }[];
   sampleErrors: string[];
   slopes: SlopeRow[];
+  /** Whether the run was long enough to judge growth, and if not, the least that is. */
+  growth: Judgeability;
+  /** Each strategy's turn, as run. */
+  turnMs: number;
   goodput: Record<string, number>;
   rates: Record<string, number>;
   ok: boolean;
@@ -86,18 +61,12 @@ async function closedLoop(rec: Recorder, nginx: string, s: ChaosStrategy, worker
   return (sold * 1_000) / ms;
 }
 
-/** Drops the first third of the samples (warm-up: JIT, pools filling), then fits each resource. */
-export function slopesOf(samples: readonly { t: number; values: Sample }[]): SlopeRow[] {
-  const kept = samples.slice(Math.min(Math.floor(samples.length / 3), Math.max(0, samples.length - 3)));
-  const names = [...new Set(kept.flatMap((s) => Object.keys(s.values)))].sort();
-  return names.map((resource) => {
-    const points: Point[] = kept.flatMap((s) => (s.values[resource] === undefined ? [] : [{ t: s.t, v: s.values[resource]! }]));
-    const perMinute = slopePerMinute(points);
-    const first = points[0]?.v ?? 0;
-    const last = points.at(-1)?.v ?? 0;
-    const bound = boundOf(resource);
-    return { resource, first, last, perMinute, ...(bound && { bound }), grows: bound !== undefined && perMinute > bound.perMinute && last - first > bound.growth };
-  });
+/** A turn's time beyond its load, as this run's full turns took it (never below the planned estimate). */
+function overheadOf(turns: readonly { startMs: number; endMs: number }[], turnMs: number): number {
+  // The last turn is cut short by the run's end.
+  const full = turns.slice(0, -1);
+  if (full.length === 0) return TURN_OVERHEAD_MS;
+  return Math.max(TURN_OVERHEAD_MS, full.reduce((n, t) => n + (t.endMs - t.startMs - turnMs), 0) / full.length);
 }
 
 /** The soak's plan for the progress lines (seconds): the goodput probes, the soak itself, the checks after it. */
@@ -112,6 +81,7 @@ export function soakPlan(opts: Pick<SoakOptions, 'minutes' | 'strategies'>): Pla
 export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (line: string) => void, progress?: Progress): Promise<SoakResult> {
   await ensureReady(cluster);
   await resetStock(liveBase(cluster), INITIAL);
+  const turnMs = opts.turnMs ?? soakTurnMs(opts.minutes, opts.strategies.length);
   const rec = makeRecorder('soak');
   const slices: Slice[] = [];
   const recoveryMs: Record<string, number | null> = {};
@@ -138,6 +108,8 @@ export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (
   });
   const samples: { t: number; values: Sample }[] = [];
   const sampleErrors: string[] = [];
+  /** The soak's own turns, ms after its start: the warm-up ends when each strategy has had one. */
+  const soakTurns: { strategy: string; startMs: number; endMs: number }[] = [];
   await stepOf(progress, 'soak', 'soak', () => soak());
   return stepOf(progress, 'check', 'leftovers and the checker', () => check());
 
@@ -146,21 +118,25 @@ export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (
     const endAt = soakT0 + opts.minutes * 60_000;
     let sampling = true;
     const sampler = (async () => {
-      for (let next = Date.now(); sampling; next += opts.sampleEveryMs) {
+      // Until the end, one sample a period; the sample after the last turn is taken below. (Past the
+      // end, samples every few ms while the last turn drained would weigh its tail in the fit.)
+      for (let next = Date.now(); sampling && Date.now() < endAt; next += opts.sampleEveryMs) {
         samples.push({ t: Date.now() - soakT0, values: await sampleCluster(cluster, sampleErrors) });
-        const wait = next + opts.sampleEveryMs - Date.now();
-        if (wait > 0 && sampling) await sleep(Math.min(wait, Math.max(0, endAt - Date.now()) + 10));
+        const wait = Math.min(next + opts.sampleEveryMs, endAt) - Date.now();
+        if (wait > 0 && sampling) await sleep(wait);
       }
     })();
     for (let i = 0; Date.now() < endAt - 1_000; i++) {
       const s = opts.strategies[i % opts.strategies.length]!;
       log(`  turn ${i + 1}: ${s.name} at ${rates[s.name]}/s`);
+      const startMs = Date.now() - soakT0;
       await turn(s, async () => {
         const before = rec.requests.length;
-        await runLoad(rec, cluster.info.nginx, s, { rate: rates[s.name]!, maxInFlight: 32 }, Math.min(endAt, Date.now() + opts.turnMs));
+        await runLoad(rec, cluster.info.nginx, s, { rate: rates[s.name]!, maxInFlight: 32 }, Math.min(endAt, Date.now() + turnMs));
         const first = rec.requests.slice(before).filter((r) => isSold(r.outcome)).sort((a, b) => a.end - b.end)[0];
         if (recoveryMs[s.name] === null && first) recoveryMs[s.name] = first.end - rec.requests[before]!.at;
       });
+      soakTurns.push({ strategy: s.name, startMs, endMs: Date.now() - soakT0 });
     }
     sampling = false;
     await sampler;
@@ -179,14 +155,21 @@ export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (
       sales,
       lastHealMs: 0,
       recoveryMs,
-      recoveryBoundMs: opts.turnMs,
+      recoveryBoundMs: turnMs,
       leftovers,
       crashes: [],
       idPrefix: 'soak.',
     };
-    const verdict = checkHistory(history);
-    const slopes = slopesOf(samples);
-    const failures = [...verdict.failures, ...slopes.filter((r) => r.grows).map((r) => `${r.resource} keeps growing: ${r.perMinute.toFixed(2)}/min (bound ${r.bound?.perMinute}/min), ${r.first.toFixed(1)} → ${r.last.toFixed(1)}`)];
-    return { history, verdict, samples, sampleErrors, slopes, goodput, rates, ok: failures.length === 0, failures };
+    // A soak injects no fault: its strategies are judged on their requests alone.
+    const verdict = checkHistory(history, { requests: CHAOS_NEEDS.requests, faults: 0 });
+    const windowMs = windowOf(opts.sampleEveryMs);
+    const { growth, rows: slopes } = slopesOf(samples, {
+      warmUpEndsMs: warmUpEnd(opts.strategies.map((s) => s.name), soakTurns),
+      endMs: samples.at(-1)?.t ?? 0,
+      windowMs,
+      leastMinutes: leastSoakMinutes(opts.strategies.length, windowMs, { ...(opts.turnMs !== undefined && { turnMs }), overheadMs: overheadOf(soakTurns, turnMs) }),
+    });
+    const failures = [...verdict.failures, ...slopes.filter((r) => r.grows).map((r) => `${r.resource} keeps growing: ${r.perMinute.toFixed(2)}/min (bound ${r.bound?.perMinute}/min), floors ${r.first.toFixed(1)} → ${r.last.toFixed(1)}`)];
+    return { history, verdict, samples, sampleErrors, slopes, growth, turnMs, goodput, rates, ok: failures.length === 0, failures };
   }
 }

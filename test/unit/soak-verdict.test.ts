@@ -1,0 +1,230 @@
+// The soak's growth verdict (faults/soak/verdict.ts, turns.ts) over made-up series: steady growth
+// is called; noise, a garbage collector's sawtooth, a late peak and the warm-up are not; a run too
+// short to judge says so, with the least run that can, and fails nothing.
+import { describe, expect, it } from 'vitest';
+import { slopePerMinute, type Point } from '../../faults/soak/slope.js';
+import { leastSoakMinutes, roundMs, soakTurnMs, TURN_MS, TURN_OVERHEAD_MS } from '../../faults/soak/turns.js';
+import { floorsPerWindow, judgeability, judgeResource, minJudgedMs, MIN_WINDOWS, slopesOf, warmUpEnd, windowOf, WINDOW_MS, type SoakTiming } from '../../faults/soak/verdict.js';
+
+const SAMPLE_MS = 10_000;
+const HEAP = 'app-0 heap MB';
+const FDS = 'app-0 fds';
+
+/** One value every 10 s from 0 to `minutes`. */
+function series(minutes: number, value: (t: number, i: number) => number): Point[] {
+  return Array.from({ length: (minutes * 60_000) / SAMPLE_MS + 1 }, (_, i) => ({ t: i * SAMPLE_MS, v: value(i * SAMPLE_MS, i) }));
+}
+
+/** A fixed pseudo-random sequence in [-1, 1) (a linear congruential generator): noise the same on every run. */
+function noise(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => {
+    x = (Math.imul(x, 1_664_525) + 1_013_904_223) >>> 0;
+    return (x / 2 ** 32) * 2 - 1;
+  };
+}
+
+/** A heap between collections: it climbs `perSample` MB a sample for `teeth` samples, then a collection drops it to `floor`. */
+const sawtooth = (floor: number, perSample: number, teeth: number, phase = 0) => (_t: number, i: number) => floor + perSample * ((i + phase) % teeth);
+
+/** A 15-minute run whose warm-up (every strategy's first turn) ended at 4 min. */
+const LONG: SoakTiming = { warmUpEndsMs: 4 * 60_000, endMs: 15 * 60_000, windowMs: WINDOW_MS, leastMinutes: 9 };
+const judgedLong = judgeability(LONG);
+
+const judge = (resource: string, points: Point[], timing: SoakTiming = LONG) => judgeResource(resource, points, judgeability(timing), timing.endMs);
+
+/** What the soak did before floors and warm-up: every sample after the first third, fitted as it came. */
+function rawVerdictCalls(points: Point[], bound: { perMinute: number; growth: number }): boolean {
+  const kept = points.slice(Math.floor(points.length / 3));
+  return slopePerMinute(kept) > bound.perMinute && kept.at(-1)!.v - kept[0]!.v > bound.growth;
+}
+
+describe('the soak verdict: steady growth is called', () => {
+  it('a heap whose floor climbs 4 MB/min under a collector sawtooth', () => {
+    const leak = series(15, (t, i) => 60 + (4 * t) / 60_000 + sawtooth(0, 10, 5)(t, i));
+    const row = judge(HEAP, leak);
+    expect(row).toMatchObject({ judged: true, grows: true });
+    expect(row.perMinute).toBeCloseTo(4, 0);
+  });
+
+  it('a count that gains one every 20 s (3/min), steadily', () => {
+    const row = judge(FDS, series(15, (t) => 80 + Math.floor(t / 20_000)));
+    expect(row).toMatchObject({ judged: true, grows: true });
+    expect(row.last - row.first).toBeGreaterThan(10);
+  });
+
+  it('a leak that starts after the warm-up, under noise', () => {
+    const r = noise(7);
+    const row = judge(HEAP, series(15, (t) => 60 + 8 * r() + (t > 6 * 60_000 ? (5 * (t - 6 * 60_000)) / 60_000 : 0)));
+    expect(row.grows).toBe(true);
+  });
+
+  it('the run fails on it: slopesOf names the resource that grows', () => {
+    const samples = series(15, (t) => 80 + Math.floor(t / 20_000)).map((p) => ({ t: p.t, values: { [FDS]: p.v, 'redis keys': 4 } }));
+    const { growth, rows } = slopesOf(samples, LONG);
+    expect(growth.judged).toBe(true);
+    expect(rows.filter((x) => x.grows).map((x) => x.resource)).toEqual([FDS]);
+  });
+});
+
+describe('the soak verdict: what is not growth is not called', () => {
+  it('noise around a flat level, on a heap and on a count', () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const r = noise(seed);
+      expect(judge(HEAP, series(15, () => 60 + 15 * r())).grows, `seed ${seed}`).toBe(false);
+      expect(judge(FDS, series(15, () => 80 + Math.round(4 * r()))).grows, `seed ${seed}`).toBe(false);
+    }
+  });
+
+  it("a collector's sawtooth, at every phase: 60 MB between collections, one every 50 s", () => {
+    for (let phase = 0; phase < 5; phase++) {
+      const row = judge(HEAP, series(15, sawtooth(55, 15, 5, phase)));
+      expect(row, `phase ${phase}`).toMatchObject({ judged: true, grows: false, first: 55, last: 55 });
+    }
+  });
+
+  it('a late peak (the last samples before a full collection): the fit of every sample would call it, the floors do not', () => {
+    const heap = series(15, (t, i) => (t >= 14.5 * 60_000 ? 250 : sawtooth(55, 10, 4)(t, i)));
+    expect(rawVerdictCalls(heap, { perMinute: 3, growth: 10 })).toBe(true);
+    expect(judge(HEAP, heap).grows).toBe(false);
+  });
+
+  it('growth during the warm-up (pools and caches filling, turn by turn), flat after it', () => {
+    // Many strategies: their first round takes 8 of the 15 minutes, more than the third the old fit dropped.
+    const timing: SoakTiming = { ...LONG, warmUpEndsMs: 8 * 60_000 };
+    const warming = series(15, (t) => (t < 8 * 60_000 ? 60 + (15 * t) / 60_000 : 180 + ((t / SAMPLE_MS) % 3)));
+    expect(rawVerdictCalls(warming, { perMinute: 3, growth: 10 })).toBe(true);
+    expect(judge(HEAP, warming, timing)).toMatchObject({ judged: true, grows: false });
+  });
+
+  it('a resource with no bound (the loop delay) is printed, never called', () => {
+    expect(judge('app-0 loop delay ms', series(15, (t) => t / 1_000))).toMatchObject({ judged: true, grows: false });
+  });
+
+  /** The judged windows of LONG (from 4 min, a minute each), by the window's number. */
+  const byWindow = (floor: (k: number) => number) => series(15, (t, i) => (t < 4 * 60_000 ? 60 : floor(Math.floor((t - 4 * 60_000) / 60_000))) + sawtooth(0, 5, 3)(t, i));
+
+  it('a heap that climbs steeply and falls back (a cache filled, then trimmed) ends within its growth bound: not called', () => {
+    const hump = judge(HEAP, byWindow((k) => (k < 10 ? 60 + 6 * k : 68)));
+    expect(hump.perMinute).toBeGreaterThan(3);
+    expect(hump).toMatchObject({ first: 60, last: 68, grows: false });
+  });
+
+  it('floors flat but for the first and last windows, 11 MB apart: above the growth bound, under the slope bound, not called', () => {
+    const ends = judge(HEAP, byWindow((k) => (k === 0 ? 55 : k === 10 ? 66 : 60)));
+    expect(ends.perMinute).toBeLessThan(3);
+    expect(ends).toMatchObject({ first: 55, last: 66, grows: false });
+  });
+
+  it('a resource read in fewer windows than a slope needs (a server that answered late) is not called', () => {
+    const late = series(15, (t) => 80 + t / 2_000).filter((p) => p.t >= 13 * 60_000);
+    expect(judge(FDS, late)).toMatchObject({ judged: true, grows: false });
+  });
+
+  it('a rise above the slope bound but within the growth bound (a step of the pool) is not called', () => {
+    // One step of +8 connections halfway: the slope is steep enough, the rise is within the noise bound of 10.
+    expect(judge(FDS, series(15, (t) => (t < 9 * 60_000 ? 80 : 88)))).toMatchObject({ grows: false });
+  });
+});
+
+describe('the soak verdict: a run too short to judge says so and fails nothing', () => {
+  it("a 2-minute run whose heap climbs its first tooth (65 → 113 MB, no full collection yet): the old fit called it; this one does not judge, and names the least run that can", () => {
+    const heap = series(2, (t) => 65 + (24 * t) / 60_000);
+    expect(rawVerdictCalls(heap, { perMinute: 3, growth: 10 })).toBe(true);
+    // 29 strategies in turns sized to a 2-minute run: the first round never finished.
+    const timing: SoakTiming = { warmUpEndsMs: undefined, endMs: 2 * 60_000, windowMs: WINDOW_MS, leastMinutes: leastSoakMinutes(29, WINDOW_MS) };
+    const { growth, rows } = slopesOf(heap.map((p) => ({ t: p.t, values: { [HEAP]: p.v } })), timing);
+    expect(growth).toEqual({ judged: false, why: 'not every strategy in the plan had a turn, so the run never left its warm-up', leastMinutes: timing.leastMinutes });
+    expect(rows).toMatchObject([{ resource: HEAP, judged: false, grows: false }]);
+  });
+
+  it('a run whose warm-up ended but left less than the judged part needs', () => {
+    const timing: SoakTiming = { warmUpEndsMs: 60_000, endMs: 4 * 60_000, windowMs: WINDOW_MS, leastMinutes: 6.5 };
+    const growth = judgeability(timing);
+    expect(growth).toEqual({ judged: false, why: '3.0 min after the warm-up (every strategy\'s first turn, 1.0 min); judging needs 5.0 min', leastMinutes: 6.5 });
+    // Even a real leak is not called on so little: the run says it cannot tell.
+    expect(judge(FDS, series(4, (t) => 80 + t / 10_000), timing)).toMatchObject({ judged: false, grows: false });
+  });
+
+  it('judges from exactly the least judged part on', () => {
+    const least = minJudgedMs(WINDOW_MS);
+    expect(judgeability({ ...LONG, endMs: LONG.warmUpEndsMs! + least - 1 }).judged).toBe(false);
+    expect(judgeability({ ...LONG, endMs: LONG.warmUpEndsMs! + least })).toEqual({ judged: true, fromMs: LONG.warmUpEndsMs, windowMs: WINDOW_MS, windows: least / WINDOW_MS });
+  });
+
+  it('needs long enough for each bound: a resource growing at its bound outgrows its growth bound (fds: 10 at 2/min, 5 min)', () => {
+    expect(minJudgedMs(WINDOW_MS)).toBe(5 * 60_000);
+    expect(minJudgedMs(4 * 60_000)).toBe(MIN_WINDOWS * 4 * 60_000);
+  });
+});
+
+describe('the pieces: floors, warm-up, windows and turns', () => {
+  it('takes the least value of each whole window, at its middle; a window cut by the end or empty is left out', () => {
+    const points = [
+      { t: 0, v: 5 },
+      { t: 20_000, v: 3 },
+      { t: 50_000, v: 9 },
+      // On a boundary: the window it opens, not the one it closes.
+      { t: 60_000, v: 2 },
+      { t: 70_000, v: 7 },
+      { t: 190_000, v: 1 },
+      { t: 230_000, v: 0 },
+      { t: 245_000, v: -5 },
+    ];
+    // [120, 180) has no sample; [240, 300) is cut by the end at 245.
+    expect(floorsPerWindow(points, 0, 245_000, 60_000)).toEqual([
+      { t: 30_000, v: 3 },
+      { t: 90_000, v: 2 },
+      { t: 210_000, v: 0 },
+    ]);
+    // From a later start, windows are counted from there.
+    expect(floorsPerWindow(points, 20_000, 245_000, 60_000)).toEqual([
+      { t: 50_000, v: 2 },
+      { t: 170_000, v: 1 },
+    ]);
+  });
+
+  it('ends the warm-up when the last strategy of the plan finishes its first turn', () => {
+    const turns = [
+      { strategy: 'a', endMs: 10 },
+      { strategy: 'b', endMs: 20 },
+      { strategy: 'a', endMs: 30 },
+      { strategy: 'c', endMs: 40 },
+      { strategy: 'b', endMs: 50 },
+    ];
+    expect(warmUpEnd(['a', 'b', 'c'], turns)).toBe(40);
+    expect(warmUpEnd(['a', 'b', 'c', 'd'], turns)).toBeUndefined();
+    expect(warmUpEnd(['b'], turns)).toBe(20);
+  });
+
+  it('takes windows of a minute, or three samples when they are sparser', () => {
+    expect(windowOf(10_000)).toBe(WINDOW_MS);
+    expect(windowOf(30_000)).toBe(90_000);
+  });
+
+  it('sizes turns so the first round takes at most a third of the run, within bounds', () => {
+    expect(soakTurnMs(30, 3)).toBe(TURN_MS.max);
+    expect(soakTurnMs(2, 29)).toBe(TURN_MS.min);
+    const turn = soakTurnMs(20, 29);
+    expect(turn).toBeGreaterThan(TURN_MS.min);
+    expect(turn).toBeLessThan(TURN_MS.max);
+    expect(roundMs(29, turn)).toBeLessThanOrEqual((20 * 60_000) / 3 + 1);
+  });
+
+  it('names as least run the first whose sized turns leave the judged part after the first round', () => {
+    for (const strategies of [1, 3, 29]) {
+      const least = leastSoakMinutes(strategies, WINDOW_MS);
+      const after = (minutes: number) => minutes * 60_000 - roundMs(strategies, soakTurnMs(minutes, strategies));
+      expect(after(least), `${strategies} strategies`).toBeGreaterThanOrEqual(minJudgedMs(WINDOW_MS));
+      expect(after(least - 0.5), `${strategies} strategies`).toBeLessThan(minJudgedMs(WINDOW_MS));
+    }
+    // Turns fixed by the caller, and turns slower than planned, ask for longer runs.
+    // 3 turns of 10 s and 1.5 s: 34.5 s of warm-up, then 5 min: 5.6 min, so 6.
+    expect(leastSoakMinutes(3, WINDOW_MS, { turnMs: 10_000 })).toBe(6);
+    expect(leastSoakMinutes(29, WINDOW_MS, { overheadMs: 4 * TURN_OVERHEAD_MS })).toBeGreaterThan(leastSoakMinutes(29, WINDOW_MS));
+  });
+
+  it('the long run of these tests is judged over its floors', () => {
+    expect(judgedLong).toEqual({ judged: true, fromMs: 4 * 60_000, windowMs: WINDOW_MS, windows: 11 });
+  });
+});
