@@ -129,9 +129,10 @@ export async function holdReplicationBack(master: Redis, replicaPid: number): Pr
   if (!(await pollUntil(async () => (await unsentToReplica(master)) > 0, 5_000, 20))) throw new Error('replication was not held back: the master sent its whole stream');
 }
 
-/** The ZooKeeper ensemble's leader now; undefined while there is none (an election). */
-export async function zkLeader(cluster: RunningCluster): Promise<ServerHandle | undefined> {
-  const modes = await Promise.all(cluster.servers.zookeeperEnsemble.map(async (s) => ((await zkMode({ host: s.host, port: s.port })) === 'leader' ? s : undefined)));
+/** The ZooKeeper ensemble's leader now, `except` aside; undefined while there is none (an election). */
+export async function zkLeader(cluster: RunningCluster, except?: ServerHandle): Promise<ServerHandle | undefined> {
+  const nodes = cluster.servers.zookeeperEnsemble.filter((s) => s !== except);
+  const modes = await Promise.all(nodes.map(async (s) => ((await zkMode({ host: s.host, port: s.port })) === 'leader' ? s : undefined)));
   return modes.find((s) => s !== undefined);
 }
 

@@ -1,0 +1,39 @@
+// zk-leader-partition: the ensemble's leader cut off from the other two nodes (the hosts topology),
+// while deductions run under a ZooKeeper lock. The instances still reach every node: the sessions on
+// the old leader are dropped when it loses its quorum and move to the majority, which elects a new
+// leader. Exact throughout; the time until sales resume is the figure. Healed after.
+import path from 'node:path';
+import { isolate } from '../../src/net/grudge.js';
+import { applyGrudge, healAll } from '../../src/net/partition.js';
+import { ZK_STRATEGIES } from '../locks.js';
+import type { FaultRow } from '../row.js';
+import type { FaultContext, Scenario } from '../scenario.js';
+import { leaderFaultCase, RECOVER_BOUND_MS, type LeaderFault } from './zk-leader-loss.js';
+
+function isolatedLeader(ctx: FaultContext): LeaderFault {
+  const layout = ctx.cluster.layout;
+  if (!layout) throw new Error('zk-leader-partition needs the hosts topology (a network namespace per server)');
+  const record = path.join(ctx.workDir, 'partitions.jsonl');
+  const nodes = ctx.cluster.servers.zookeeperEnsemble.map((s) => s.name);
+  return {
+    scenario: 'zk-leader-partition',
+    variant: '3-node ensemble, leader cut off from the others',
+    done: 'cut off from the other two nodes',
+    inflict: async (leader) => void (await applyGrudge(layout, isolate(nodes, leader.name), record)),
+    undo: async () => void (await healAll(layout, record)),
+  };
+}
+
+export const zkLeaderPartition: Scenario = {
+  name: 'zk-leader-partition',
+  topology: 'hosts,replicated',
+  description:
+    'The hosts topology with a three-node ensemble. Clients send deductions through the three instances, whose sessions span the ensemble; once sales flow, the leader is cut off from the ' +
+    `other two nodes (iptables DROP both ways; the instances still reach all three). The leader loses its quorum and drops its clients, who move their sessions to the majority once it has elected a new leader. ` +
+    `Sold must equal deducted exactly throughout; "recover" is the time from the cut to the first sale of a request sent after it (bound ${RECOVER_BOUND_MS / 1000} s). Healed after.`,
+  async run(ctx) {
+    const rows: FaultRow[] = [];
+    for (const strategy of ZK_STRATEGIES.filter(ctx.wants)) rows.push(await leaderFaultCase(ctx, strategy, isolatedLeader(ctx)));
+    return rows;
+  },
+};
