@@ -18,6 +18,12 @@ function topologyOf(r: ChaosReport): string {
   return r.history.replicated ? 'replicated' : 'single';
 }
 
+/** "27 of 29 (2 not judged)": a strategy that saw too little is not counted as exact. */
+function exactCell(v: readonly { exact: boolean; notJudged?: string }[]): string {
+  const notJudged = v.filter((s) => s.notJudged !== undefined).length;
+  return `${v.filter((s) => s.exact && s.notJudged === undefined).length} of ${v.length}${notJudged > 0 ? ` (${notJudged} not judged)` : ''}`;
+}
+
 function chaosCells(r: ChaosReport): string[] {
   const v = r.verdict.strategies;
   const reported = v.filter((s) => !s.exact && s.asCatalogSays);
@@ -26,7 +32,7 @@ function chaosCells(r: ChaosReport): string[] {
     minutes(r.options.seconds),
     `${r.history.faults.length} (${Object.keys(faultsByKind(r)).length} kinds)`,
     String(r.history.requests.length),
-    `${v.filter((s) => s.exact).length} of ${v.length}`,
+    exactCell(v),
     reported.length === 0 ? 'none' : reported.map((s) => `${s.strategy} (${s.allowedBy ?? 'as the catalog says'})`).join('; '),
     r.verdict.ok ? 'every check holds' : `${r.verdict.failures.length} failed: ${r.verdict.failures.join('; ')}`,
   ];
@@ -40,9 +46,9 @@ function soakCells(r: SoakReport): string[] {
     String(r.options.minutes),
     'none',
     String(r.requests),
-    `${v.filter((s) => s.exact).length} of ${v.length}`,
+    exactCell(v),
     'none',
-    r.ok ? 'nothing keeps growing' : growing.length > 0 ? `grows: ${growing.join(', ')}` : r.failures.join('; '),
+    r.ok ? (r.growth?.judged === false ? 'too short to judge growth' : 'nothing keeps growing') : growing.length > 0 ? `grows: ${growing.join(', ')}` : r.failures.join('; '),
   ];
 }
 
