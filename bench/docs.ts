@@ -29,7 +29,7 @@ import type { Lang } from '../src/lang.js';
 export const DOCS_FLAGS = { command: { type: 'string' }, lease: { type: 'string' }, chaos: { type: 'string', multiple: true }, soak: { type: 'string' }, ramp: { type: 'string' }, ...HELP_FLAG } as const;
 
 /** The blocks `npm run docs` writes; a doc may hold any of them. */
-export const GENERATED_BLOCKS = ['lab-run', 'summary', 'ceiling', 'results', 'lease-run', 'lease-results', 'faults-run', 'faults-by-lock', 'faults-single', 'faults-replicated', 'reliability', 'chaos-runs', 'soak-run', 'ramp', 'ramp-summary'] as const;
+export const GENERATED_BLOCKS = ['lab-run', 'summary', 'ceiling', 'results', 'lease-run', 'lease-results', 'faults-run', 'faults-by-lock', 'faults-single', 'faults-replicated', 'faults-hosts', 'reliability', 'chaos-runs', 'soak-run', 'ramp', 'ramp-summary'] as const;
 
 export const DOCS_USAGE = `usage: npm run docs -- <bench results .json> [<faults results .json>] [options]
   --command "…"   the command that made the bench run (default: npm run bench with the options it records)
@@ -147,11 +147,15 @@ export function docBlocks(
     const f = faults.report;
     blocks.set('faults-run', FAULT_WORDS[lang].measured(faultsCommand(f), fileOf(faults.file), faultMethodText(f, lang), f.rows.filter((r) => r.asExpected).length, f.rows.length));
     blocks.set('faults-by-lock', faultsByLock(f.rows, lang));
-    const replicated = new Set(SCENARIOS.filter((s) => s.topology === 'replicated').map((s) => s.name));
+    const on = (topologies: readonly string[]) => new Set(SCENARIOS.filter((s) => topologies.includes(s.topology ?? 'single')).map((s) => s.name));
+    const replicated = on(['replicated']);
+    // the hosts topology's scenarios: partitions, on a network namespace per server
+    const hosts = on(['hosts', 'hosts,replicated']);
     const cells = (r: FaultRow) => (lang === 'zh' ? zhFaultCells(rowCells(r)) : rowCells(r));
     const table = (rows: FaultRow[]) => markdownTable(faultHeader(lang), rows.map(cells));
-    blocks.set('faults-single', [table(f.rows.filter((r) => !replicated.has(r.scenario))), '', ...FAULT_WORDS[lang].definitions.map((d) => `- ${d}`)].join('\n'));
+    blocks.set('faults-single', [table(f.rows.filter((r) => !replicated.has(r.scenario) && !hosts.has(r.scenario))), '', ...FAULT_WORDS[lang].definitions.map((d) => `- ${d}`)].join('\n'));
     blocks.set('faults-replicated', table(f.rows.filter((r) => replicated.has(r.scenario))));
+    blocks.set('faults-hosts', table(f.rows.filter((r) => hosts.has(r.scenario))));
   }
   return blocks;
 }

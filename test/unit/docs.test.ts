@@ -98,7 +98,7 @@ const VARIABLES = new Set([
   ...['docker-compose.yml', 'docker-compose.replicated.yml', 'Dockerfile', ...STANDIN_FILES].flatMap((f) => [...read(f).matchAll(/\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/g)].map((m) => m[1] as string)),
 ]);
 /** UPPER_CASE words the docs show that are not variables (SQL, a column attribute). */
-const NOT_VARIABLES = new Set(['AUTO_INCREMENT', 'LOCK_NAME']);
+const NOT_VARIABLES = new Set(['AUTO_INCREMENT', 'LOCK_NAME', 'CAP_NET_ADMIN']); // SQL words and a Linux capability
 
 /** Output folders the runs create (git-ignored), which a fresh clone does not have. */
 const IGNORED = read('.gitignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
