@@ -19,6 +19,9 @@ const urlList = z
   .transform((s) => s.split(',').map((u) => u.trim()).filter(Boolean))
   .pipe(z.array(z.string().url()).min(1));
 
+/** MYSQL_STATEMENT_TIMEOUT_MS's default, also for a MysqlConfig made without it (tests, migrations). */
+export const MYSQL_STATEMENT_TIMEOUT_MS_DEFAULT = 10_000;
+
 const envSchema = z.object({
   // one service instance
   HOST: z.string().default('127.0.0.1'),
@@ -39,6 +42,15 @@ const envSchema = z.object({
   MYSQL_DATABASE: z.string().default('stocklab'),
   MYSQL_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
   MYSQL_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(2_000),
+  // How long one statement may go unanswered before the instance gives it up and destroys its
+  // connection (a link that drops packets sends no RST: TCP would wait minutes). It is on top of
+  // the row-lock wait a request allows (sql-for-update's read and sql-share-mode's write may wait
+  // waitMs, in whole seconds), so a request on a dead link answers within its waitMs + workMs + this
+  // at most: 503 outcome_unknown if a COMMIT or an autocommit write went unanswered, else a refusal.
+  // 10 s by default, as WORK_MS_MAX: a write queued behind a sql-for-update holder still at its
+  // work waits that long for the row lock, and is not given up on (and the fault lab's longest
+  // MySQL freeze, 8 s, stays below it).
+  MYSQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(MYSQL_STATEMENT_TIMEOUT_MS_DEFAULT),
 
   // Redis: the main server holds the Redis stock key and the single-server locks;
   // RedLock uses its own independent masters.
@@ -138,6 +150,8 @@ export interface MysqlConfig {
   database: string;
   poolSize: number;
   connectTimeoutMs: number;
+  /** MYSQL_STATEMENT_TIMEOUT_MS; absent: MYSQL_STATEMENT_TIMEOUT_MS_DEFAULT. */
+  statementTimeoutMs?: number;
 }
 
 export interface RequestLimits {
@@ -297,6 +311,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       database: e.MYSQL_DATABASE,
       poolSize: e.MYSQL_POOL_SIZE,
       connectTimeoutMs: e.MYSQL_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.MYSQL_STATEMENT_TIMEOUT_MS,
     },
     redis: {
       url: e.REDIS_URL,

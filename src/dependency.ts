@@ -32,6 +32,18 @@ const notSentMessages = [
   "Can't add new command when connection is in closed state", "Can't write in closed state",
 ];
 
+/**
+ * A Redis server that refused to write, so nothing was applied: a minority master under
+ * min-replicas-to-write (NOREPLICAS), a master demoted to a replica (READONLY), or a replica cut
+ * from its master (MASTERDOWN). Seen when a partition leaves a client talking to the wrong side.
+ */
+const REFUSED_WRITE = /^(NOREPLICAS|READONLY|MASTERDOWN)\b/;
+
+export function isRefusedWrite(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 4) return false;
+  return REFUSED_WRITE.test(err.message) || isRefusedWrite(err.cause, depth + 1);
+}
+
 /** A write was sent, and no answer came: it may have been applied. The client must not be told "no". */
 export class OutcomeUnknownError extends Error {
   constructor(
@@ -53,9 +65,15 @@ export function isConnectionError(err: unknown, depth = 0): boolean {
   return isConnectionError(driverError, depth + 1) || isConnectionError(err.cause, depth + 1);
 }
 
+/**
+ * True when nothing the failed call sent can take effect: it never left, never reached a server, or
+ * (an error with `mayHaveApplied`, as a MySQL statement given up on past its bound carries) it was a
+ * read or a statement of a transaction whose COMMIT was never sent.
+ */
 function neverSent(err: unknown, depth = 0): boolean {
   if (!(err instanceof Error) || depth > 4) return false;
-  const { code, driverError } = err as Error & { code?: unknown; driverError?: unknown };
+  const { code, driverError, mayHaveApplied } = err as Error & { code?: unknown; driverError?: unknown; mayHaveApplied?: unknown };
+  if (typeof mayHaveApplied === 'boolean') return !mayHaveApplied;
   if (typeof code === 'string' && notSentCodes.has(code)) return true;
   if (notSentMessages.some((m) => err.message.includes(m))) return true;
   return neverSent(driverError, depth + 1) || neverSent(err.cause, depth + 1);
@@ -70,6 +88,7 @@ export async function callDependencyWrite<T>(dependency: DependencyName, call: (
   try {
     return await call();
   } catch (err) {
+    if (isRefusedWrite(err)) throw new DependencyDownError(dependency, err);
     if (!isConnectionError(err)) throw err;
     throw neverSent(err) ? new DependencyDownError(dependency, err) : new OutcomeUnknownError(dependency, err);
   }
@@ -82,6 +101,6 @@ export async function callDependency<T>(dependency: DependencyName, call: () => 
   } catch (err) {
     // Already judged by an inner call (a write inside a wider call): keep its verdict.
     if (err instanceof OutcomeUnknownError || err instanceof DependencyDownError) throw err;
-    throw isConnectionError(err) ? new DependencyDownError(dependency, err) : err;
+    throw isConnectionError(err) || isRefusedWrite(err) ? new DependencyDownError(dependency, err) : err;
   }
 }

@@ -7,13 +7,16 @@
 // count it read (oversold = N); a fenced one is refused; a lock that learns it lost its claim
 // refuses the write itself (503 lock_lost).
 import path from 'node:path';
+import { createConnection, type Connection } from 'mysql2/promise';
+import { isRefusal, UNKNOWN_OUTCOME } from '../../src/http/answers.js';
 import { complete, cut } from '../../src/net/grudge.js';
 import { applyGrudge, healAll } from '../../src/net/partition.js';
 import type { HostsLayout } from '../../src/net/hosts.js';
-import { runCase, type Verdict } from '../case.js';
-import { instance } from '../cluster-ops.js';
-import { outcomeKey, type CheckParams } from '../client.js';
-import { answersText, freezeHolder, holderText, sellThrough } from '../holder.js';
+import { pollUntil } from '../../src/time.js';
+import { runCase, type Case, type Verdict } from '../case.js';
+import { instance, type Instance } from '../cluster-ops.js';
+import { outcomeKey, type CheckParams, type Sent } from '../client.js';
+import { answersText, FREEZE_TIMEOUT_MS, freezeHolder, holderText, sellThrough } from '../holder.js';
 import { resume } from '../process-state.js';
 import { isSafe, type FaultRow } from '../row.js';
 import type { FaultContext, Scenario } from '../scenario.js';
@@ -162,6 +165,126 @@ export async function redlockSplitCase(ctx: FaultContext, split: RedlockSplit): 
   });
 }
 
+// ── an instance cut from MySQL mid-transaction ──────────────────────────────────────────────────
+// app-0 is cut from MySQL with its transaction open and the row lock held on the server, its last
+// statement's answer lost. Its request must still answer, within a bound: the instance gives a
+// statement up past MYSQL_STATEMENT_TIMEOUT_MS and destroys its connection, answering 503
+// outcome_unknown if a COMMIT was sent, else a refusal. On the server its session keeps the row lock
+// until MariaDB ends it (idle inside its transaction for 30 s, src/cluster/mariadb.ts) and rolls it
+// back; the others are refused meanwhile, by their own bounds, then sell. GET /sales settles the
+// holder's fate.
+
+/** The strategies of this variant. */
+export const MYSQL_CUT_STRATEGIES = ['sql-for-update', 'sql-update'] as const;
+export type MysqlCutStrategy = (typeof MYSQL_CUT_STRATEGIES)[number];
+
+/** The cut holder answers within this: the statement bound (10 s) plus room for a loaded machine. */
+export const MYSQL_CUT_ANSWER_BOUND_MS = 25_000;
+/** The others sell again within this after the cut: MariaDB's 30 s idle-in-transaction bound plus room. */
+export const MYSQL_CUT_LOCK_FREE_BOUND_MS = 60_000;
+/** The others' lock wait (sql-for-update): short, so each waits a little and is refused while the lock is stranded. */
+const MYSQL_CUT_SELLER_PARAMS = { waitMs: 2_000 };
+
+/** The lab's own session, from the machine (no cut touches it): it holds the row lock and watches the instances' statements. */
+async function labSession(ctx: FaultContext): Promise<Connection> {
+  const { host, port, user, password, database } = ctx.cluster.info.mysql;
+  return createConnection({ host, port, user, password, database, connectTimeout: 5_000 });
+}
+
+/** Statements from `address` running now whose text is like `like` (one waiting for a row lock stays running). */
+async function runningFrom(lab: Connection, address: string, like: string): Promise<number> {
+  const [rows] = await lab.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND HOST LIKE ? AND INFO LIKE ?", [`${address}:%`, like]);
+  return Number((rows as { n: unknown }[])[0]?.n ?? 0);
+}
+
+/**
+ * Sells `units` through `through`, one request at a time, alternating, until they are sold or
+ * `boundMs` has passed since `t0`. The first 200 comes once the stranded row lock is free.
+ */
+async function sellOnceFree(c: Case, through: readonly Instance[], units: number, t0: number, boundMs: number): Promise<{ sent: Sent[]; freeMs: number | null }> {
+  const sent: Sent[] = [];
+  let sold = 0;
+  let freeMs: number | null = null;
+  for (let k = 0; sold < units && Date.now() - t0 < boundMs; k++) {
+    const s = await c.send(through[k % through.length] as Instance, 'sell', MYSQL_CUT_SELLER_PARAMS);
+    sent.push(s);
+    if (outcomeKey(s.outcome) !== '200') continue;
+    sold++;
+    freeMs ??= Date.now() - t0;
+  }
+  return { sent, freeMs };
+}
+
+export async function mysqlCutCase(ctx: FaultContext, strategy: MysqlCutStrategy): Promise<FaultRow> {
+  const n = ctx.sizes.sell;
+  const key = { scenario: 'partition', strategy, variant: 'instance cut from MySQL mid-transaction', store: 'mysql' as const };
+  const layout = layoutOf(ctx);
+  const record = path.join(ctx.workDir, 'partitions.jsonl');
+  return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
+    const [holderAt, ...sellers] = [0, 1, 2].map((i) => instance(ctx.cluster, i)) as [Instance, Instance, Instance];
+    const holderAddress = layout.hosts.find((h) => h.name === holderAt.server.name)?.address ?? '';
+    const grudge = cut([holderAt.server.name], ['mysql']);
+    const lab = await labSession(ctx);
+    let holder: Promise<Sent> | undefined;
+    let healed = false;
+    try {
+      let cutAt: Awaited<ReturnType<typeof applyGrudge>>;
+      if (strategy === 'sql-for-update') {
+        // Stopped after its locking read, inside the transaction: the row lock held, its UPDATE unsent.
+        const frozen = await freezeHolder(c, holderAt, { pause: 'after-read' });
+        if (!frozen.frozen) return { expected: 'the holder stops at pause=after-read', holds: () => false, details: [holderText(frozen.answer)] };
+        holder = frozen.answer;
+        cutAt = await applyGrudge(layout, grudge, record);
+        resume(frozen.pid); // its UPDATE goes into the cut and is never answered
+      } else {
+        // sql-update has no pause point: the lab holds the row lock, so app-0's UPDATE (in the
+        // transaction that records the sale) waits on the server; cut, then let it run there.
+        await lab.query('START TRANSACTION');
+        await lab.query("SELECT `count` FROM db_stock WHERE product_code = '1001' AND stock_code = '001' FOR UPDATE");
+        holder = c.send(holderAt, 'holder', {});
+        const waiting = await pollUntil(async () => (await runningFrom(lab, holderAddress, 'UPDATE%db_stock%')) === 1, FREEZE_TIMEOUT_MS, 20);
+        if (!waiting) return { expected: "the holder's UPDATE waits for the lab's row lock", holds: () => false, details: [holderText(await holder)] };
+        cutAt = await applyGrudge(layout, grudge, record);
+        await lab.query('ROLLBACK'); // app-0's UPDATE runs and holds the row lock; its answer is lost
+      }
+      const t0 = Date.now();
+      const sold = await sellOnceFree(c, sellers, n, t0, MYSQL_CUT_LOCK_FREE_BOUND_MS);
+      const answered = await holder;
+      await healAll(layout, record);
+      healed = true;
+      // The cut instance's pool after the heal: the abandoned connection is gone, the others serve.
+      const after = await c.send(holderAt, 'after', {});
+      const holderKey = outcomeKey(answered.outcome);
+      const holderOk = holderKey === UNKNOWN_OUTCOME || isRefusal(holderKey);
+      return {
+        expected:
+          `the holder answers within ${MYSQL_CUT_ANSWER_BOUND_MS / 1000} s, 503 outcome_unknown or a refusal, never a hang; the others are refused, each within its own bound, ` +
+          `until MariaDB ends the stranded session, then sell N (${n}) within ${MYSQL_CUT_LOCK_FREE_BOUND_MS / 1000} s of the cut; app-0 sells after the heal; /sales settles the holder: nothing oversold, nothing twice`,
+        details: [
+          `cut at ${cutAt.at}: ${cutAt.text}`,
+          holderText(answered),
+          `the others (app-1, app-2): ${answersText(sold.sent)}; the first sale ${sold.freeMs === null ? `not within ${MYSQL_CUT_LOCK_FREE_BOUND_MS} ms` : `${sold.freeMs} ms after the cut`}`,
+          holderText(after, 'app-0 after the heal'),
+        ],
+        facts: { holderMs: answered.ms, lockFreeMs: sold.freeMs ?? -1, refusedMeanwhile: sold.sent.filter((s) => outcomeKey(s.outcome) !== '200').length },
+        recoverMs: sold.freeMs,
+        recoverBoundMs: MYSQL_CUT_LOCK_FREE_BOUND_MS,
+        holds: (m) =>
+          isSafe(m) &&
+          holderOk &&
+          answered.ms <= MYSQL_CUT_ANSWER_BOUND_MS &&
+          sold.freeMs !== null &&
+          (m.byRole.sell?.['200'] ?? 0) === n &&
+          outcomeKey(after.outcome) === '200',
+      };
+    } finally {
+      if (holder) await holder;
+      if (!healed) await healAll(layout, record);
+      await lab.end().catch(() => undefined); // ends the lab's transaction too, if a step above failed
+    }
+  });
+}
+
 export const partition: Scenario = {
   name: 'partition',
   topology: 'hosts',
@@ -170,13 +293,16 @@ export const partition: Scenario = {
     `its links to the lock's server (Redis or ZooKeeper) are cut both ways (iptables DROP inside both namespaces), then it runs on: it reads the stock from MySQL, which it still reaches, and works ${HOLDER_WORK_MS} ms with ttlMs ${HOLDER_TTL_MS} (ZooKeeper: its session). ` +
     'Meanwhile the lease or session ends on the server and app-1 and app-2 sell N units one at a time. The links heal once the holder has answered. ' +
     `RedLock: the masters split 3|2 and 2|2|1, each side with one instance (MySQL reaches all); each side sends ${SPLIT_REQUESTS} requests at once with the others. At most the side with a majority sells; a side without one is refused, 503 redlock_unavailable. ` +
-    'A holder that cannot tell its claim is gone writes the count it read (oversold = N); with fenced=1 the store refuses it (503 fenced); a lock that notices (the watchdog\'s failed renewal, ZooKeeper\'s lost connection, taken as lost as Curator takes SUSPENDED) refuses its own write (503 lock_lost).',
+    'A holder that cannot tell its claim is gone writes the count it read (oversold = N); with fenced=1 the store refuses it (503 fenced); a lock that notices (the watchdog\'s failed renewal, ZooKeeper\'s lost connection, taken as lost as Curator takes SUSPENDED) refuses its own write (503 lock_lost). ' +
+    'An instance cut from MySQL mid-transaction (sql-for-update stopped after its locking read, sql-update with its UPDATE run while the lab held the row): ' +
+    `its request answers within ${MYSQL_CUT_ANSWER_BOUND_MS / 1000} s (503 outcome_unknown, or a refusal when its COMMIT was never sent), never a hang; its session keeps the row lock until MariaDB ends it (30 s idle in a transaction), the others are refused meanwhile, then sell N; GET /sales settles the holder.`,
   async run(ctx) {
     const rows: FaultRow[] = [];
     for (const strategy of Object.keys(LOCK_SERVICE).filter(ctx.wants)) {
       for (const fencing of ['unfenced', 'fenced'] as const) rows.push(await holderCutCase(ctx, strategy, fencing));
     }
     if (ctx.wants('redlock')) for (const split of Object.keys(REDLOCK_SPLITS) as RedlockSplit[]) rows.push(await redlockSplitCase(ctx, split));
+    for (const strategy of MYSQL_CUT_STRATEGIES.filter(ctx.wants)) rows.push(await mysqlCutCase(ctx, strategy));
     return rows;
   },
 };

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
-import type { MysqlConfig } from '../config.js';
+import { MYSQL_STATEMENT_TIMEOUT_MS_DEFAULT, type MysqlConfig } from '../config.js';
 import { migrations } from '../../migrations/index.js';
+import { boundStatements } from './connections.js';
 import { entities } from './entities/index.js';
 
 /** Waiters for a pooled connection per instance: far above the course's 100 clients. */
@@ -11,7 +12,7 @@ const POOL_QUEUE_LIMIT = 1_000;
  * map the tables; the migrations create them and stay the schema's only source (no synchronize).
  */
 export function createDataSource(cfg: MysqlConfig): DataSource {
-  return new DataSource({
+  const db = new DataSource({
     type: 'mysql',
     host: cfg.host,
     port: cfg.port,
@@ -29,4 +30,7 @@ export function createDataSource(cfg: MysqlConfig): DataSource {
     migrationsTableName: 'typeorm_migrations',
     logging: false,
   });
+  // Every statement run through onConnection answers or is given up on within this (connections.ts).
+  boundStatements(db, cfg.statementTimeoutMs ?? MYSQL_STATEMENT_TIMEOUT_MS_DEFAULT);
+  return db;
 }

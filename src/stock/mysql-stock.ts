@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager, SelectQueryBuilder, UpdateQueryBuilder } from 'typeorm';
-import { onConnection } from '../db/connections.js';
+import { onConnection, type StatementBound } from '../db/connections.js';
 import { callDependency, callDependencyWrite } from '../dependency.js';
 import { SaleRow } from '../db/entities/sale.js';
 import { StockRow } from '../db/entities/stock.js';
@@ -208,13 +208,18 @@ export class MysqlStock implements StockStore {
   withRowLocked<T>(waitMs: number, work: (count: number) => Promise<{ count?: number; result: T }>, sale?: SaleId, mode: RowLockMode = 'exclusive'): Promise<T> {
     const waitSeconds = Math.max(1, Math.ceil(waitMs / 1000));
     // The COMMIT is the write: a connection lost after it was sent is an unknown outcome.
-    return this.mysqlWrite(async (m) => {
+    return this.mysqlWrite(async (m, bound) => {
       // No QueryBuilder form exists for a session variable; it stays a plain statement, and is put
       // back after, so the pooled connection does not carry this request's bound to the next user.
       await m.query(SET_LOCK_WAIT, [waitSeconds]);
+      let result: T;
       try {
-        return await m.transaction(async (tx) => {
+        result = await m.transaction(async (tx) => {
+          // The locking read may wait for the row lock this long on the server: not a dead link.
+          bound.allowLockWait(waitSeconds * 1000);
           const row = mode === 'shared' ? await readSharedRow(tx) : await readRow(statements.selectForUpdate(tx));
+          // Exclusive, the row is ours now; shared, the write still waits to upgrade the lock.
+          if (mode === 'exclusive') bound.allowLockWait(0);
           const { count, result } = await work(row?.count ?? 0);
           if (count !== undefined) {
             await statements.write(tx, count).execute();
@@ -222,9 +227,17 @@ export class MysqlStock implements StockStore {
           }
           return result;
         });
-      } finally {
-        await m.query(RESTORE_LOCK_WAIT);
+      } catch (err) {
+        // On a connection that failed or was given up on the SET fails too (and the connection is
+        // never reused): its error must not replace the transaction's, which says whether a COMMIT
+        // was sent.
+        await m.query(RESTORE_LOCK_WAIT).catch(() => undefined);
+        throw err;
       }
+      // Committed: the sale happened, whatever the SET's fate. A connection that fails it now is
+      // destroyed (statement bound) or dropped by the pool (connection lost), never reused with it.
+      await m.query(RESTORE_LOCK_WAIT).catch(() => undefined);
+      return result;
     });
   }
 
@@ -234,7 +247,7 @@ export class MysqlStock implements StockStore {
   }
 
   /** The same for a change of the count: an answer lost after sending is OutcomeUnknownError. */
-  private mysqlWrite<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+  private mysqlWrite<T>(work: (m: EntityManager, bound: StatementBound) => Promise<T>): Promise<T> {
     return callDependencyWrite('mysql', () => onConnection(this.db, this.acquireMs, work));
   }
 }

@@ -17,7 +17,7 @@ import { LAB_INSTANCE_ENV } from '../../faults/lab-cluster.js';
 import { resume } from '../../faults/process-state.js';
 import { isSafe, type FaultRow } from '../../faults/row.js';
 import type { FaultContext } from '../../faults/scenario.js';
-import { holderCutCase, redlockSplitCase } from '../../faults/scenarios/partition.js';
+import { holderCutCase, MYSQL_CUT_ANSWER_BOUND_MS, MYSQL_CUT_LOCK_FREE_BOUND_MS, MYSQL_CUT_STRATEGIES, mysqlCutCase, redlockSplitCase } from '../../faults/scenarios/partition.js';
 import { freeClusterConfig, startCluster, type RunningCluster } from '../../src/cluster/cluster.js';
 import { isPortFree } from '../../src/cluster/ports.js';
 import { hasNetAdmin, hostsLeft, type HostsLayout } from '../../src/net/hosts.js';
@@ -112,6 +112,18 @@ describe.skipIf(!hasNetAdmin())('the hosts topology (needs root)', () => {
     expect(isSafe(row), figures(row)).toBe(true);
     expect(row.asExpected, figures(row)).toBe(true);
   });
+
+  it('an instance cut from MySQL mid-transaction answers within its bound, 503 outcome_unknown or a refusal; the others sell once MariaDB ends its session; /sales settles it', async () => {
+    for (const strategy of MYSQL_CUT_STRATEGIES) {
+      const row = await mysqlCutCase(ctx(), strategy);
+      console.log(
+        `[liveness] ${strategy} cut from MySQL mid-transaction: ${row.details[1] ?? ''} (bound ${MYSQL_CUT_ANSWER_BOUND_MS} ms); ` +
+          `the others sold again ${row.recoverMs ?? 'never'} ms after the cut (bound ${MYSQL_CUT_LOCK_FREE_BOUND_MS} ms), ${String(row.facts.refusedMeanwhile)} refused meanwhile: ${row.details[2] ?? ''}`,
+      );
+      expect(isSafe(row), figures(row)).toBe(true);
+      expect(row.asExpected, figures(row)).toBe(true);
+    }
+  }, 300_000);
 
   it('stopping leaves no namespace, link, rule or listening port', async () => {
     const t0 = Date.now();

@@ -181,4 +181,12 @@ describe('error answers', () => {
     await expect(callDependency('redis', () => fail(new Error('Command timed out')))).rejects.toBeInstanceOf(OutcomeUnknownError);
     expect(describeError(new OutcomeUnknownError('mysql', new Error('x')))).toMatchObject({ status: 503, body: { error: 'outcome_unknown' } });
   });
+
+  it("takes a Redis server's refusal to write (a minority master, a demoted one) as nothing applied: redis_unavailable, not a 500", async () => {
+    for (const message of ['NOREPLICAS Not enough good replicas to write.', "READONLY You can't write against a read only replica.", 'MASTERDOWN Link with MASTER is down']) {
+      await expect(callDependencyWrite('redis', () => Promise.reject(new Error(message)))).rejects.toBeInstanceOf(DependencyDownError);
+      await expect(callDependency('redis', () => Promise.reject(new Error(message)))).rejects.toBeInstanceOf(DependencyDownError);
+    }
+    await expect(callDependency('redis', () => Promise.reject(new Error('ERR unknown command')))).rejects.not.toBeInstanceOf(DependencyDownError);
+  });
 });
