@@ -68,6 +68,25 @@ export async function sentinelMasterState(cluster: RunningCluster): Promise<{ po
   return undefined;
 }
 
+/** Every Sentinel's view of the master (its port and flags), in the cluster's order; undefined for one that did not answer. */
+export async function sentinelMasterViews(cluster: RunningCluster): Promise<({ port: number; flags: string[] } | undefined)[]> {
+  return Promise.all(
+    cluster.servers.sentinels.map(async (s) => {
+      const client = await redisAt(cluster, s.port).catch(() => undefined);
+      if (!client) return undefined;
+      try {
+        const fields = (await client.call('SENTINEL', 'master', SENTINEL_MASTER_NAME)) as string[];
+        const field = (name: string) => fields[fields.indexOf(name) + 1] ?? '';
+        return { port: Number(field('port')), flags: field('flags').split(',') };
+      } catch {
+        return undefined;
+      } finally {
+        client.disconnect();
+      }
+    }),
+  );
+}
+
 /** Waits until every Sentinel names `port` as the master; false after timeoutMs. */
 export async function waitPromoted(cluster: RunningCluster, port: number, timeoutMs: number): Promise<boolean> {
   return pollUntil(async () => (await sentinelMasterPort(cluster)) === port, timeoutMs, 50);
@@ -161,4 +180,52 @@ export async function rejoinAsReplicaOf(cluster: RunningCluster, port: number, m
     client.disconnect();
   }
   return waitReplicaInSync(cluster, port, timeoutMs);
+}
+
+/** The master's replication stream as `master` has it: its own offset and each replica's acknowledged one (INFO replication). */
+async function replicaOffsets(master: Redis): Promise<{ own: number; replicas: number[] }> {
+  const info = await master.info('replication');
+  const own = Number(/^master_repl_offset:(\d+)/m.exec(info)?.[1] ?? NaN);
+  const replicas = [...info.matchAll(/^slave\d+:.*\boffset=(\d+)/gm)].map((m) => Number(m[1]));
+  return { own, replicas };
+}
+
+/**
+ * Waits until every replica of `master` has acknowledged the master's whole stream (so both hold
+ * the same data, the fence counter included); false after timeoutMs. Replicas acknowledge once a second.
+ */
+export async function waitReplicasCaughtUp(master: Redis, timeoutMs: number): Promise<boolean> {
+  return pollUntil(async () => {
+    const { own, replicas } = await replicaOffsets(master);
+    return replicas.length > 0 && replicas.every((o) => o === own);
+  }, timeoutMs, 50);
+}
+
+/** Waits until the server on `port` lists a client connected from `address` (CLIENT LIST); false after timeoutMs. */
+export async function waitClientFrom(cluster: RunningCluster, port: number, address: string, timeoutMs: number): Promise<boolean> {
+  const client = await redisAt(cluster, port);
+  try {
+    return await pollUntil(async () => ((await client.call('CLIENT', 'LIST')) as string).includes(` addr=${address}:`), timeoutMs, 50);
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * Waits until the server on `port` is the replica of the one on `masterPort`, its link up and in
+ * sync (what Sentinel makes of an old master that comes back); false after timeoutMs.
+ */
+export async function waitReplicaOf(cluster: RunningCluster, port: number, masterPort: number, timeoutMs: number): Promise<boolean> {
+  return pollUntil(async () => {
+    const client = await redisAt(cluster, port).catch(() => undefined);
+    if (!client) return false;
+    try {
+      const info = await client.info('replication');
+      return /role:slave/.test(info) && new RegExp(`^master_port:${masterPort}\\b`, 'm').test(info) && /master_link_status:up/.test(info) && !/master_sync_in_progress:1/.test(info);
+    } catch {
+      return false;
+    } finally {
+      client.disconnect();
+    }
+  }, timeoutMs, 100);
 }

@@ -12,11 +12,12 @@ import { partition } from './partition.js';
 import { redisFailover } from './redis-failover.js';
 import { redlockClock } from './redlock-clock.js';
 import { redlockRestart } from './redlock-restart.js';
+import { redisSplitBrain } from './split-brain.js';
 import { zkLeaderLoss } from './zk-leader-loss.js';
 import { zkLeaderPartition } from './zk-leader-partition.js';
 import { zkSessionExpiry } from './zk-session-expiry.js';
 
-export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply, redisFailover, redlockRestart, zkLeaderLoss, courseFlaws, redlockClock, fairDeadWaiter, partition, zkLeaderPartition];
+export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply, redisFailover, redlockRestart, zkLeaderLoss, courseFlaws, redlockClock, fairDeadWaiter, partition, zkLeaderPartition, redisSplitBrain];
 
 export function scenarioNamed(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);

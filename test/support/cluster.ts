@@ -13,7 +13,7 @@ export interface OwnClusterOptions {
   instances?: number;
   /** extra env for each app instance; LOG_LEVEL defaults to warn */
   instanceEnv?: Record<string, string>;
-  topology?: 'single' | 'replicated';
+  topology?: 'single' | 'replicated' | 'hosts,replicated';
   /** nginx's capacity of requests in flight (its `limit_conn`), lowered for a test; default the template's */
   nginxCapacity?: number;
 }
