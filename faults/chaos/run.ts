@@ -9,11 +9,13 @@ import { ensureReady, liveBase } from '../cluster-ops.js';
 import { isSold } from '../client.js';
 import { ZK_SESSION_MS } from '../locks.js';
 import { setRedlockMasters } from '../redlock-masters.js';
-import { currentStoreAddresses } from '../replication.js';
+import { currentStoreAddresses, redisAt, sentinelMasterViews } from '../replication.js';
+import { REDIS_STOCK_KEY } from '../../src/stock/product.js';
 import { readSales, resetStock } from '../service.js';
 import { checkHistory, type ChaosVerdict } from './checker.js';
 import type { ChaosHistory, ChaosStrategy, Request, Slice } from './history.js';
 import { leftoversAfter } from './leftovers.js';
+import { settledMasterCount, type MasterReads } from './store-count.js';
 import { planFaults, type PlannedFault } from './plan.js';
 import { startNemesis, watchCrashes } from './nemesis.js';
 import { stepOf, type Progress } from '../../src/cli/progress.js';
@@ -50,17 +52,37 @@ export interface ChaosResult {
   ledger: Record<string, { deducted: number; recorded: number }>;
 }
 
-/** The store's count once nothing moves; a store that is down is read again until it is back. */
+/**
+ * The store's count once nothing moves; a store that is down is read again until it is back. The
+ * replicated Redis's is read only on a master no failover is replacing (store-count.ts): a deposed
+ * master's count holds writes its resync drops.
+ */
 export async function readLeft(cluster: RunningCluster, store: StoreKind): Promise<number> {
   const deadline = Date.now() + 90_000;
   for (;;) {
     try {
+      if (store === 'redis' && cluster.servers.redisReplica) return await settledMasterCount(masterReads(cluster), 300, 20_000);
       return await settledUnitsLeft(await currentStoreAddresses(cluster), store, 300, 20_000);
     } catch (err) {
       if (Date.now() > deadline) throw err;
       await sleep(500);
     }
   }
+}
+
+/** The replicated Redis as store-count.ts reads it: every Sentinel's view, and the stock key on one server (a frozen one times out). */
+function masterReads(cluster: RunningCluster): MasterReads {
+  return {
+    sentinels: () => sentinelMasterViews(cluster),
+    count: async (port) => {
+      const client = await redisAt(cluster, port);
+      try {
+        return Number((await client.get(REDIS_STOCK_KEY)) ?? 0);
+      } finally {
+        client.disconnect();
+      }
+    },
+  };
 }
 
 export function makeRecorder(idPrefix: string): Recorder & { requests: Request[]; inFlight(strategy: string): number } {

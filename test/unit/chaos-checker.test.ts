@@ -5,6 +5,7 @@ import type { Outcome } from '../../faults/client.js';
 import { CHAOS_NEEDS, checkHistory } from '../../faults/chaos/checker.js';
 import type { ChaosHistory, ChaosStrategy, Request } from '../../faults/chaos/history.js';
 import { planFaults } from '../../faults/chaos/plan.js';
+import { settledMasterCount, type MasterReads, type SentinelView } from '../../faults/chaos/store-count.js';
 
 const exact: ChaosStrategy = { name: 'sql-update', store: 'mysql', fenced: false, locks: false, mayOversellUnderPause: false, mayLoseInFailover: false };
 const lease: ChaosStrategy = { name: 'redlock', store: 'mysql', fenced: false, locks: true, mayOversellUnderPause: true, mayLoseInFailover: false };
@@ -346,5 +347,81 @@ describe('the chaos checker: a strategy that saw too little is not judged', () =
     const h = base(many('sql-update', CHAOS_NEEDS.requests), [load('sql-update', 0, 5_000, CHAOS_NEEDS.requests)], []);
     expect(checkHistory(h).notJudged).toEqual(['sql-update']);
     expect(checkHistory(h, { requests: CHAOS_NEEDS.requests, faults: 0 }).notJudged).toEqual([]);
+  });
+});
+
+/**
+ * The replicated Redis of seed 20261215's run, cut small: master A is frozen with two scripts queued
+ * on it (their clients were told outcome_unknown); Sentinel names A until it promotes B. A read of A
+ * answers only after the thaw, when A (deposed, not yet demoted) has applied the two; its resync as
+ * B's replica later drops them with their sale records. B never had them.
+ */
+const A = 6379;
+const B = 6380;
+const calm = (port: number): SentinelView => ({ port, flags: ['master'] });
+function frozenMasterFailedOver(opts: { downFlagged?: boolean } = {}): MasterReads & { reads: number[] } {
+  let failedOver = false;
+  const reads: number[] = [];
+  return {
+    reads,
+    sentinels: async () =>
+      failedOver ? [calm(B), calm(B), calm(B)] : [{ port: A, flags: opts.downFlagged ? ['master', 's_down', 'o_down', 'failover_in_progress'] : ['master'] }, calm(A), calm(A)],
+    count: async (port) => {
+      reads.push(port);
+      if (port === B) return 94;
+      failedOver = true; // the read of the frozen A returns after its thaw, once B is master
+      return 92;
+    },
+  };
+}
+
+describe("the store's count a turn is judged by (replicated Redis)", () => {
+  it('is read on the master that keeps it: a count from a master deposed during the read is read again on the new one, and the turn is exact', async () => {
+    const cluster = frozenMasterFailedOver();
+    const leftAfter = await settledMasterCount(cluster, 1, 5_000);
+    expect(leftAfter).toBe(94);
+    // six 200s recorded on A and replicated to B; two unknowns applied only on the deposed A
+    const h: ChaosHistory = {
+      ...clean(),
+      strategies: [onRedis],
+      requests: [
+        ...Array.from({ length: 6 }, (_, i) => ({ ...req(`c.s${i}`, 'redis-lua-decr', ok), store: 'redis' as const })),
+        ...[6, 7].map((i) => ({ ...req(`c.s${i}`, 'redis-lua-decr', { kind: 'answer', status: 503, error: 'outcome_unknown' }), store: 'redis' as const })),
+      ],
+      slices: [{ strategy: 'redis-lua-decr', store: 'redis', startMs: 0, endMs: 5_000, leftBefore: 100, leftAfter, kind: 'load' }],
+      faults: [{ kind: 'freeze-redis', target: 'redis', injectedMs: 500, healedMs: 9_000 }],
+      sales: Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`c.s${i}`, 1])),
+      recoveryMs: { 'redis-lua-decr': 300 },
+      replicated: true,
+    };
+    const v = checkHistory(h).strategies[0]!;
+    expect(v).toMatchObject({ sold: 6, deducted: 6, unknown: 2, unaccounted: 0, oversold: 0, exact: true });
+  });
+
+  it('is not read while a Sentinel sees the master down or failing over', async () => {
+    const cluster = frozenMasterFailedOver({ downFlagged: true });
+    cluster.sentinels = ((inner) => {
+      let calls = 0;
+      // the failover completes while the reader waits for a calm master
+      return async () => (++calls > 3 ? [calm(B), calm(B), calm(B)] : inner());
+    })(cluster.sentinels);
+    expect(await settledMasterCount(cluster, 1, 5_000)).toBe(94);
+    expect(cluster.reads).not.toContain(A);
+  });
+
+  it('waits until the Sentinels agree, reads again when the count does not answer, and gives up after its bound', async () => {
+    let calls = 0;
+    let failures = 1;
+    const split: MasterReads = {
+      // one Sentinel still names A for a while
+      sentinels: async () => (++calls < 4 ? [calm(B), calm(A), undefined] : [calm(B), calm(B), undefined]),
+      count: async () => {
+        if (failures-- > 0) throw new Error('Command timed out');
+        return 94;
+      },
+    };
+    expect(await settledMasterCount(split, 1, 5_000)).toBe(94);
+    const nobody: MasterReads = { sentinels: async () => [undefined, undefined, undefined], count: async () => 0 };
+    await expect(settledMasterCount(nobody, 1, 50)).rejects.toThrow(/no master/);
   });
 });
