@@ -22,7 +22,7 @@ export type ChaosTopology = 'single' | 'replicated';
 const isChaosTopology = (t: string): t is ChaosTopology => t === 'single' || t === 'replicated';
 
 export const USAGE = `usage: npm run faults -- [options]
-  --scenario NAME[,NAME]   only these scenarios (${SCENARIOS.map((s) => s.name).join(', ')})
+  --scenario NAME[,NAME]   only these scenarios (${SCENARIOS.map((s) => s.name).join(', ')}); partition: every partition scenario (root: the hosts topology)
   --strategy NAME[,NAME]   only these strategies, within each scenario's list
   --sell N                 units sold while a holder is frozen (default ${DEFAULT_SIZES.sell})
   --out DIR                where <stamp>.{md,json,html} go (default faults/results)
@@ -60,7 +60,8 @@ function wholeNumber(raw: string | undefined, name: string, fallback: number, mi
 
 export function parseFaultArgs(argv: string[]): FaultOptions {
   const { values } = parseFlags(argv, FAULT_FLAGS);
-  const names = list(values.scenario);
+  // A family's name (partition) stands for every scenario of the family.
+  const names = list(values.scenario)?.flatMap((n) => [n, ...SCENARIOS.filter((s) => s.family === n).map((s) => s.name)]);
   const unknown = (names ?? []).filter((n) => !SCENARIOS.some((s) => s.name === n));
   if (unknown.length > 0) throw new UsageError(`unknown scenario: ${unknown.join(', ')}`);
   const sell = values.sell === undefined ? DEFAULT_SIZES.sell : Number(values.sell);

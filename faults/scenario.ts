@@ -35,6 +35,8 @@ export interface Scenario {
    * gets a cluster of its own.
    */
   topology?: LabTopology;
+  /** 'partition': named with the others of its family, `--scenario partition` runs them all. */
+  family?: 'partition';
   /** One paragraph: the fault, how it is built, what is expected. The report prints it. */
   description: string;
   run(ctx: FaultContext): Promise<FaultRow[]>;

@@ -288,6 +288,7 @@ export async function mysqlCutCase(ctx: FaultContext, strategy: MysqlCutStrategy
 export const partition: Scenario = {
   name: 'partition',
   topology: 'hosts',
+  family: 'partition',
   description:
     'The hosts topology (each server in a network namespace of its own). The holder (app-0) acquires and is stopped right there (pause=after-acquire) only so the cut lands while it holds: ' +
     `its links to the lock's server (Redis or ZooKeeper) are cut both ways (iptables DROP inside both namespaces), then it runs on: it reads the stock from MySQL, which it still reaches, and works ${HOLDER_WORK_MS} ms with ttlMs ${HOLDER_TTL_MS} (ZooKeeper: its session). ` +

@@ -366,6 +366,7 @@ export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
 export const redisSplitBrain: Scenario = {
   name: SCENARIO,
   topology: 'hosts,replicated',
+  family: 'partition',
   description:
     `${FAILOVER_LOCK} on the hosts topology with a replica and three Sentinels (down-after 1 s). The old master and app-0 are cut from the Sentinels, the replica, app-1 and app-2 (iptables DROP both ways; MySQL, nginx and the rest reach all), ` +
     'and the majority promotes the replica ("recover": cut → promotion). The cut closes no socket: app-1, still on its dead socket to the old master, is refused (503 redis_unavailable, its 1 s command timeout), and the kernel would end the socket only after ~15 min of retransmissions; ' +

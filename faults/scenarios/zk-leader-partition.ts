@@ -27,6 +27,7 @@ function isolatedLeader(ctx: FaultContext): LeaderFault {
 export const zkLeaderPartition: Scenario = {
   name: 'zk-leader-partition',
   topology: 'hosts,replicated',
+  family: 'partition',
   description:
     'The hosts topology with a three-node ensemble. Clients send deductions through the three instances, whose sessions span the ensemble; once sales flow, the leader is cut off from the ' +
     `other two nodes (iptables DROP both ways; the instances still reach all three). The leader loses its quorum and drops its clients, who move their sessions to the majority once it has elected a new leader. ` +

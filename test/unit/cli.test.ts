@@ -21,6 +21,9 @@ describe('parseFlags', () => {
     const { values } = parseFlags(['--stop', '--rounds=4'], { ...BENCH_FLAGS, ...LAB_FLAGS });
     expect(values).toMatchObject({ stop: true, rounds: '4' });
     expect(parseFaultArgs(['--strategy=redis-hash', '--sell', '5']).sizes.sell).toBe(5);
+    // a family's name runs its whole family
+    expect(parseFaultArgs(['--scenario', 'partition']).scenarios).toEqual(['partition', 'zk-leader-partition', 'redis-split-brain']);
+    expect(parseFaultArgs(['--scenario', 'zk-leader-partition']).scenarios).toEqual(['zk-leader-partition']);
   });
 
   it('names an unknown flag, and an unexpected argument', () => {

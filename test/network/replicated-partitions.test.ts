@@ -2,7 +2,8 @@
 // old master and app-0 cut from the Sentinels, the replica and the other instances. Without
 // min-replicas both masters grant the lock (2 holders, 1 oversold), and fenced=1 refuses the second
 // claim of a colliding token; with min-replicas-to-write the old master stops accepting writes
-// within a stated window, and app-0 is then refused. Needs root (CAP_NET_ADMIN).
+// within a stated window, and app-0 is then refused. On the same cluster, the ZooKeeper leader cut
+// off from the other two nodes: exact, and selling again within the bound. Needs root (CAP_NET_ADMIN).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,13 +12,14 @@ import { LAB_INSTANCE_ENV } from '../../faults/lab-cluster.js';
 import { isSafe, type FaultRow } from '../../faults/row.js';
 import type { FaultContext } from '../../faults/scenario.js';
 import { minReplicasCase, splitBrainCase } from '../../faults/scenarios/split-brain.js';
+import { zkLeaderPartition } from '../../faults/scenarios/zk-leader-partition.js';
 import { isRefusal } from '../../src/http/answers.js';
 import { hasNetAdmin } from '../../src/net/hosts.js';
 import { withOwnCluster } from '../support/cluster.js';
 
 const figures = (r: FaultRow) => JSON.stringify({ variant: r.variant, sold: r.sold, deducted: r.deducted, oversold: r.oversold, recoverMs: r.recoverMs, facts: r.facts, answers: r.byRole, details: r.details });
 
-describe.skipIf(!hasNetAdmin())('Sentinel split brain on the hosts topology (needs root)', () => {
+describe.skipIf(!hasNetAdmin())('the hosts,replicated topology (needs root): Sentinel split brain, a ZooKeeper leader cut off', () => {
   const own = withOwnCluster({ instances: 3, topology: 'hosts,replicated', instanceEnv: { ...LAB_INSTANCE_ENV } });
   let workDir = '';
   beforeAll(() => void (workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-split-brain-test-'))));
@@ -49,5 +51,13 @@ describe.skipIf(!hasNetAdmin())('Sentinel split brain on the hosts topology (nee
     // Not granted, and refused as the service documents it.
     expect(isRefusal(String(row.facts.minority)), figures(row)).toBe(true);
     expect(row.asExpected, figures(row)).toBe(true);
+  });
+
+  it('ZooKeeper: the leader cut off from the other two nodes; sales stay exact and resume within the bound (zk-watch)', async () => {
+    const [row] = await zkLeaderPartition.run({ ...ctx(), wants: (s) => s === 'zk-watch' });
+    console.log(`[liveness] zk leader cut off: ${row!.details[0]}; sales again ${row!.recoverMs} ms after the cut (bound ${row!.recoverBoundMs} ms)`);
+    expect(isSafe(row!), figures(row!)).toBe(true);
+    expect(row!.facts.electedMs, figures(row!)).toBeGreaterThan(0);
+    expect(row!.asExpected, figures(row!)).toBe(true);
   });
 });
