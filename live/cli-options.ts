@@ -2,4 +2,4 @@
 import { HELP_FLAG } from '../src/cli/args.js';
 
 export const LIVE_FLAGS = { topology: { type: 'string' }, port: { type: 'string' }, ...HELP_FLAG } as const;
-export const LIVE_USAGE = 'usage: npm run live [-- --topology single|replicated] [--port N]';
+export const LIVE_USAGE = 'usage: npm run live [-- --topology single|replicated|hosts|hosts,replicated] [--port N]';

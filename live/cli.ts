@@ -1,9 +1,11 @@
-// `npm run live [--topology replicated] [--port N]`: brings the native cluster up as `npm run
+// `npm run live [--topology replicated|hosts] [--port N]`: brings the native cluster up as `npm run
 // cluster -- up` does (its instances with the fault hooks on), then serves the live lab's page on
-// 127.0.0.1 and prints its address. Ctrl-C heals every fault and stops the page; the cluster stays up.
+// 127.0.0.1 and prints its address. On the hosts topology the page may also cut links. Ctrl-C heals
+// every fault and cut and stops the page; the cluster stays up.
 import { parseFlags, runCli } from '../src/cli/args.js';
 import { clusterUp, printUrls } from '../src/cluster/lifecycle.js';
 import { loadClusterConfig, loadLiveConfig } from '../src/config.js';
+import { requireHostsSupport } from '../src/net/hosts.js';
 import { bundlePage } from './assets.js';
 import { LIVE_FLAGS, LIVE_USAGE } from './cli-options.js';
 import { startLiveServer } from './http.js';
@@ -18,6 +20,8 @@ async function main(): Promise<number> {
   const config = loadClusterConfig();
   const live = loadLiveConfig();
   const say = (line: string) => console.error(line);
+  // Before anything is stopped or started: without root, say so and leave the recorded cluster be.
+  if (config.network === 'hosts') await requireHostsSupport();
   say('live: bringing the native cluster up (as npm run cluster -- up does, with the fault hooks on) …');
   const info = await clusterUp(say, config, { FAULT_INJECTION: '1' });
   printUrls(info, say);

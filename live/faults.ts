@@ -1,19 +1,23 @@
 // The faults a page may put on the cluster, each healing by itself: a frozen server is resumed, a
 // killed one started again, at the latest MAX_FAULT_MS after it began (by signals, or through the
-// Docker API in compose: the Proc of live/servers.ts). healAll() ends them all (the page closed,
-// the server stopping).
+// Docker API in compose: the Proc of live/servers.ts), a cut link healed (the hosts topology).
+// healAll() ends them all (the page closed, the server stopping).
+import { cut, type Grudge } from '../src/net/grudge.js';
+import { unionOfGrudges } from '../src/cluster/partitions.js';
 import { monotonicMs } from '../src/http/server-timing.js';
-import type { Proc } from './servers.js';
-import type { FaultKind, FaultMark } from './shared/types.js';
+import type { Partitions, Proc } from './servers.js';
+import type { CutFrom, FaultKind, FaultMark } from './shared/types.js';
 
 /** No fault outlives this. */
 export const MAX_FAULT_MS = 30_000;
 
 interface Active {
   mark: FaultMark;
-  proc: Proc;
+  /** what it is on (a server's name, or a cut's): no second fault may share it, heal(name) finds it */
+  key: string;
   timer: NodeJS.Timeout;
-  heal: () => Promise<void>;
+  /** undoes the fault; a heal recorded elsewhere returns the wall-clock ms it took effect at */
+  heal: () => Promise<number | void>;
   /** set once healing began: a second heal waits for the first */
   healing?: Promise<void>;
 }
@@ -24,6 +28,10 @@ export class FaultBoard {
   private readonly done: FaultMark[] = [];
   /** servers a fault is being put on right now */
   private readonly beginning = new Set<string>();
+  /** the cuts in force, by key: the partition in force is their union */
+  private readonly cuts = new Map<string, Grudge>();
+  /** applies one after the other, so the last applied is the union of the cuts as they stand */
+  private netQueue: Promise<unknown> = Promise.resolve();
 
   /** `epoch`: the monotonic ms that marks' times count from; `onChange` after every start and heal. */
   constructor(
@@ -47,12 +55,17 @@ export class FaultBoard {
     return monotonicMs() - this.epoch;
   }
 
+  /** A wall-clock time (a partition's record) on this board's clock. */
+  private onClock(wallMs: number): number {
+    return this.now() - (Date.now() - wallMs);
+  }
+
   marks(): FaultMark[] {
     return [...this.done, ...[...this.active.values()].map((a) => a.mark)];
   }
 
   isFaulted(name: string): boolean {
-    return [...this.active.values()].some((a) => a.proc.name === name);
+    return [...this.active.values()].some((a) => a.key === name);
   }
 
   /** Frozen (SIGSTOP, or docker pause), as a long GC pause; resumed after ms. */
@@ -70,9 +83,55 @@ export class FaultBoard {
   async holderFrozen(proc: Proc, ms: number, waitMs: number): Promise<FaultMark | undefined> {
     const stoppedItself = proc.stoppedItself?.bind(proc);
     if (!stoppedItself) throw new FaultError(`${proc.name}: freezing the holder needs the native cluster's fault hooks (npm run live)`);
-    this.refuseTwice(proc);
+    this.refuseTwice(proc.name);
     if (!(await stoppedItself(waitMs))) return undefined;
-    return this.add('holder-freeze', proc, ms, () => proc.resume());
+    return this.add('holder-freeze', proc.name, ms, () => proc.resume());
+  }
+
+  /**
+   * Cuts `lane` (an instance) from the servers of `from`, both ways, on top of any cut already in
+   * force; healed after ms. The mark's times are those the cut and its heal were recorded at.
+   */
+  async cut(net: Partitions, lane: string, from: CutFrom, ms: number): Promise<FaultMark> {
+    const key = `${lane} ✂ ${from}`;
+    this.refuseTwice(key);
+    const servers = net.serversOf(from);
+    if (servers.length === 0) throw new FaultError(`no ${from} server on this cluster to cut ${lane} from`);
+    this.beginning.add(key);
+    try {
+      this.cuts.set(key, cut([lane], servers));
+      const record = await this.applyCuts(net);
+      const heal = async () => {
+        this.cuts.delete(key);
+        return (await this.applyCuts(net)).t;
+      };
+      return this.add('partition', key, ms, heal, { at: record.t, target: lane, cut: { lanes: [lane], from: servers } });
+    } catch (err) {
+      this.cuts.delete(key);
+      await this.applyCuts(net).catch(() => undefined);
+      throw err;
+    } finally {
+      this.beginning.delete(key);
+    }
+  }
+
+  /** Heals every cut link now (the other faults stay). */
+  async healCuts(): Promise<boolean> {
+    const cuts = [...this.active.values()].filter((a) => a.mark.kind === 'partition');
+    await Promise.all(cuts.map((a) => this.finish(a)));
+    return cuts.length > 0;
+  }
+
+  /** Heals one fault by its mark's id (a race ending what it started). */
+  async healMark(id: number): Promise<void> {
+    const a = this.active.get(id);
+    if (a) await this.finish(a);
+  }
+
+  private applyCuts(net: Partitions) {
+    const applied = this.netQueue.then(() => net.apply(unionOfGrudges([...this.cuts.values()])));
+    this.netQueue = applied.catch(() => undefined);
+    return applied;
   }
 
   /** SIGKILL, as a crash; started again after ms (its start waits until it is healthy). */
@@ -85,7 +144,7 @@ export class FaultBoard {
 
   /** Heals one fault now (resume, restart), by its target's name. */
   async heal(name: string): Promise<boolean> {
-    const a = [...this.active.values()].find((x) => x.proc.name === name);
+    const a = [...this.active.values()].find((x) => x.key === name);
     if (!a) return false;
     await this.finish(a);
     return true;
@@ -95,28 +154,29 @@ export class FaultBoard {
     await Promise.all([...this.active.values()].map((a) => this.finish(a)));
   }
 
-  private refuseTwice(proc: Proc): void {
-    if (this.isFaulted(proc.name) || this.beginning.has(proc.name)) throw new FaultError(`${proc.name} already has a fault on it`);
+  private refuseTwice(name: string): void {
+    if (this.isFaulted(name) || this.beginning.has(name)) throw new FaultError(`${name} already has a fault on it`);
   }
 
   /** Puts a fault on a running server; `apply` does it and returns how to heal it. */
   private async begin(kind: FaultKind, proc: Proc, ms: number, apply: () => Promise<() => Promise<void>>): Promise<FaultMark> {
-    this.refuseTwice(proc);
+    this.refuseTwice(proc.name);
     // the driver's calls take time (the Docker API): nothing else may fault it meanwhile
     this.beginning.add(proc.name);
     try {
       if (!(await proc.isUp())) throw new FaultError(`${proc.name} is not running`);
-      return this.add(kind, proc, ms, await apply());
+      return this.add(kind, proc.name, ms, await apply());
     } finally {
       this.beginning.delete(proc.name);
     }
   }
 
-  private add(kind: FaultKind, proc: Proc, ms: number, heal: () => Promise<void>): FaultMark {
+  /** `o.at`: the wall-clock ms the fault was recorded at, when not now; `o.target`: the lane it is drawn on, when not `key`. */
+  private add(kind: FaultKind, key: string, ms: number, heal: () => Promise<number | void>, o: { at?: number; target?: string; cut?: FaultMark['cut'] } = {}): FaultMark {
     const bounded = Math.min(Math.max(ms, 0), MAX_FAULT_MS);
-    const start = this.now();
-    const mark: FaultMark = { id: this.nextId++, kind, target: proc.name, start, healBy: start + bounded };
-    const a: Active = { mark, proc, heal, timer: setTimeout(() => void this.finish(a), bounded) };
+    const start = o.at === undefined ? this.now() : this.onClock(o.at);
+    const mark: FaultMark = { id: this.nextId++, kind, target: o.target ?? key, start, healBy: start + bounded, ...(o.cut && { cut: o.cut }) };
+    const a: Active = { mark, key, heal, timer: setTimeout(() => void this.finish(a), Math.max(0, start + bounded - this.now())) };
     this.active.set(mark.id, a);
     this.onChange();
     return mark;
@@ -125,12 +185,13 @@ export class FaultBoard {
   private finish(a: Active): Promise<void> {
     clearTimeout(a.timer);
     a.healing ??= (async () => {
+      let healedAt: number | void = undefined;
       try {
-        await a.heal();
+        healedAt = await a.heal();
       } finally {
         // Still faulted until healed: a restart takes seconds, and nothing may fault it meanwhile.
         this.active.delete(a.mark.id);
-        a.mark.end = this.now();
+        a.mark.end = healedAt === undefined ? this.now() : this.onClock(healedAt);
         this.done.push(a.mark);
         this.onChange();
       }

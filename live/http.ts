@@ -11,7 +11,7 @@ import { FaultBoard, FaultError, MAX_FAULT_MS } from './faults.js';
 import { runRace } from './race.js';
 import type { LabServers, Proc } from './servers.js';
 import { faultSchema, InputError, parseRace, parseWith, type FaultRequest } from './settings.js';
-import type { LabState, LiveEvent, RunLog, StrategyInfo } from './shared/types.js';
+import { CUT_FROM, type LabState, type LiveEvent, type RunLog, type StrategyInfo } from './shared/types.js';
 import { LANGS, type Bilingual, type Lang } from '../src/lang.js';
 import { monotonicMs } from '../src/http/server-timing.js';
 
@@ -21,6 +21,7 @@ const BODY_LIMIT = 4_096;
 const RUNS_KEPT = 20;
 /** With no page left open, every fault heals after this (a reload reconnects well within it). */
 const PAGE_GONE_MS = 2_000;
+const NEEDS_HOSTS = 'cutting a link needs the hosts topology, a network namespace per server (as root: npm run live -- --topology hosts)';
 
 export interface LiveServer {
   url: string;
@@ -49,6 +50,7 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
   const state = (): LabState => ({
     lanes: servers.instances.map((p) => p.name),
     topology: servers.topology,
+    network: servers.partitions ? 'hosts' : 'loopback',
     racing,
     faults: faults.marks(),
     redlock: servers.redlock.map((p) => p.name),
@@ -73,6 +75,13 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
         return faults.kill(procByName(req.target ?? servers.redlock[0]?.name, servers.redlock), req.ms);
       case 'kill-zookeeper':
         return faults.kill(servers.zookeeper, req.ms);
+      case 'partition': {
+        if (!servers.partitions) throw new InputError(400, 'bad_request', NEEDS_HOSTS, 'action');
+        if (!req.from) throw new InputError(400, 'bad_request', `from must be one of ${CUT_FROM.join(', ')}`, 'from');
+        return faults.cut(servers.partitions, procByName(req.target, servers.instances).name, req.from, req.ms);
+      }
+      case 'heal-partitions':
+        return { healed: await faults.healCuts() };
       case 'heal':
         return { healed: await faults.heal(procByName(req.target, all).name) };
       case 'heal-all':
@@ -113,6 +122,7 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
       const settings = parseRace(await readJson(req), { maxRequests: config.maxRequests, strategies: strategies.map((s) => s.name) });
       if (racing) throw new InputError(409, 'race_running', 'a race is running; wait for it to end', 'race');
       if (settings.freezeHolder && !servers.instances[0]?.stoppedItself) throw new InputError(400, 'bad_request', 'freezeHolder needs the native cluster (npm run live): its instances run with the fault hooks, these do not', 'freezeHolder');
+      if (settings.cutHolder && !(servers.partitions && servers.instances[0]?.stoppedItself)) throw new InputError(400, 'bad_request', NEEDS_HOSTS, 'cutHolder');
       const strategy = strategies.find((s) => s.name === settings.strategy) as StrategyInfo;
       racing = true;
       json(res, 202, { ok: true, started: true });

@@ -8,7 +8,7 @@ import { getAnswer, type Answer } from './answers.js';
 import type { FaultBoard } from './faults.js';
 import type { LabServers } from './servers.js';
 import { overlapping } from './shared/holds.js';
-import type { Frame, Hold, LiveEvent, RaceSettings, RaceSummary, RunLog, StrategyInfo, Tally } from './shared/types.js';
+import type { FaultMark, Frame, Hold, LiveEvent, RaceSettings, RaceSummary, RunLog, StrategyInfo, Tally } from './shared/types.js';
 import { StockWatch } from './stock-watch.js';
 
 export const FRAME_MS = 100;
@@ -48,6 +48,31 @@ function checkUrl(base: string, s: RaceSettings, pause?: string): string {
 async function resetStock(base: string, count: number): Promise<void> {
   const res = await fetch(`${base}/stock/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count }) });
   if (!res.ok) throw new Error(`stock reset failed: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * The first holder cut from its lock service while it holds, built step by step as the fault lab
+ * does (never raced): its request stops its instance right after the lock is granted
+ * (pause=after-acquire); while it is stopped its links to `from` are cut; then it runs on, working
+ * cut.workMs on a lease it can neither renew nor hear has ended. Resolves once the cut is in force
+ * (or the holder never stopped), with its answer to come; the cut heals once it has answered.
+ */
+async function holderCut(settings: RaceSettings, cut: NonNullable<RaceSettings['cutHolder']>, ctx: RaceContext, signal: AbortSignal): Promise<{ answer: Promise<Answer> }> {
+  const { servers, faults } = ctx;
+  const net = servers.partitions;
+  const proc = servers.instances[0];
+  if (!net || !proc) throw new Error('cutting the holder needs the hosts topology');
+  const answer = getAnswer(checkUrl(servers.info.instances[0] as string, { ...settings, workMs: cut.workMs }, 'after-acquire'), new http.Agent({ keepAlive: false }), signal);
+  const frozen = await faults.holderFrozen(proc, HOLDER_FREEZE_WAIT_MS, HOLDER_FREEZE_WAIT_MS);
+  if (!frozen) return { answer };
+  let mark: FaultMark;
+  try {
+    mark = await faults.cut(net, proc.name, cut.from, cut.ms);
+  } finally {
+    // stopped only so that the cut lands while it holds: it runs on at once
+    await faults.healMark(frozen.id);
+  }
+  return { answer: answer.finally(() => faults.healMark(mark.id)) };
 }
 
 export async function runRace(settings: RaceSettings, strategy: StrategyInfo, ctx: RaceContext): Promise<RunLog> {
@@ -118,6 +143,10 @@ export async function runRace(settings: RaceSettings, strategy: StrategyInfo, ct
       sent++;
       inFlight.push(getAnswer(checkUrl(first, settings, settings.freezeHolder.point), holderAgent, abort.signal).then(onAnswer));
       await faults.holderFrozen(servers.instances[0]!, settings.freezeHolder.ms, HOLDER_FREEZE_WAIT_MS);
+    } else if (settings.cutHolder) {
+      sent++;
+      const holder = await holderCut(settings, settings.cutHolder, ctx, abort.signal);
+      inFlight.push(holder.answer.then(onAnswer));
     }
     const url = checkUrl(target, settings);
     const worker = async () => {

@@ -1,8 +1,13 @@
 // The servers a live lab races against and faults, behind one fault-driver interface: native
 // processes (the recorded cluster of `npm run live`, or one a test started), driven by signals to
 // their pids; or the containers of a compose stack, driven through the Docker Engine API
-// (live/compose-servers.ts). The fault menu (live/faults.ts) is the same for both.
-import type { ClusterInfo, RunningCluster, ServerHandle } from '../src/cluster/cluster.js';
+// (live/compose-servers.ts). The fault menu (live/faults.ts) is the same for both. On the hosts
+// topology the lab may also cut links, through the one applier the cluster CLI uses.
+import { layoutOfInfo, type ClusterInfo, type RunningCluster, type ServerHandle } from '../src/cluster/cluster.js';
+import { lockServiceServers, partitionLog, partitionRecorded, type LockService } from '../src/cluster/partitions.js';
+import type { Grudge } from '../src/net/grudge.js';
+import type { HostsLayout } from '../src/net/hosts.js';
+import { applyGrudge, type PartitionRecord } from '../src/net/partition.js';
 import { processState } from '../src/cluster/processes.js';
 import { recordedHandle } from '../src/cluster/lifecycle.js';
 import type { ClusterConfig } from '../src/config.js';
@@ -28,9 +33,19 @@ export interface Proc {
   stoppedItself?(waitMs: number): Promise<boolean>;
 }
 
+/** The hosts topology's links: what a lock service runs on, and how a grudge is put in force. */
+export interface Partitions {
+  /** the cluster's names of the servers `service` runs on */
+  serversOf(service: LockService): string[];
+  /** Makes `grudge` the partition in force (an empty one heals), recorded with its time in <dir>/partitions.jsonl. */
+  apply(grudge: Grudge): Promise<PartitionRecord>;
+}
+
 export interface LabServers {
   info: ClusterInfo;
   topology: 'single' | 'replicated';
+  /** present on the hosts topology only: elsewhere no link can be cut */
+  partitions?: Partitions;
   /** the app instances, in the order of info.instances */
   instances: Proc[];
   redlock: Proc[];
@@ -75,6 +90,10 @@ function signalled(h: NativeServer): Proc {
   };
 }
 
+function partitionsOf(layout: HostsLayout, apply: (grudge: Grudge) => Promise<PartitionRecord>): Partitions {
+  return { serversOf: (service) => lockServiceServers(layout, service), apply };
+}
+
 const fromHandle = (h: ServerHandle): Proc => signalled({ name: h.name, pid: () => h.pid, kill: () => h.kill(), start: () => h.start() });
 
 /** A cluster this process started (tests). */
@@ -86,17 +105,21 @@ export function runningServers(cluster: RunningCluster): LabServers {
     instances: s.instances.map(fromHandle),
     redlock: s.redlock.map(fromHandle),
     zookeeper: fromHandle(s.zookeeper),
+    ...(cluster.layout && { partitions: partitionsOf(cluster.layout, (grudge) => applyGrudge(cluster.layout as HostsLayout, grudge, partitionLog(cluster.info.dir))) }),
   };
 }
 
 /** The recorded cluster `npm run cluster -- up` (and `npm run live`) started, detached. */
 export function recordedServers(info: ClusterInfo, config: ClusterConfig): LabServers {
   const handle = (name: string) => signalled(recordedHandle(name, config));
+  const layout = layoutOfInfo(info);
   return {
     info,
     topology: config.replicated ? 'replicated' : 'single',
     instances: config.ports.instances.map((port) => handle(`app-${port}`)),
     redlock: config.ports.redlock.map((_p, i) => handle(`redlock-${i}`)),
     zookeeper: handle('zookeeper'),
+    // the cluster CLI's own path: `npm run cluster -- status` and `heal` see what the page cut
+    ...(layout && { partitions: partitionsOf(layout, (grudge) => partitionRecorded(info.dir, grudge)) }),
   };
 }

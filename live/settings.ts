@@ -1,6 +1,6 @@
 // The page's requests, checked: every refusal names the field at fault.
 import { z } from 'zod';
-import { PAUSE_POINTS, type RaceSettings } from './shared/types.js';
+import { CUT_FROM, PAUSE_POINTS, type RaceSettings } from './shared/types.js';
 
 export interface Bounds {
   maxRequests: number;
@@ -19,15 +19,19 @@ export function raceSchema(b: Bounds) {
       fenced: z.boolean(),
       via: z.enum(['one', 'three']),
       freezeHolder: z.object({ point: z.enum(PAUSE_POINTS), ms: z.number().int().min(0).max(30_000) }).strict().optional(),
+      cutHolder: z.object({ from: z.enum(CUT_FROM), workMs: z.number().int().min(0).max(10_000), ms: z.number().int().min(0).max(30_000) }).strict().optional(),
     })
-    .strict();
+    .strict()
+    .refine((s) => !(s.freezeHolder && s.cutHolder), { message: 'freezeHolder and cutHolder both stop the first holder: choose one', path: ['cutHolder'] });
 }
 
 export const faultSchema = z
   .object({
-    action: z.enum(['freeze', 'kill', 'heal', 'kill-redlock', 'kill-zookeeper', 'heal-all']),
-    /** an instance's name (app-PORT) for freeze, kill and heal; a RedLock master's index for kill-redlock */
+    action: z.enum(['freeze', 'kill', 'heal', 'kill-redlock', 'kill-zookeeper', 'partition', 'heal-partitions', 'heal-all']),
+    /** an instance's name (app-PORT) for freeze, kill, heal and partition; a RedLock master's index for kill-redlock */
     target: z.string().max(40).optional(),
+    /** partition: the lock service the instance is cut from */
+    from: z.enum(CUT_FROM).optional(),
     ms: z.number().int().min(0).max(30_000).default(10_000),
   })
   .strict();

@@ -5,7 +5,7 @@ import { PAUSE_POINTS, type FaultMark, type Frame, type Hold, type LabState, typ
 import { el } from './dom.js';
 import { chooseLang, DICTIONARIES, type Dictionary, type Key, type Lang } from './i18n.js';
 import { figuresPanel, legend, paintRun, replayBoard, runCaption, timelineBox, type ReplayBoard } from './run-view.js';
-import { TOUR } from './tour.js';
+import { stepRuns, TOUR } from './tour.js';
 
 /** The label of each pause point in the freeze menu. */
 const POINT_LABEL = { 'before-write': 'beforeWrite', 'after-acquire': 'afterAcquire', 'after-setnx': 'afterSetnx', 'before-del': 'beforeDel', 'after-read': 'afterRead' } as const satisfies Record<PausePoint, Key>;
@@ -187,18 +187,29 @@ function tour(): HTMLElement {
     });
     return el('li', {}, b);
   }));
-  const run = el('button', { class: 'primary', id: 'tour-run', disabled: pageState === 'racing' }, `${t.tourRun} ▶`);
+  // a step this lab cannot run says what it needs instead of failing
+  const runs = stepRuns(step, lab?.network);
+  const run = el('button', { class: 'primary', id: 'tour-run', disabled: pageState === 'racing' || !runs, 'data-runs': runs ? undefined : 'no' }, `${t.tourRun} ▶`);
   run.addEventListener('click', () => {
     settings = { ...step.settings };
     void startRace(step.settings, step.fault);
   });
-  return el('section', { class: 'panel tour' }, el('h2', {}, t.tour), nav, el('h3', { id: 'tour-title' }, `${lang === 'zh' ? `${t.tourStep} ${tourIndex + 1} 步：` : `${t.tourStep} ${tourIndex + 1}: `}${t[step.title]}`), el('p', { id: 'tour-text' }, t[step.text]), run);
+  return el(
+    'section',
+    { class: 'panel tour' },
+    el('h2', {}, t.tour),
+    nav,
+    el('h3', { id: 'tour-title' }, `${lang === 'zh' ? `${t.tourStep} ${tourIndex + 1} 步：` : `${t.tourStep} ${tourIndex + 1}: `}${t[step.title]}`),
+    el('p', { id: 'tour-text' }, t[step.text]),
+    ...(runs ? [] : [el('p', { class: 'needs', id: 'tour-needs' }, t.needsHosts)]),
+    run,
+  );
 }
 
 function faultPanel(): HTMLElement {
   const btn = (label: Key, body: Record<string, unknown>, tip?: Key) => {
-    const b = el('button', { title: tip ? t[tip] : undefined, 'data-fault': String(body.action), 'data-target': body.target as string | undefined }, t[label]);
-    b.addEventListener('click', () => void post('/api/fault', { ...body, ...(body.action !== 'heal' && body.action !== 'heal-all' && { ms: faultMs }) }).then((a) => {
+    const b = el('button', { title: tip ? t[tip] : undefined, 'data-fault': String(body.action), 'data-target': body.target as string | undefined, 'data-from': body.from as string | undefined }, t[label]);
+    b.addEventListener('click', () => void post('/api/fault', { ...body, ...(!String(body.action).startsWith('heal') && { ms: faultMs }) }).then((a) => {
       message = a.ok ? '' : (a.message ?? '');
       document.getElementById('message')!.textContent = message;
     }));
@@ -214,6 +225,18 @@ function faultPanel(): HTMLElement {
     field('faultMs', ms),
     ...laneNames.map((lane) => el('div', { class: 'fault-row' }, el('span', { class: 'lane-name' }, lane), btn('freeze', { action: 'freeze', target: lane }, 'freezeTip'), btn('kill', { action: 'kill', target: lane }, 'killTip'), btn('heal', { action: 'heal', target: lane }))),
     el('div', { class: 'fault-row' }, btn('killRedlock', { action: 'kill-redlock' }), btn('killZookeeper', { action: 'kill-zookeeper' }), btn('healAll', { action: 'heal-all' })),
+    ...(lab?.network === 'hosts' ? [partitionRows(btn, laneNames)] : []),
+  );
+}
+
+/** The hosts topology's links the tour cuts: each instance from Redis or ZooKeeper, and a heal. */
+function partitionRows(btn: (label: Key, body: Record<string, unknown>, tip?: Key) => HTMLButtonElement, laneNames: readonly string[]): HTMLElement {
+  return el(
+    'div',
+    { class: 'partitions', id: 'partitions' },
+    el('h3', {}, t.partitions),
+    ...laneNames.map((lane) => el('div', { class: 'fault-row' }, el('span', { class: 'lane-name' }, lane), btn('cutFromRedis', { action: 'partition', target: lane, from: 'redis' }, 'cutButtonTip'), btn('cutFromZookeeper', { action: 'partition', target: lane, from: 'zookeeper' }, 'cutButtonTip'))),
+    el('div', { class: 'fault-row' }, btn('healLinks', { action: 'heal-partitions' })),
   );
 }
 
@@ -335,7 +358,7 @@ function renderLive(): void {
     const built = performance.now();
     if (drawTimeline) timelineDueAt = built + Math.max(Math.min(TIMELINE_EVERY_MS_MAX, holds.length * TIMELINE_MS_PER_BAR), TIMELINE_BUDGET * (built - start));
   }
-  for (const b of document.querySelectorAll<HTMLButtonElement>('#race, #tour-run')) b.disabled = pageState === 'racing';
+  for (const b of document.querySelectorAll<HTMLButtonElement>('#race, #tour-run')) b.disabled = pageState === 'racing' || b.dataset.runs === 'no';
   const race = document.getElementById('race');
   if (race) race.textContent = pageState === 'racing' ? t.racing : t.race;
 }

@@ -66,6 +66,7 @@ export function legend(t: Dictionary): HTMLElement {
     el('li', {}, el('i', { class: 'sw refused' }), t.legendRefused),
     el('li', {}, el('i', { class: 'sw frozen' }), t.legendFrozen),
     el('li', {}, '✕ ', t.legendKilled),
+    el('li', {}, el('i', { class: 'sw cut' }), '✂ ', t.legendCut),
   );
 }
 
@@ -128,7 +129,7 @@ export function paintRun(root: ParentNode, data: RunData, o: PaintOptions, t: Di
 /** A run in a few words: strategy, instances, fencing, when, how long. */
 export function runCaption(run: Pick<RunLog, 'settings' | 'startedAt'> & { summary?: Pick<RaceSummary, 'seconds'> }, t: Dictionary): string {
   const s = run.settings;
-  return [s.strategy, s.via === 'one' ? t.viaOne : t.viaThree, ...(s.fenced ? ['fenced=1'] : []), ...(s.freezeHolder ? [`${t.freezeHolder} ${s.freezeHolder.ms} ms`] : []), run.startedAt.slice(11, 19), ...(run.summary ? [`${run.summary.seconds.toFixed(1)} s`] : [])].join(' · ');
+  return [s.strategy, s.via === 'one' ? t.viaOne : t.viaThree, ...(s.fenced ? ['fenced=1'] : []), ...(s.freezeHolder ? [`${t.freezeHolder} ${s.freezeHolder.ms} ms`] : []), ...(s.cutHolder ? [`✂ ${s.cutHolder.from}`] : []), run.startedAt.slice(11, 19), ...(run.summary ? [`${run.summary.seconds.toFixed(1)} s`] : [])].join(' · ');
 }
 
 export interface ReplayBoard {

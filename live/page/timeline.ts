@@ -1,6 +1,7 @@
 // The space-time view: one lane per instance, one bar per hold of the lock (granted → released),
 // two holds at once marked in red AND with a triangle, faults drawn on their lanes (a frozen
-// process as a shaded band, a killed one as a cross and a band).
+// process as a shaded band, a killed one as a cross and a band, a cut link as a band across the
+// lanes it cuts off, from the cut's recorded time to its heal's).
 import { overlapping } from '../shared/holds.js';
 import type { FaultMark, Hold } from '../shared/types.js';
 import { svg } from './dom.js';
@@ -24,7 +25,18 @@ export interface TimelineInput {
 function defs(): SVGDefsElement {
   const hatch = (id: string, color: string) =>
     svg('pattern', { id, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, svg('rect', { width: 6, height: 6, fill: 'transparent' }), svg('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: color, 'stroke-width': 3 }));
-  return svg('defs', {}, hatch('hatch-frozen', '#8aa4c8'), hatch('hatch-overlap', '#ffffff'));
+  return svg('defs', {}, hatch('hatch-frozen', '#8aa4c8'), hatch('hatch-overlap', '#ffffff'), hatch('hatch-cut', '#e3a33b'));
+}
+
+/** Runs of consecutive lane indexes: [0, 1, 3] → [[0, 1], [3, 3]]. */
+function spans(indexes: readonly number[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const i of [...indexes].sort((a, b) => a - b)) {
+    const last = out.at(-1);
+    if (last && i === last[1] + 1) last[1] = i;
+    else out.push([i, i]);
+  }
+  return out;
 }
 
 export function renderTimeline(input: TimelineInput, t: Dictionary): SVGSVGElement {
@@ -47,6 +59,27 @@ export function renderTimeline(input: TimelineInput, t: Dictionary): SVGSVGEleme
     root.append(svg('rect', { x: LABEL_W, y: y + 2, width: plotW, height: LANE_H - 4, class: 'lane' }), svg('text', { x: 4, y: y + LANE_H / 2 + 4, class: 'lane-label' }, lane));
   });
   for (const f of faults) {
+    if (f.kind === 'partition') {
+      // one band across each run of adjacent lanes it cuts off, so a cut of several instances reads as one
+      const cutOff = (f.cut?.lanes ?? [f.target]).filter((l) => lanes.includes(l));
+      const from = (f.cut?.from ?? []).join(', ');
+      const x1 = x(f.start);
+      const x2 = x(f.end ?? input.now);
+      for (const [first, last] of spans(cutOff.map((l) => lanes.indexOf(l)))) {
+        const y = AXIS_H + first * LANE_H;
+        const h = (last - first + 1) * LANE_H;
+        const names = lanes.slice(first, last + 1);
+        const tip = `${t.cutTip.replace('{lane}', names.join(', ')).replace('{from}', from)} ${Math.round(f.start)}–${f.end === undefined ? '…' : Math.round(f.end)} ms`;
+        root.append(
+          svg('rect', { x: x1, y, width: Math.max(2, x2 - x1), height: h, class: 'fault fault-partition', 'data-fault': 'partition', 'data-lanes': names.join(','), 'data-from': from, 'data-start': Math.round(f.start), 'data-end': f.end === undefined ? undefined : Math.round(f.end) }, svg('title', {}, tip)),
+          svg('line', { x1, x2: x1, y1: y, y2: y + h, class: 'cut-edge' }),
+          ...(f.end === undefined ? [] : [svg('line', { x1: x2, x2, y1: y, y2: y + h, class: 'cut-edge' })]),
+        );
+        // at the band's right end, above the bars: its left end is where the holder's marks crowd
+        if (x2 - x1 > 8 * (from.length + 2)) root.append(svg('text', { x: x2 - 3, y: y + 8, 'text-anchor': 'end', class: 'cut-label' }, `✂ ${from}`));
+      }
+      continue;
+    }
     const y = laneY(f.target);
     if (!lanes.includes(f.target)) continue;
     const x1 = x(f.start);

@@ -12,6 +12,8 @@ export interface TourStep {
 
 const base = { units: 100, requests: 200, connections: 50, workMs: 5, ttlMs: 5_000, fenced: false } as const;
 
+const HOLDER_CUT = { strategy: 'redis-owned', via: 'three', units: 30, requests: 45, connections: 10, workMs: 20, ttlMs: 1_000, cutHolder: { from: 'redis', workMs: 3_000, ms: 20_000 } } as const satisfies Partial<RaceSettings>;
+
 export const TOUR: readonly TourStep[] = [
   step('tour1Title', 'tour1Text', { strategy: 'none', via: 'one' }),
   step('tour2Title', 'tour2Text', { strategy: 'mutex', via: 'one' }),
@@ -28,7 +30,16 @@ export const TOUR: readonly TourStep[] = [
   step('tour12Title', 'tour12Text', { strategy: 'redis-owned', via: 'three', workMs: 20, ttlMs: 300, connections: 20, fenced: true, freezeHolder: { point: 'before-write', ms: 2_000 } }),
   { ...step('tour13Title', 'tour13Text', { strategy: 'redlock', via: 'three', connections: 20 }), fault: { action: 'kill-redlock', afterMs: 500, ms: 8_000 } },
   step('tour14Title', 'tour14Text', { strategy: 'zk-watch', via: 'three', connections: 20, requests: 150 }),
+  // The hosts topology only: the first holder cut from Redis (not from MySQL) while it holds, its
+  // work (3 s) past its lease (1 s); the others sell meanwhile. Then the same fenced.
+  step('tour15Title', 'tour15Text', HOLDER_CUT),
+  step('tour16Title', 'tour16Text', { ...HOLDER_CUT, fenced: true }),
 ];
+
+/** Whether a step can run on this lab: cutting a link needs the hosts topology. */
+export function stepRuns(s: TourStep, network: 'hosts' | 'loopback' | undefined): boolean {
+  return !s.settings.cutHolder || network === 'hosts';
+}
 
 /** A step: its title and text, and the base settings with `own` over them. */
 function step(title: Key, text: Key, own: Partial<RaceSettings> & Pick<RaceSettings, 'strategy' | 'via'>): TourStep {

@@ -6,6 +6,9 @@ export type Via = 'one' | 'three';
 /** Where the race's first request stops its instance: every lock strategy's two, and those inside some locks' own steps. */
 export const PAUSE_POINTS = ['before-write', 'after-acquire', 'after-setnx', 'before-del', 'after-read'] as const;
 export type PausePoint = (typeof PAUSE_POINTS)[number];
+/** The lock services an instance may be cut from (the hosts topology): the main Redis, or ZooKeeper. */
+export const CUT_FROM = ['redis', 'zookeeper'] as const;
+export type CutFrom = (typeof CUT_FROM)[number];
 
 export interface RaceSettings {
   strategy: string;
@@ -19,6 +22,12 @@ export interface RaceSettings {
   via: Via;
   /** One request (the race's first) stops its own instance at this point, healed after freezeMs. */
   freezeHolder?: { point: PausePoint; ms: number };
+  /**
+   * The hosts topology: the race's first request (to the first instance, working `workMs`) is cut
+   * from `from` while it holds the lock, and the others start once the cut is in force. The cut
+   * heals once that holder has answered, after `ms` at the latest.
+   */
+  cutHolder?: { from: CutFrom; workMs: number; ms: number };
 }
 
 /** One lock hold, from an answer's Server-Timing: ms since the race began, on the monotonic clock. */
@@ -33,9 +42,12 @@ export interface Hold {
   error?: string;
 }
 
-export type FaultKind = 'freeze' | 'kill' | 'holder-freeze';
+export type FaultKind = 'freeze' | 'kill' | 'holder-freeze' | 'partition';
 
-/** A fault on a server: while `end` is absent it is still on. Times are ms since the race began (or the page's epoch). */
+/**
+ * A fault on a server: while `end` is absent it is still on. Times are ms since the race began (or
+ * the page's epoch); a partition's are those its cut and its heal were recorded at.
+ */
 export interface FaultMark {
   id: number;
   kind: FaultKind;
@@ -44,6 +56,8 @@ export interface FaultMark {
   end?: number;
   /** when it heals by itself, at the latest */
   healBy: number;
+  /** a partition: the instance lanes it cuts off, and the servers they are cut from */
+  cut?: { lanes: string[]; from: string[] };
 }
 
 /** Counts so far in a race. */
@@ -113,6 +127,8 @@ export interface StrategyInfo {
 export interface LabState {
   lanes: string[];
   topology: 'single' | 'replicated';
+  /** hosts: a network namespace per server, so the page may cut links; loopback: none can be cut */
+  network: 'hosts' | 'loopback';
   racing: boolean;
   faults: FaultMark[];
   redlock: string[];

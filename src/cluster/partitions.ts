@@ -71,3 +71,19 @@ export async function healRecorded(dir: string): Promise<PartitionRecord> {
 export async function partitionInForce(dir: string): Promise<string> {
   return describeGrudge(await grudgeInForce(recordedLayout(dir)));
 }
+
+/** The lock services a holder may be cut from (the live lab's partition buttons and its tour). */
+export type LockService = 'redis' | 'zookeeper';
+
+/** The servers a lock service runs on: the main Redis, or the ZooKeeper server (every node of an ensemble). */
+export function lockServiceServers(layout: HostsLayout, service: LockService): string[] {
+  const names = layout.hosts.map((h) => h.name);
+  return service === 'redis' ? names.filter((n) => n === 'redis') : names.filter((n) => n === 'zookeeper' || n.startsWith('zookeeper-'));
+}
+
+/** Several grudges in force at once: each node drops what any of them has it drop. */
+export function unionOfGrudges(grudges: readonly Grudge[]): Grudge {
+  const union: Grudge = {};
+  for (const g of grudges) for (const [node, from] of Object.entries(g)) union[node] = [...new Set([...(union[node] ?? []), ...from])].sort();
+  return union;
+}
