@@ -51,8 +51,8 @@ export function faultsBreaking(rows: readonly FaultRow[], strategies: readonly s
   return [...broken]
     .map(([scenario, e]) => {
       const outcomes = [...(e.oversold.length > 0 ? [w.oversoldN(span(e.oversold))] : []), ...(e.twice ? [w.deductedTwice] : []), ...(e.never ? [w.neverRecovers] : [])];
-      // a long list of names would drown the fault: past two, a count (the fault table names them)
-      const who = e.names.size > 2 ? w.locks(e.names.size) : [...e.names].map(code).join(w.and);
+      // a list of names would drown the fault: past one, a count (the fault table names them)
+      const who = e.names.size > 1 ? w.locks(e.names.size) : [...e.names].map(code).join(w.and);
       return w.outcomeBy(w.scenarioOutcome(scenario, outcomes.join(w.and)), who);
     })
     .join(w.then);

@@ -38,6 +38,17 @@ const VARIANTS: readonly Phrase[] = [
   ['restart delayed # ms (> ttl)', '延迟 {0} 毫秒重启（> ttl）'],
   ['appendfsync always', 'appendfsync always'],
   ['#-node ensemble, leader killed', '{0} 节点集群，杀掉 leader'],
+  ['holder cut from redis, unfenced', '持锁者与 Redis 断开，不加防护令牌'],
+  ['holder cut from redis, fenced', '持锁者与 Redis 断开，加防护令牌'],
+  ['holder cut from zookeeper, unfenced', '持锁者与 ZooKeeper 断开，不加防护令牌'],
+  ['holder cut from zookeeper, fenced', '持锁者与 ZooKeeper 断开，加防护令牌'],
+  ['masters split #|#', '主节点按 {0}|{1} 分裂'],
+  ['masters split #|#|#', '主节点按 {0}|{1}|{2} 分裂'],
+  ['instance cut from MySQL mid-transaction', '实例在事务中途与 MySQL 断开'],
+  ['#-node ensemble, leader cut off from the others', '{0} 节点集群，leader 与另外两个节点断开'],
+  ['old master + app-# cut off, unfenced', '旧主节点和 app-{0} 被切断，不加防护令牌'],
+  ['old master + app-# cut off, fenced', '旧主节点和 app-{0} 被切断，加防护令牌'],
+  ['min-replicas-to-write #, max-lag # s', 'min-replicas-to-write {0}，max-lag {1} 秒'],
 ];
 
 /** The fault rows' expected notes (faults/scenarios/), after the ✓ or ✗. */
@@ -75,6 +86,26 @@ const EXPECTED: readonly Phrase[] = [
   ['B gets # of # too: # holders, # unit oversold', 'B 也拿到了 {1} 个中的 {0} 个：同时有 {2} 个持锁者，超卖 {3} 件'],
   ['B is refused (a #): # holder, nothing oversold', 'B 被拒绝（{0}）：只有 {1} 个持锁者，没有超卖'],
   ['exact throughout; a new leader and sales again ≤ # s after the kill', '始终准确；leader 被杀后 ≤ {0} 秒内选出新 leader，恢复售出'],
+  ['exact throughout; a new leader and sales again ≤ # s after the leader is killed', '始终准确；leader 被杀后 ≤ {0} 秒内选出新 leader，恢复售出'],
+  ['exact throughout; a new leader and sales again ≤ # s after the leader is cut off from the other two nodes', '始终准确；leader 与另外两个节点断开后 ≤ {0} 秒内选出新 leader，恢复售出'],
+  ['oversold = N (#): cut off, the holder cannot tell its claim has gone and writes the count it read', '超卖 = N（{0}）：被切断的持锁者不知道自己的锁已经没了，把读到的库存写了回去'],
+  ['oversold #: its renewal fails or its connection drops, it takes its claim as lost and refuses its own write (# lock_lost)', '超卖 {0}：续期失败或连接断开，它把锁当作已经丢了，拒绝自己的写入（{1} lock_lost）'],
+  ['oversold #; the holder refuses its own write (# lock_lost) or is fenced', '超卖 {0}；持锁者拒绝自己的写入（{1} lock_lost），或被防护令牌挡下'],
+  ['the side with # masters sells all #; the side with # is refused, every request # redlock_unavailable; nothing oversold', '拥有 {0} 个主节点的一边卖出全部 {1} 件；只有 {2} 个的一边被拒绝，每个请求都得到 {3} redlock_unavailable；没有超卖'],
+  ['no side has a majority: nothing sold, every request # redlock_unavailable', '没有哪一边占多数：一件也没卖，每个请求都得到 {0} redlock_unavailable'],
+  [
+    'the holder answers within # s, # outcome_unknown or a refusal, never a hang; the others are refused, each within its own bound, until MariaDB ends the stranded session, then sell N (#) within # s of the cut; app-# sells after the heal; /sales settles the holder: nothing oversold, nothing twice',
+    '持锁者在 {0} 秒内作答：{1} outcome_unknown 或拒绝，绝不挂住；其他实例各自在自己的上限内被拒绝，直到 MariaDB 结束那个被困住的会话，然后在切断后 {3} 秒内卖出 N（{2}）件；恢复之后 app-{4} 照常卖出；/sales 查明持锁者的结果：没有超卖，没有重复',
+  ],
+  ['two masters grant the lock: # holders at once, # unit oversold; healed, Sentinel demotes the old master and its grant is gone', '两个主节点都发出了锁：同时有 {0} 个持锁者，超卖 {1} 件；恢复之后，Sentinel 把旧主节点降为从节点，它发出的锁随之消失'],
+  [
+    "two holders at once with the same token (each master counts on from the one replicated value); B claimed the stock with it first, A's claim is refused (# fenced): B and the warm-up sale sold, nothing oversold",
+    '两个持锁者同时拿着同一个令牌（两个主节点都从同一个复制过来的值往上数）；B 先用它占住了库存，A 的占用被拒绝（{0} fenced）：B 和预热的那一单卖出，没有超卖',
+  ],
+  [
+    'the old master stops accepting writes ≤ # ms after the cut (recover ms: the window); then app-# is refused with a documented #, not granted; app-# sells on the new master; nothing oversold',
+    '旧主节点在切断后 ≤ {0} 毫秒内停止接受写入（恢复毫秒：就是这段窗口）；之后 app-{1} 得到文档列出的 {2} 拒绝，而不是拿到锁；app-{3} 在新主节点上卖出；没有超卖',
+  ],
 ];
 
 /** Every phrase, for the test that each keeps its figures. */

@@ -258,8 +258,8 @@ export async function mysqlCutCase(ctx: FaultContext, strategy: MysqlCutStrategy
       const holderOk = holderKey === UNKNOWN_OUTCOME || isRefusal(holderKey);
       return {
         expected:
-          `the holder answers within ${MYSQL_CUT_ANSWER_BOUND_MS / 1000} s, 503 outcome_unknown or a refusal, never a hang; the others are refused, each within its own bound, ` +
-          `until MariaDB ends the stranded session, then sell N (${n}) within ${MYSQL_CUT_LOCK_FREE_BOUND_MS / 1000} s of the cut; app-0 sells after the heal; /sales settles the holder: nothing oversold, nothing twice`,
+          `the holder answers ≤ ${MYSQL_CUT_ANSWER_BOUND_MS / 1000} s (503 outcome_unknown or a refusal); the others are refused until MariaDB ends the stranded session, ` +
+          `then sell N (${n}) ≤ ${MYSQL_CUT_LOCK_FREE_BOUND_MS / 1000} s after the cut; /sales settles the holder: nothing oversold or twice`,
         details: [
           `cut at ${cutAt.at}: ${cutAt.text}`,
           holderText(answered),
