@@ -12,8 +12,9 @@ import { defineConfig } from 'vitest/config';
 // - test/network/: the hosts topology and its partitions (root only), on a private cluster.
 // - test/browser/: the live lab's page in chromium, on a private cluster.
 // - test/compose/: docker compose, really run.
-// `npm test` runs unit, locks, integration and faults; chaos, network, browser and compose have
-// scripts of their own (npm run test:chaos, test:network, …), which .ci/run runs after it.
+// `npm test` runs unit, locks and integration; faults, chaos, network, browser and compose have
+// scripts of their own (npm run test:faults, test:chaos, …), which .ci/run runs after it, so the
+// suite keeps its 8-minute budget.
 // test/support/ holds the helpers and has no tests.
 
 // Vitest 4 runs projects with different worker counts one group after the other, so the unit and
