@@ -18,9 +18,9 @@ export interface FamilySummary {
 const code = (name: string) => `\`${name}\``;
 
 /** "`sql-update` 2.58× / 2.25×": a strategy with its ratio to mutex on one instance and on three. */
-function withRatios(runs: RunResult[], name: string): string {
-  const of = (t: Topology) => runs.find((r) => r.strategy === name && r.topology === t)?.efficiency ?? null;
-  return `${code(name)} ${efficiencyText(of('one'))} / ${efficiencyText(of('three'))}`;
+function withRatios(runs: RunResult[], name: string, lang: Lang): string {
+  const of = (t: Topology) => efficiencyText(runs.find((r) => r.strategy === name && r.topology === t), lang);
+  return `${code(name)} ${of('one')} / ${of('three')}`;
 }
 
 const goodputOn3 = (runs: RunResult[], name: string) => runs.find((r) => r.strategy === name && r.topology === 'three')?.throughput.goodput.median ?? 0;
@@ -80,9 +80,9 @@ export function familySummaries(report: BenchReport, faults?: readonly FaultRow[
     ];
     return {
       family,
-      use: best ? withRatios(runs, best) : '–',
+      use: best ? withRatios(runs, best, lang) : '–',
       oversells: oversells.length > 0 ? oversells.join(w.then) : w.none,
-      avoid: worst ? withRatios(runs, worst) : '–',
+      avoid: worst ? withRatios(runs, worst, lang) : '–',
       faults: faults ? faultsBreaking(faults, names, lang) : w.notRun,
     };
   });

@@ -15,8 +15,8 @@ import { faultsByLock } from './docs-faults.js';
 import { fillBlocks } from './docs-blocks.js';
 import { zhCell, zhFaultCells } from './docs-zh.js';
 import { familySummaries } from './docs-summary.js';
-import { ceilingCells, ceilingHeader, runCells, runHeader, tieGroups } from './format.js';
-import { chartRows } from './html.js';
+import { ceilingCells, ceilingHeader, runCells, runHeader, runTableNotes } from './format.js';
+import { chartRows, goodputOf, goodputRange } from './html.js';
 import { parseBenchArgs } from './options.js';
 import { ceilingOf, TOPOLOGIES, TOPOLOGY_LABEL, verdictOf, type BenchReport } from './report.js';
 import { CHART_CSS } from './report-style.js';
@@ -115,12 +115,11 @@ const localCells = (lang: Lang) => (cells: string[]): string[] => (lang === 'zh'
 /** The run table, how to read it and its ties (bench/table.ts's runsTable, its cells in the doc's language). */
 function runsBlock(report: BenchReport, lang: Lang): string {
   if (lang === 'en') return runsTable(report, lang);
-  const ties = tieGroups(report.runs, lang);
   return [
     markdownTable(runHeader(lang), report.runs.map((r) => localCells(lang)(runCells(r, lang)))),
     '',
     ...definitions(lang).map((d) => `- ${d}`),
-    ...(ties.length > 0 ? ['', BENCH_WORDS[lang].ties(ties.join('; '))] : []),
+    ...runTableNotes(report.runs, lang).flatMap((n) => ['', n]),
   ].join('\n');
 }
 
@@ -163,7 +162,7 @@ export function docBlocks(
 /** Goodput per strategy, one instance against three; ✗ marks a strategy that oversold in this run. */
 export function resultsChart(report: BenchReport): string {
   const oversold = new Set(report.runs.filter((r) => verdictOf(r.worst) === 'oversold').map((r) => r.strategy));
-  const rows = chartRows(report, (r) => r.throughput.goodput.median).map((row, i) => {
+  const rows = chartRows(report, goodputOf, goodputRange).map((row, i) => {
     const name = report.catalog[i]?.name ?? '';
     return { ...row, label: oversold.has(name) ? `${row.label} ✗ oversold` : row.label };
   });

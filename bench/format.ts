@@ -11,8 +11,19 @@ export function spreadText(s: Spread): string {
   return s.samples.length > 1 ? `${int(s.median)} (${int(s.min)}–${int(s.max)})` : int(s.median);
 }
 
-export function efficiencyText(e: number | null): string {
-  return e === null ? 'n/a' : `${e.toFixed(2)}×`;
+/** A run whose measured windows sold nothing: it has no speed to compare, only a finding. */
+export const soldNothing = (r: Pick<RunResult, 'throughput'>): boolean => r.throughput.goodput.median === 0 && r.throughput.goodput.max === 0;
+
+/** "2.58×", or what a run that sold nothing in its windows is instead of a ratio of 0.00. */
+export function efficiencyText(r: Pick<RunResult, 'efficiency' | 'throughput'> | undefined, lang: Lang = 'en'): string {
+  if (!r || r.efficiency === null) return 'n/a';
+  return soldNothing(r) ? BENCH_WORDS[lang].soldNothing : `${r.efficiency.toFixed(2)}×`;
+}
+
+/** The runs that sold nothing in their windows, each with its race's counts: why it has no ratio. */
+export function soldNothingNotes(runs: readonly RunResult[], lang: Lang = 'en'): string[] {
+  const w = BENCH_WORDS[lang];
+  return runs.filter(soldNothing).map((r) => w.soldNothingNote(r.strategy, w.topology[r.topology], r.race.ok, r.race.refused, r.race.ok + r.race.soldOut + r.race.refused));
 }
 
 export function oversoldText(c: SoldCheck): string {
@@ -31,7 +42,8 @@ export function raceText(r: RaceFigures): string {
   return `${r.ok} / ${r.soldOut} / ${r.refused} / ${r.left}${unknown}${odd}${cut}`;
 }
 
-export function rankText(r: Pick<RunResult, 'rank' | 'tiesWith'>): string {
+export function rankText(r: Pick<RunResult, 'rank' | 'tiesWith' | 'throughput'>): string {
+  if (soldNothing(r)) return '–';
   return r.tiesWith.length > 0 ? `${r.rank} (tie)` : String(r.rank);
 }
 
@@ -56,7 +68,7 @@ export function runCells(r: RunResult, lang: Lang = 'en'): string[] {
   const t = r.throughput;
   return [
     r.family, r.strategy, r.store, BENCH_WORDS[lang].topology[r.topology], String(r.race.initial), raceText(r.race), oversoldText(r.worst), spreadText(t.goodput),
-    int(t.refusedPerSec.median), int(t.p50Ms.median), int(t.p99Ms.median), efficiencyText(r.efficiency), rankText(r), courseText(r),
+    int(t.refusedPerSec.median), int(t.p50Ms.median), int(t.p99Ms.median), efficiencyText(r, lang), rankText(r), courseText(r),
   ];
 }
 
@@ -84,4 +96,10 @@ export function tieGroups(runs: RunResult[], lang: Lang = 'en'): string[] {
     groups.push(`${BENCH_WORDS[lang].topology[r.topology]}: ${members.join(' ~ ')}`);
   }
   return groups;
+}
+
+/** The sentences under a run table: its ties, and each run that sold nothing with its race's counts. */
+export function runTableNotes(runs: RunResult[], lang: Lang = 'en'): string[] {
+  const ties = tieGroups(runs, lang);
+  return [...(ties.length > 0 ? [BENCH_WORDS[lang].ties(ties.join('; '))] : []), ...soldNothingNotes(runs, lang)];
 }

@@ -2,28 +2,38 @@
 // in English and in Chinese with a switch (lang-switch.ts). Self-contained: inline SVG, CSS and one
 // small script; no font or stylesheet fetched from anywhere.
 import type { Lang } from '../src/lang.js';
-import { ceilingCells, ceilingHeader, int, RUN_COLUMNS, runCells, runHeader, tieGroups } from './format.js';
+import { ceilingCells, ceilingHeader, int, RUN_COLUMNS, runCells, runHeader, runTableNotes } from './format.js';
 import { bilingualPage } from './lang-switch.js';
 import { asExpected, ceilingOf, TOPOLOGIES, verdictOf, type BenchReport, type RunResult, type Topology } from './report.js';
 import { reportCss } from './report-style.js';
 import { definitions, methodText } from './table.js';
-import { escapeXml as esc, renderBarChart, type BarRow, type Series } from './svg.js';
+import { escapeXml as esc, renderBarChart, type BarRow, type Range, type Series } from './svg.js';
 import { BENCH_WORDS } from './words.js';
 
 const COLORS: Record<Topology, string> = { one: '#4c78a8', three: '#f58518' };
 
-/** One chart row per strategy, one value per topology (null where it was not run). */
-export function chartRows(report: BenchReport, pick: (r: RunResult) => number): BarRow[] {
+/** One chart row per strategy, one value per topology (null where it was not run), with its min–max where `range` gives one. */
+export function chartRows(report: BenchReport, pick: (r: RunResult) => number, range?: (r: RunResult) => Range): BarRow[] {
   const cut = (name: string) => report.runs.some((r) => r.strategy === name && r.race.truncated);
   return report.catalog.map((s) => ({
     // * marks a race cut at --maxSeconds: its count covers only what was answered
     label: cut(s.name) ? `${s.name} *` : s.name,
     values: TOPOLOGIES.map((t) => {
-      const r = report.runs.find((x) => x.strategy === s.name && x.topology === t);
+      const r = runOf(report, s.name, t);
       return r ? pick(r) : null;
     }),
+    ...(range ? { ranges: TOPOLOGIES.map((t) => {
+      const r = runOf(report, s.name, t);
+      return r ? range(r) : null;
+    }) } : {}),
   }));
 }
+
+const runOf = (report: BenchReport, strategy: string, t: Topology): RunResult | undefined => report.runs.find((x) => x.strategy === strategy && x.topology === t);
+
+/** A run's goodput over its rounds: the bar is the median, the whisker its min–max. */
+export const goodputOf = (r: RunResult): number => r.throughput.goodput.median;
+export const goodputRange = (r: RunResult): Range => ({ min: r.throughput.goodput.min, max: r.throughput.goodput.max });
 
 interface Row {
   cells: string[];
@@ -85,7 +95,7 @@ function reportBody(report: BenchReport, lang: Lang): string {
     unit: w.html.soldPerSecond,
     notMeasured: w.html.notMeasured,
     series,
-    rows: chartRows(report, (r) => r.throughput.goodput.median),
+    rows: chartRows(report, goodputOf, goodputRange),
     refLines,
   });
   const oversold = renderBarChart({
@@ -98,8 +108,7 @@ function reportBody(report: BenchReport, lang: Lang): string {
     alarm: (v) => v > 0,
   });
   const summary = [methodText(report, lang), w.html.machine(report.machine.platform, report.target.three, report.target.one ?? undefined, report.target.source)];
-  const ties = tieGroups(report.runs, lang);
-  const defs = [...definitions(lang), w.html.ceilingNote, w.html.truncatedNote(report.options.maxSeconds), ...(ties.length > 0 ? [w.ties(ties.join('; '))] : []), ...report.notes];
+  const defs = [...definitions(lang), w.html.ceilingNote, w.html.truncatedNote(report.options.maxSeconds), ...runTableNotes(report.runs, lang), ...report.notes];
   return `<h1>${esc(w.html.title)}</h1>
 ${summary.map((s) => `<p class="meta">${esc(s)}</p>`).join('\n')}
 <h2>${esc(w.html.goodput)}</h2>

@@ -7,6 +7,7 @@ svg.chart .label { text-anchor: end; } svg.chart .tick { text-anchor: middle; fi
 svg.chart .unit { fill: #777; font-size: 11px; } svg.chart .na { fill: #999; font-style: italic; font-size: 11px; }
 svg.chart .grid { stroke: #e6e6e6; } svg.chart .value { font-size: 11px; }
 svg.chart .alarm { fill: #b00020; font-weight: 700; }
+svg.chart .whisker { stroke: #333; stroke-width: 1.2; fill: none; }
 `;
 
 /** The rules both reports use: page, tables, verdict cells and the SVG charts. */

@@ -6,10 +6,18 @@ export interface Series {
   color: string;
 }
 
+/** The least and the greatest of a value's repeats, drawn as a whisker across its bar's end. */
+export interface Range {
+  min: number;
+  max: number;
+}
+
 export interface BarRow {
   label: string;
   /** One value per series; null = not measured. */
   values: (number | null)[];
+  /** Per series, the value's min–max over its repeats (absent or null: no whisker). */
+  ranges?: (Range | null)[];
 }
 
 export interface RefLine {
@@ -60,7 +68,7 @@ export function renderBarChart(c: BarChart): string {
   // reference-line labels get their own band above the bars, so they never cover a bar's number
   const TOP = HEAD + refs.length * REF_LABEL_H + 6;
   const H = TOP + c.rows.length * rowH + AXIS_H;
-  const values = c.rows.flatMap((r) => r.values).filter((v): v is number => v !== null);
+  const values = c.rows.flatMap((r) => [...r.values, ...(r.ranges ?? []).map((g) => g?.max ?? null)]).filter((v): v is number => v !== null);
   const max = niceMax(Math.max(0, ...values, ...refs.map((l) => l.value)));
   const x = (v: number) => LABEL_W + (Math.max(0, v) / max) * plotW;
   const out: string[] = [];
@@ -94,9 +102,17 @@ export function renderBarChart(c: BarChart): string {
         return;
       }
       const w = Math.max(x(v) - LABEL_W, v > 0 ? 1 : 0);
-      out.push(`<rect x="${LABEL_W}" y="${y}" width="${w.toFixed(1)}" height="${BAR_H}" fill="${color}"><title>${escapeXml(`${row.label} · ${c.series[si]?.name ?? ''}: ${fmt(v)} ${c.unit}`)}</title></rect>`);
+      const range = row.ranges?.[si] ?? null;
+      const spread = range && range.max > range.min ? ` (${fmt(range.min)}–${fmt(range.max)})` : '';
+      out.push(`<rect x="${LABEL_W}" y="${y}" width="${w.toFixed(1)}" height="${BAR_H}" fill="${color}"><title>${escapeXml(`${row.label} · ${c.series[si]?.name ?? ''}: ${fmt(v)}${spread} ${c.unit}`)}</title></rect>`);
+      let end = LABEL_W + w;
+      if (range && range.max > range.min) {
+        const [x1, x2, mid] = [x(range.min).toFixed(1), x(range.max).toFixed(1), y + BAR_H / 2];
+        out.push(`<path d="M${x1} ${mid}H${x2}M${x1} ${y + 2}V${y + BAR_H - 2}M${x2} ${y + 2}V${y + BAR_H - 2}" class="whisker"/>`);
+        end = Math.max(end, x(range.max));
+      }
       const cls = c.alarm?.(v) ? 'value alarm' : 'value';
-      out.push(`<text x="${(LABEL_W + w + 4).toFixed(1)}" y="${y + BAR_H - 2}" class="${cls}">${fmt(v)}</text>`);
+      out.push(`<text x="${(end + 4).toFixed(1)}" y="${y + BAR_H - 2}" class="${cls}">${fmt(v)}</text>`);
     });
   });
 

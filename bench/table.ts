@@ -1,6 +1,6 @@
 // The comparison as markdown: what stdout shows and what the .md file holds (in --lang's language).
 import type { Lang } from '../src/lang.js';
-import { ceilingCells, ceilingHeader, runCells, runHeader, tieGroups } from './format.js';
+import { ceilingCells, ceilingHeader, runCells, runHeader, runTableNotes } from './format.js';
 import { MIN_RACE_UNITS } from './options.js';
 import type { BenchReport } from './report.js';
 import { BENCH_WORDS, runMachine } from './words.js';
@@ -35,12 +35,11 @@ export const definitions = (lang: Lang): readonly string[] => BENCH_WORDS[lang].
 
 /** The run table, how to read it, and its ties. */
 export function runsTable(report: BenchReport, lang: Lang = 'en'): string {
-  const ties = tieGroups(report.runs, lang);
   return [
     markdownTable(runHeader(lang), report.runs.map((r) => runCells(r, lang))),
     '',
     ...definitions(lang).map((d) => `- ${d}`),
-    ...(ties.length > 0 ? ['', BENCH_WORDS[lang].ties(ties.join('; '))] : []),
+    ...runTableNotes(report.runs, lang).flatMap((n) => ['', n]),
   ].join('\n');
 }
 

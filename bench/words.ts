@@ -47,6 +47,10 @@ const en = {
     'rank = 1 + the strategies on the same topology that were faster in every round. (tie) = its range overlaps another\'s: the repeats cannot tell them apart.',
   ],
   ties: (groups: string) => `Ties (overlapping ranges): ${groups}.`,
+  soldNothing: 'sold nothing',
+  soldNothingNote: (strategy: string, topology: string, ok: number, refused: number, answered: number) =>
+    `${strategy} (${topology}) sold nothing in its measured windows, so it has no ratio and no rank: that is a finding, not a speed. ` +
+    `In its race, ${ok} of ${answered} answered requests sold and ${refused} were refused (503): its contenders kept failing to take the lock within their wait.`,
   method: (m: MethodParts) =>
     `${m.rounds} rounds; in each, every strategy gets ${m.warmup} s of discarded warm-up and a ${m.window} s measured window ` +
     `at ${m.connections} connections, in a rotated order; workMs ${m.workMs}${m.lease}. Then one race each: ${m.race}` +
@@ -111,6 +115,10 @@ const zh: BenchWords = {
     '名次 = 1 + 同一拓扑下每一轮都比它快的方案数。(tie) = 它的区间与别的方案重叠：重复测量分不出高下。',
   ],
   ties: (groups) => `并列（区间重叠）：${groups}。`,
+  soldNothing: '没有卖出',
+  soldNothingNote: (strategy, topology, ok, refused, answered) =>
+    `${strategy}（${topology}）在计量窗口内一件也没有卖出，所以没有比值，也没有名次：这是一个发现，而不是速度。` +
+    `在它的抢购里，${answered} 个得到响应的请求中 ${ok} 个售出、${refused} 个被拒绝（503）：争抢者们一再没能在等待时限内拿到锁。`,
   method: (m) =>
     `共 ${m.rounds} 轮；每一轮里，每个方案先做 ${m.warmup} 秒不计入的预热，再在 ${m.connections} 个并发连接下计量 ${m.window} 秒，方案顺序轮换；workMs ${m.workMs}${m.lease}。` +
     `然后每个方案抢购一次：${m.race}${m.course ? `；${m.course.strategies.join(' 和 ')} 按课程的 ${m.course.requests} 个请求抢 ${m.course.initial} 件` : ''}。` +

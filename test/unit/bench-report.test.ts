@@ -1,14 +1,14 @@
 // The bench's pure parts: options, target resolution, ordering, the arithmetic, the table and the HTML.
 import { describe, expect, it } from 'vitest';
 import { selectStrategies, type CatalogEntry } from '../../bench/catalog.js';
-import { oversoldText } from '../../bench/format.js';
+import { oversoldText, RUN_COLUMNS, runCells } from '../../bench/format.js';
 import { renderHtml } from '../../bench/html.js';
 import { expectedOutcome } from '../../bench/measure.js';
 import { chosenStrategies, COURSE_LINE, parseBenchArgs, UsageError } from '../../bench/options.js';
 import { raceSize, rotated } from '../../bench/bench.js';
 import { asExpected, orderRuns, oversoldOf, unansweredOf, verdictOf, withStandings, worstOf, type BenchReport, type RaceFigures, type RunResult, type Topology } from '../../bench/report.js';
 import { spreadOf, standings, type Spread } from '../../bench/stats.js';
-import { niceMax } from '../../bench/svg.js';
+import { niceMax, renderBarChart } from '../../bench/svg.js';
 import { renderMarkdown } from '../../bench/table.js';
 import { resolveTarget } from '../../bench/target.js';
 import type { ClusterInfo } from '../../src/cluster/types.js';
@@ -253,5 +253,40 @@ describe('bench report', () => {
     expect(html).toContain('<th>超卖</th>');
     // the space-time view is the live lab's: the command, and a strategy this bench saw oversell
     expect(html).toContain('<code>npm run live</code> and open <code>http://127.0.0.1:8090/?strategy=none</code>');
+  });
+
+  it('shows a run that sold nothing in its windows as such, with its race\'s refusals, never as 0.00× or a rank', () => {
+    const nothing = { ...run('lib-redlock', 'three', { ok: 25, left: 75, goodput: spread(0, 0, 0) }), efficiency: 0, rank: 33 };
+    nothing.race = { ...nothing.race, requests: 200, initial: 100, refused: 175 };
+    const cells = runCells(nothing);
+    expect(cells[RUN_COLUMNS.indexOf('vs mutex')]).toBe('sold nothing');
+    expect(cells[RUN_COLUMNS.indexOf('rank')]).toBe('–');
+    expect(runCells(nothing, 'zh')[RUN_COLUMNS.indexOf('vs mutex')]).toBe('没有卖出');
+    const md = renderMarkdown(report([...r.runs, nothing]));
+    expect(md).toContain('lib-redlock (3 via nginx) sold nothing in its measured windows');
+    expect(md).toContain('25 of 200 answered requests sold and 175 were refused (503)');
+    expect(md).not.toContain('0.00×');
+    // a run that sold something keeps its ratio and rank
+    expect(runCells({ ...run('mutex', 'one'), efficiency: 1, rank: 1 })[RUN_COLUMNS.indexOf('vs mutex')]).toBe('1.00×');
+  });
+
+  it('draws each goodput bar with a whisker over its rounds\' min–max, and none where the rounds agree', () => {
+    const chart = renderBarChart({
+      title: 't',
+      unit: 'sold/s',
+      series: [{ name: 'one', color: '#000' }],
+      rows: [
+        { label: 'spread', values: [1000], ranges: [{ min: 900, max: 1100 }] },
+        { label: 'flat', values: [500], ranges: [{ min: 500, max: 500 }] },
+      ],
+    });
+    // one whisker, from 900 to 1100 on an axis to 2000 (plot from x=200, 680 px wide)
+    expect(chart.match(/class="whisker"/g)).toHaveLength(1);
+    expect(chart).toContain('M506.0 ');
+    expect(chart).toContain('H574.0');
+    expect(chart).toContain('spread · one: 1000 (900–1100) sold/s');
+    // the value is written past the whisker's end, not over it
+    expect(chart).toMatch(/<text x="578\.0"[^>]*class="value">1000</);
+    expect(renderHtml(r).match(/class="whisker"/g)?.length).toBeGreaterThan(0);
   });
 });
