@@ -4,9 +4,9 @@ import type { StoreKind } from '../src/stock/store.js';
 import type { CatalogEntry } from './catalog.js';
 import type { BenchOptions } from './options.js';
 import { standings, type Spread } from './stats.js';
+import { TOPOLOGIES, type Topology } from './topology.js';
 
-export type Topology = 'one' | 'three';
-export const TOPOLOGIES: readonly Topology[] = ['one', 'three'];
+export { TOPOLOGIES, type Topology };
 export const TOPOLOGY_LABEL: Record<Topology, string> = BENCH_WORDS.en.topology;
 
 /** One check of the count against the store: 200 answers minus units that really left it. */

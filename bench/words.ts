@@ -3,7 +3,7 @@
 // typed by `en` (src/lang.ts's Translation): a key or a line missing from either fails to compile.
 // Strategy names, units and the figures stay as they are; a cell's data is never translated.
 import type { Lang, Translation } from '../src/lang.js';
-import type { Topology } from './report.js';
+import type { Topology } from './topology.js';
 
 /** Where and when a run was made, as every report's method line ends. */
 export interface RunMachine {

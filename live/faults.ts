@@ -5,6 +5,7 @@
 import { cut, type Grudge } from '../src/net/grudge.js';
 import { unionOfGrudges } from '../src/cluster/partitions.js';
 import { monotonicMs } from '../src/http/server-timing.js';
+import { FaultError } from './fault-error.js';
 import type { Partitions, Proc } from './servers.js';
 import type { CutFrom, FaultKind, FaultMark } from './shared/types.js';
 
@@ -199,6 +200,3 @@ export class FaultBoard {
     return a.healing;
   }
 }
-
-/** A fault the board refuses (the server is down, or already faulted): a 409 for the page. */
-export class FaultError extends Error {}

@@ -12,7 +12,7 @@ import { processState } from '../src/cluster/processes.js';
 import { recordedHandle } from '../src/cluster/lifecycle.js';
 import type { ClusterConfig } from '../src/config.js';
 import { pollUntil } from '../src/time.js';
-import { FaultError } from './faults.js';
+import { FaultError } from './fault-error.js';
 
 /** A server the lab may freeze and resume, crash and start again. */
 export interface Proc {
