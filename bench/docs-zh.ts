@@ -42,6 +42,8 @@ const VARIANTS: readonly Phrase[] = [
   ['holder cut from redis, fenced', '持锁者与 Redis 断开，加防护令牌'],
   ['holder cut from zookeeper, unfenced', '持锁者与 ZooKeeper 断开，不加防护令牌'],
   ['holder cut from zookeeper, fenced', '持锁者与 ZooKeeper 断开，加防护令牌'],
+  ['holder cut from mysql, unfenced', '持锁者与 MySQL 断开，不加防护令牌'],
+  ['nginx cut from the instance with a request in flight', 'nginx 与一个有请求在途的实例断开'],
   ['masters split #|#', '主节点按 {0}|{1} 分裂'],
   ['masters split #|#|#', '主节点按 {0}|{1}|{2} 分裂'],
   ['instance cut from MySQL mid-transaction', '实例在事务中途与 MySQL 断开'],
@@ -94,8 +96,16 @@ const EXPECTED: readonly Phrase[] = [
   ['the side with # masters sells all #; the side with # is refused, every request # redlock_unavailable; nothing oversold', '拥有 {0} 个主节点的一边卖出全部 {1} 件；只有 {2} 个的一边被拒绝，每个请求都得到 {3} redlock_unavailable；没有超卖'],
   ['no side has a majority: nothing sold, every request # redlock_unavailable', '没有哪一边占多数：一件也没卖，每个请求都得到 {0} redlock_unavailable'],
   [
-    'the holder answers within # s, # outcome_unknown or a refusal, never a hang; the others are refused, each within its own bound, until MariaDB ends the stranded session, then sell N (#) within # s of the cut; app-# sells after the heal; /sales settles the holder: nothing oversold, nothing twice',
-    '持锁者在 {0} 秒内作答：{1} outcome_unknown 或拒绝，绝不挂住；其他实例各自在自己的上限内被拒绝，直到 MariaDB 结束那个被困住的会话，然后在切断后 {3} 秒内卖出 N（{2}）件；恢复之后 app-{4} 照常卖出；/sales 查明持锁者的结果：没有超卖，没有重复',
+    'the holder answers ≤ # s (# outcome_unknown or a refusal); the others are refused until MariaDB ends the stranded session, then sell N (#) ≤ # s after the cut; /sales settles the holder: nothing oversold or twice',
+    '持锁者在 ≤ {0} 秒内作答（{1} outcome_unknown 或拒绝）；MariaDB 结束那个被困住的会话之前，其他实例都被拒绝，之后在切断后 ≤ {3} 秒内卖出 N（{2}）件；/sales 查明持锁者的结果：没有超卖，也没有重复扣减',
+  ],
+  [
+    "oversold #: its lock is in the stock's own database, so the cut takes the stock too: it reads and writes nothing and is refused (a #) ≤ # s; its lease (ttlMs) frees the lock, and the others sell N (#)",
+    '超卖 {0}：锁就在库存所在的数据库里，切断了锁也就切断了库存：它什么也读不到、什么也写不了，在 ≤ {2} 秒内被拒绝（{1}）；租期（ttlMs）到期，锁随之释放，其他实例卖出 N（{3}）件',
+  ],
+  [
+    "the request in flight: no answer within the lab's # s (nginx's own bound: proxy_read_timeout # s, then #), never resent, settled by /sales as # sale; after the cut, N (#) through nginx, each answered ≤ # s: # from the others, or # at proxy_connect_timeout when nginx tries the cut instance, nothing sold; nothing oversold, nothing twice",
+    '在途的那个请求：在实验室给的 {0} 秒内没有得到响应（nginx 自己的上限是 proxy_read_timeout {1} 秒，之后返回 {2}），从未被重发，经 /sales 核对为 {3} 次售出；切断之后经 nginx 再发 N（{4}）个请求，每个都在 ≤ {5} 秒内得到响应：其他实例返回 {6}，或者 nginx 去连被切断的实例、到 proxy_connect_timeout 时返回 {7}，什么也没卖出；没有超卖，没有重复扣减',
   ],
   ['two masters grant the lock: # holders at once, # unit oversold; healed, Sentinel demotes the old master and its grant is gone', '两个主节点都发出了锁：同时有 {0} 个持锁者，超卖 {1} 件；恢复之后，Sentinel 把旧主节点降为从节点，它发出的锁随之消失'],
   [

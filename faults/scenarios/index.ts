@@ -7,6 +7,7 @@ import { fairDeadWaiter } from './fair-dead-waiter.js';
 import { holderCrash } from './holder-crash.js';
 import { holderPause } from './holder-pause.js';
 import { lostReply } from './lost-reply.js';
+import { nginxCut } from './nginx-cut.js';
 import { nginxRetry } from './nginx-retry.js';
 import { partition } from './partition.js';
 import { redisFailover } from './redis-failover.js';
@@ -17,7 +18,7 @@ import { zkLeaderLoss } from './zk-leader-loss.js';
 import { zkLeaderPartition } from './zk-leader-partition.js';
 import { zkSessionExpiry } from './zk-session-expiry.js';
 
-export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply, redisFailover, redlockRestart, zkLeaderLoss, courseFlaws, redlockClock, fairDeadWaiter, partition, zkLeaderPartition, redisSplitBrain];
+export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply, redisFailover, redlockRestart, zkLeaderLoss, courseFlaws, redlockClock, fairDeadWaiter, partition, nginxCut, zkLeaderPartition, redisSplitBrain];
 
 export function scenarioNamed(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);

@@ -4,7 +4,6 @@
 // two masters, two holders. Then with min-replicas-to-write on the old master: it stops accepting
 // writes once its replica's acknowledgements are older than min-replicas-max-lag, and the row
 // measures the window that remains. Each step waits until its effect is observed.
-import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { ServerHandle } from '../../src/cluster/cluster.js';
 import { isRefusal } from '../../src/http/answers.js';
@@ -12,13 +11,14 @@ import { fenceCounterKey, stringLockKey } from '../../src/locks/redis/keys.js';
 import { runCommand } from '../../src/net/command.js';
 import { complete } from '../../src/net/grudge.js';
 import { hostOf, type HostsLayout } from '../../src/net/hosts.js';
-import { applyGrudge, healAll, type PartitionRecord } from '../../src/net/partition.js';
+import type { PartitionRecord } from '../../src/net/partition.js';
 import { STOCK_LOCK_RESOURCE } from '../../src/stock/product.js';
 import { sleep } from '../../src/time.js';
 import { runCase, type Case, type Verdict } from '../case.js';
 import { instance, type Instance } from '../cluster-ops.js';
 import { outcomeKey, type CheckParams, type Sent } from '../client.js';
 import { freezeHolder, holderText, type Frozen } from '../holder.js';
+import { labNetwork, type LabNetwork } from '../lab-network.js';
 import { resume } from '../process-state.js';
 import { redisAt, redisRoles, replicationState, waitClientFrom, waitPromoted, waitReplicaOf, waitReplicasCaughtUp } from '../replication.js';
 import { isSafe, type FaultRow } from '../row.js';
@@ -53,12 +53,6 @@ const PROBE_EVERY_MS = 20;
 const PROBE_KEY = 'lab:split-brain:probe';
 /** The probe's value before the cut, which the replica (the next master) holds too; the window's writes are numbers. */
 const PRE_CUT_VALUE = 'before the cut';
-
-function layoutOf(ctx: FaultContext): HostsLayout {
-  const layout = ctx.cluster.layout;
-  if (!layout) throw new Error(`${SCENARIO} needs the hosts topology (a network namespace per server)`);
-  return layout;
-}
 
 const addressOf = (layout: HostsLayout, name: string): string => {
   const host = hostOf(layout, name);
@@ -123,15 +117,15 @@ interface Split {
 }
 
 /** Cuts the split and waits until the Sentinels name the replica as master. */
-async function splitAndPromote(ctx: FaultContext, layout: HostsLayout, record: string, master: ServerHandle, replica: ServerHandle): Promise<Split | undefined> {
-  const cut = await applyGrudge(layout, splitGrudge(ctx, master, replica), record);
+async function splitAndPromote(ctx: FaultContext, net: LabNetwork, master: ServerHandle, replica: ServerHandle): Promise<Split | undefined> {
+  const cut = await net.partition(splitGrudge(ctx, master, replica));
   const promoted = await waitPromoted(ctx.cluster, replica.port, PROMOTION_BOUND_MS);
   return promoted ? { cut, promotedMs: Date.now() - cut.t } : undefined;
 }
 
 /** Heals, then waits until the Sentinels have made the old master the new one's replica, in sync. */
-async function healAndDemote(ctx: FaultContext, layout: HostsLayout, record: string, oldMaster: ServerHandle, newMaster: ServerHandle): Promise<{ demoted: boolean; ms: number; state: string }> {
-  const healed = await healAll(layout, record);
+async function healAndDemote(ctx: FaultContext, net: LabNetwork, oldMaster: ServerHandle, newMaster: ServerHandle): Promise<{ demoted: boolean; ms: number; state: string }> {
+  const healed = await net.heal();
   const demoted = await waitReplicaOf(ctx.cluster, oldMaster.port, newMaster.port, DEMOTION_BOUND_MS);
   const ms = Date.now() - healed.t;
   return { demoted, ms, state: demoted ? `${oldMaster.name} demoted to ${newMaster.name}'s replica, in sync ${ms} ms after the heal` : `${oldMaster.name} not demoted ${ms} ms after the heal: ${await replicationState(ctx.cluster, oldMaster.port)}` };
@@ -154,8 +148,7 @@ export type Fencing = 'unfenced' | 'fenced';
  */
 export async function splitBrainCase(ctx: FaultContext, fencing: Fencing): Promise<FaultRow> {
   const key = { scenario: SCENARIO, strategy: FAILOVER_LOCK, variant: `old master + app-0 cut off, ${fencing}`, store: 'mysql' as const };
-  const layout = layoutOf(ctx);
-  const record = path.join(ctx.workDir, 'partitions.jsonl');
+  const net = labNetwork(ctx, SCENARIO);
   return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
     const [aAt, bAt] = [instance(ctx.cluster, 0), instance(ctx.cluster, 1)];
     const { master, replica } = await redisRoles(ctx.cluster);
@@ -170,10 +163,10 @@ export async function splitBrainCase(ctx: FaultContext, fencing: Fencing): Promi
       const warm = fencing === 'fenced' ? await c.send(bAt, 'warm-up', { ...fence, waitMs: 2_000 }) : undefined;
       if (!(await waitReplicasCaughtUp(oldClient, CAUGHT_UP_BOUND_MS))) throw new Error(`${replica.name} did not catch up with ${master.name} before the cut`);
       const before = await lockOn(oldClient);
-      const split = await splitAndPromote(ctx, layout, record, master, replica);
+      const split = await splitAndPromote(ctx, net, master, replica);
       if (!split) return { expected: `the Sentinels promote ${replica.name} ≤ ${PROMOTION_BOUND_MS} ms`, holds: () => false, details: [`not promoted: ${await replicationState(ctx.cluster, replica.port)}`] };
       const stuck = await stuckProbe(c, bAt);
-      const follow = await followToNewMaster(ctx, layout, bAt, master, replica);
+      const follow = await followToNewMaster(ctx, net.layout, bAt, master, replica);
       const b = await freezeHolder(c, bAt, { ...fence, pause: 'before-write', ttlMs: TTL_MS, waitMs: 2_000 });
       if (!b.frozen) return { expected: 'B stops at pause=before-write', holds: () => false, details: [holderText(b.answer, 'B')] };
       frozen.push(b);
@@ -194,7 +187,7 @@ export async function splitBrainCase(ctx: FaultContext, fencing: Fencing): Promi
       resume(b.pid);
       const bAnswer = await b.answer;
       // Unfenced, A is still stopped before its release, its lock on the old master: the heal comes now.
-      const rejoin = await healAndDemote(ctx, layout, record, master, replica);
+      const rejoin = await healAndDemote(ctx, net, master, replica);
       healed = true;
       const afterRejoin = await lockAfterDemotion(ctx, master.port);
       const lost = afterRejoin !== undefined && afterRejoin.owner !== onOld.owner && Date.now() - seenAt < onOld.pttl;
@@ -238,7 +231,7 @@ export async function splitBrainCase(ctx: FaultContext, fencing: Fencing): Promi
       };
     } finally {
       for (const f of frozen) if (f.frozen) resume(f.pid);
-      if (!healed) await healAll(layout, record);
+      if (!healed) await net.heal();
       oldClient.disconnect();
       newClient.disconnect();
     }
@@ -291,8 +284,7 @@ async function probeWindow(client: Redis, cutT: number): Promise<Window> {
  */
 export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
   const key = { scenario: SCENARIO, strategy: FAILOVER_LOCK, variant: `min-replicas-to-write 1, max-lag ${MAX_LAG_S} s`, store: 'mysql' as const };
-  const layout = layoutOf(ctx);
-  const record = path.join(ctx.workDir, 'partitions.jsonl');
+  const net = labNetwork(ctx, SCENARIO);
   return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
     const [aAt, bAt] = [instance(ctx.cluster, 0), instance(ctx.cluster, 1)];
     const { master, replica } = await redisRoles(ctx.cluster);
@@ -306,7 +298,7 @@ export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
       await oldClient.config('SET', 'min-replicas-to-write', '1');
       await oldClient.set(PROBE_KEY, PRE_CUT_VALUE); // accepted: its replica counts as good
       if (!(await waitReplicasCaughtUp(oldClient, CAUGHT_UP_BOUND_MS))) throw new Error(`${replica.name} did not catch up with ${master.name} before the cut`);
-      const split = await applyGrudge(layout, splitGrudge(ctx, master, replica), record);
+      const split = await net.partition(splitGrudge(ctx, master, replica));
       // Both observed side by side: the refusal on the old master, the promotion at the Sentinels.
       const promotion = waitPromoted(ctx.cluster, replica.port, PROMOTION_BOUND_MS).then((ok) => (ok ? Date.now() - split.t : null));
       const [window, promotedMs] = await Promise.all([probeWindow(oldClient, split.t), promotion]);
@@ -320,9 +312,9 @@ export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
       // Only now, with the refusal seen: app-0, on the old master's side, asks for the lock.
       const minority = await c.send(aAt, 'minority', { ttlMs: TTL_MS, waitMs: 1_000 });
       const stuck = await stuckProbe(c, bAt);
-      const follow = await followToNewMaster(ctx, layout, bAt, master, replica);
+      const follow = await followToNewMaster(ctx, net.layout, bAt, master, replica);
       const majority = await c.send(bAt, 'majority', { ttlMs: TTL_MS, waitMs: 2_000 });
-      const rejoin = await healAndDemote(ctx, layout, record, master, replica);
+      const rejoin = await healAndDemote(ctx, net, master, replica);
       healed = true;
       // A fresh connection: Sentinel's demotion killed the lab's clients of the old master with the others.
       const probeAfter = await withClient(ctx, master.port, (r) => r.get(PROBE_KEY)).catch((err: unknown) => `unreadable: ${err instanceof Error ? err.message : String(err)}`);
@@ -350,7 +342,7 @@ export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
           isSafe(m) && window.accepted >= 1 && isRefusal(aKey) && bKey === '200' && m.deducted === 1 && stuckKey === '503 redis_unavailable' && rejoin.demoted && windowLost,
       };
     } finally {
-      if (!healed) await healAll(layout, record);
+      if (!healed) await net.heal();
       oldClient.disconnect();
       // Back to what the server had (it is a replica now, where the setting is idle, but a later
       // failover would bring it back); on a fresh connection, as above.

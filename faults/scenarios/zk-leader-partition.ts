@@ -2,25 +2,22 @@
 // while deductions run under a ZooKeeper lock. The instances still reach every node: the sessions on
 // the old leader are dropped when it loses its quorum and move to the majority, which elects a new
 // leader. Exact throughout; the time until sales resume is the figure. Healed after.
-import path from 'node:path';
 import { isolate } from '../../src/net/grudge.js';
-import { applyGrudge, healAll } from '../../src/net/partition.js';
+import { labNetwork } from '../lab-network.js';
 import { ZK_STRATEGIES } from '../locks.js';
 import type { FaultRow } from '../row.js';
 import type { FaultContext, Scenario } from '../scenario.js';
 import { leaderFaultCase, RECOVER_BOUND_MS, type LeaderFault } from './zk-leader-loss.js';
 
 function isolatedLeader(ctx: FaultContext): LeaderFault {
-  const layout = ctx.cluster.layout;
-  if (!layout) throw new Error('zk-leader-partition needs the hosts topology (a network namespace per server)');
-  const record = path.join(ctx.workDir, 'partitions.jsonl');
+  const net = labNetwork(ctx, 'zk-leader-partition');
   const nodes = ctx.cluster.servers.zookeeperEnsemble.map((s) => s.name);
   return {
     scenario: 'zk-leader-partition',
     variant: '3-node ensemble, leader cut off from the others',
     done: 'cut off from the other two nodes',
-    inflict: async (leader) => void (await applyGrudge(layout, isolate(nodes, leader.name), record)),
-    undo: async () => void (await healAll(layout, record)),
+    inflict: async (leader) => void (await net.partition(isolate(nodes, leader.name))),
+    undo: async () => void (await net.heal()),
   };
 }
 

@@ -1,8 +1,10 @@
 // The hosts topology (issue: hosts and partitions) on a private cluster: every server in a network
 // namespace of its own. A race through nginx on 127.0.0.1 stays exact; a client that reads the
 // cluster's record and runs iptables itself inside app-0's namespace cuts app-0 from Redis while
-// it holds the watchdog lock; the fault lab's partition cases, sequenced, show each lock's fate;
-// and stopping leaves no namespace, link, rule or port behind. Needs root (CAP_NET_ADMIN).
+// it holds the watchdog lock; the fault lab's partition cases, sequenced, show each lock's fate
+// (the lock table's holder cut from MySQL, its stock's own store, too); nginx cut from an instance
+// with a deduction in flight on it answers every client and resends nothing; and stopping leaves
+// no namespace, link, rule or port behind. Needs root (CAP_NET_ADMIN).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,7 +19,8 @@ import { LAB_INSTANCE_ENV } from '../../faults/lab-cluster.js';
 import { resume } from '../../faults/process-state.js';
 import { isSafe, type FaultRow } from '../../faults/row.js';
 import type { FaultContext } from '../../faults/scenario.js';
-import { holderCutCase, MYSQL_CUT_ANSWER_BOUND_MS, MYSQL_CUT_LOCK_FREE_BOUND_MS, MYSQL_CUT_STRATEGIES, mysqlCutCase, redlockSplitCase } from '../../faults/scenarios/partition.js';
+import { IN_FLIGHT_CLIENT_MS, nginxBounds, nginxCutCase } from '../../faults/scenarios/nginx-cut.js';
+import { CUT_FROM_STOCK_ANSWER_BOUND_MS, holderCutCase, MYSQL_CUT_ANSWER_BOUND_MS, MYSQL_CUT_LOCK_FREE_BOUND_MS, MYSQL_CUT_STRATEGIES, mysqlCutCase, redlockSplitCase } from '../../faults/scenarios/partition.js';
 import { freeClusterConfig, startCluster, type RunningCluster } from '../../src/cluster/cluster.js';
 import { isPortFree } from '../../src/cluster/ports.js';
 import { hasNetAdmin, hostsLeft, type HostsLayout } from '../../src/net/hosts.js';
@@ -124,6 +127,31 @@ describe.skipIf(!hasNetAdmin())('the hosts topology (needs root)', () => {
       expect(row.asExpected, figures(row)).toBe(true);
     }
   }, 300_000);
+
+  it("mysql-lock-table's holder cut from MySQL is cut from the stock too: refused within its bound, nothing oversold; its lease frees the lock for the others", async () => {
+    const row = await holderCutCase(ctx(), 'mysql-lock-table', 'unfenced');
+    console.log(`[liveness] mysql-lock-table holder cut from MySQL: ${row.details[1] ?? ''} (bound ${CUT_FROM_STOCK_ANSWER_BOUND_MS} ms); ${row.details[2] ?? ''}`);
+    expect(isSafe(row), figures(row)).toBe(true);
+    expect(row.oversold, figures(row)).toBe(0);
+    expect(row.deducted, figures(row)).toBe(5);
+    expect(Object.keys(row.byRole.holder ?? {}).every((k) => k.startsWith('503')), figures(row)).toBe(true);
+    expect(row.asExpected, figures(row)).toBe(true);
+  });
+
+  it('nginx cut from the instance with a deduction in flight: the others serve within nginx\'s connect bound, the request in flight is never resent, /sales settles it as one sale', async () => {
+    const bounds = nginxBounds();
+    const row = await nginxCutCase(ctx());
+    console.log(
+      `[liveness] nginx cut from ${String(row.facts.cutInstance)}: the request ${row.details[3] ?? ''}; ` +
+        `after the cut the slowest answer ${String(row.facts.slowestAfterMs)} ms (connect bound ${bounds.connectMs} ms), ${String(row.facts.after504)} × 504; ` +
+        `nginx's own bound on the request in flight: proxy_read_timeout ${bounds.readMs} ms (the test gives up at ${IN_FLIGHT_CLIENT_MS} ms)`,
+    );
+    expect(isSafe(row), figures(row)).toBe(true);
+    expect(row.facts.resentTo, figures(row)).toBe('');
+    expect(row.facts.inFlightSales, figures(row)).toBe(1);
+    expect(row.doubleDeductions, figures(row)).toBe(0);
+    expect(row.asExpected, figures(row)).toBe(true);
+  });
 
   it('stopping leaves no namespace, link, rule or listening port', async () => {
     const t0 = Date.now();

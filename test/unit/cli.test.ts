@@ -22,7 +22,7 @@ describe('parseFlags', () => {
     expect(values).toMatchObject({ stop: true, rounds: '4' });
     expect(parseFaultArgs(['--strategy=redis-hash', '--sell', '5']).sizes.sell).toBe(5);
     // a family's name runs its whole family
-    expect(parseFaultArgs(['--scenario', 'partition']).scenarios).toEqual(['partition', 'zk-leader-partition', 'redis-split-brain']);
+    expect(parseFaultArgs(['--scenario', 'partition']).scenarios).toEqual(['partition', 'nginx-cut', 'zk-leader-partition', 'redis-split-brain']);
     expect(parseFaultArgs(['--scenario', 'zk-leader-partition']).scenarios).toEqual(['zk-leader-partition']);
   });
 
