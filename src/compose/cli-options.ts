@@ -6,6 +6,8 @@ export const COMPOSE_FLAGS = {
   topology: { type: 'string' },
   project: { type: 'string' },
   'free-ports': { type: 'boolean' },
+  /** up: build stand-ins for the images the engine lacks (Debian packages), asking no registry */
+  'stand-ins': { type: 'boolean' },
   /** an optional profile of docker-compose.yml: metrics (Prometheus), live (the live lab's page) */
   profile: { type: 'string', multiple: true },
   ...HELP_FLAG,

@@ -9,10 +9,12 @@ import { parseFlags, runCli, UsageError } from '../cli/args.js';
 import { expectedSafety } from './checks.js';
 import { detectCompose, down, endpointsOf, OPTIONAL_PROFILES, publishedAddress, ROOT, topologyFiles, up, type ComposeProject, type ComposeTopologyName } from './compose.js';
 import { redisFailover } from './failover.js';
+import { describeStep, ensureImages, imagesOf, PullFailed } from './images.js';
 import { renderOnFreePorts } from './render.js';
 
-export const USAGE = `usage: npm run compose -- <command> [--topology base|replicated] [--profile metrics|live]… [--project NAME] [--free-ports] [-- bench options]
-  up       build and start the topology, wait until every service is healthy, print its addresses
+export const USAGE = `usage: npm run compose -- <command> [--topology base|replicated] [--profile metrics|live]… [--project NAME] [--free-ports] [--stand-ins] [-- bench options]
+  up       pull the images it lacks, build and start the topology, wait until every service is
+           healthy, print its addresses
   down     stop it and remove its containers, networks and volumes (down -v)
   bench    run \`npm run bench\` against it: nginx and app1 through their published ports, units
            left read from its MySQL and Redis; options after a second -- go to the bench
@@ -26,6 +28,9 @@ export const USAGE = `usage: npm run compose -- <command> [--topology base|repli
   --free-ports publish on free loopback ports instead of the files' (8080, 8000, 13306, …, which a
                native cluster holds): \`up\` writes the moved topology to .stocklab/compose/<project>.json
                and the other commands use it while it exists (\`down\` removes it)
+  --stand-ins  up: no registry asked; an image the engine lacks is built under its tag from Debian
+               packages on a debootstrapped base (src/compose/standins/; needs debootstrap, root
+               and a Debian mirror), cached as the compose test caches them
 Uses \`docker compose\` (v2) when installed, else \`docker-compose\` (v1).`;
 
 const COMMANDS = ['up', 'down', 'bench', 'faults'] as const;
@@ -46,6 +51,8 @@ async function main(argv: string[]): Promise<number> {
   const name = values.project;
   const freePorts = values['free-ports'] ?? false;
   const profiles = values.profile ?? [];
+  const standIns = values['stand-ins'] ?? false;
+  if (standIns && command !== 'up') throw new UsageError('--stand-ins goes with up');
   const unknownProfile = profiles.find((x) => !(OPTIONAL_PROFILES as readonly string[]).includes(x));
   if (unknownProfile !== undefined) throw new UsageError(`--profile must be one of ${OPTIONAL_PROFILES.join(', ')}, got "${unknownProfile}"`);
   // the bench's flags (after a second --) are checked before anything starts
@@ -59,6 +66,11 @@ async function main(argv: string[]): Promise<number> {
 
   switch (command) {
     case 'up': {
+      // before compose's own pull, which fails late and without the ways on
+      const images = await ensureImages(await imagesOf(project), standIns ? 'stand-in' : 'pull', say).catch((err: unknown) => {
+        throw err instanceof PullFailed ? new PullFailed(err.image, err.reason, `npm run compose -- ${argv.join(' ')} --stand-ins`) : err;
+      });
+      for (const s of images) say(describeStep(s));
       const t0 = Date.now();
       await up(project, 300_000, say);
       const e = await endpointsOf(project);

@@ -3,7 +3,8 @@
 // --free-ports` beside a native cluster that holds the default ports. An override cannot do it: compose v1 adds an
 // override's ports to the base file's instead of replacing them, so the base's 8080, 13306, … would
 // still be published (and collide with a native cluster on its defaults). The user's files stay as
-// they are; `config` resolves them (anchors, overrides, relative paths) and only ports change.
+// they are; `config` resolves them (anchors, overrides, relative paths) and only ports change. The
+// network keeps its fixed subnet (docker-compose.yml), so two of its projects cannot run at once.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,8 +19,9 @@ interface Service {
   image?: string;
   build?: unknown;
   ports?: Port[];
+  profiles?: string[];
 }
-interface ComposeModel {
+export interface ComposeModel {
   services: Record<string, Service>;
 }
 
@@ -39,7 +41,8 @@ async function yamlToJson(yaml: string, composeBin: string): Promise<ComposeMode
   throw new Error('render: no Python with PyYAML to read `docker-compose config`');
 }
 
-async function resolved(source: ComposeProject): Promise<ComposeModel> {
+/** The project's files as compose resolves them (anchors, overrides, relative paths, variables). */
+export async function resolvedModel(source: ComposeProject): Promise<ComposeModel> {
   if (source.command.length > 1) return JSON.parse(await compose(source, ['config', '--format', 'json'])) as ComposeModel; // v2
   const { stdout: bin } = await run('sh', ['-c', `command -v ${source.command[0]}`]);
   return yamlToJson(await compose(source, ['config']), bin.trim());
@@ -49,15 +52,13 @@ const targetOf = (p: Port): number => (typeof p === 'string' ? Number(/(\d+)(?:\
 
 export interface Rendered {
   project: ComposeProject;
-  /** Every image the topology runs, the service's own (built) excluded. */
-  images: string[];
   /** Published ports, service:containerPort → host port. */
   ports: Record<string, number>;
 }
 
 /** Writes `<dir>/<name>.json` (JSON is YAML) and returns a project that runs it under `name`. */
 export async function renderOnFreePorts(source: ComposeProject, name: string, dir: string): Promise<Rendered> {
-  const model = await resolved(source);
+  const model = await resolvedModel(source);
   const published = Object.entries(model.services).flatMap(([svc, s]) => (s.ports ?? []).map((p) => ({ svc, target: targetOf(p) })));
   const free = await freePorts(published.length);
   const ports: Record<string, number> = {};
@@ -69,6 +70,5 @@ export async function renderOnFreePorts(source: ComposeProject, name: string, di
   });
   const file = path.join(dir, `${name}.json`);
   fs.writeFileSync(file, JSON.stringify(model, null, 2));
-  const images = [...new Set(Object.values(model.services).filter((s) => !s.build && s.image).map((s) => s.image as string))];
-  return { project: { ...source, files: [file], name }, images, ports };
+  return { project: { ...source, files: [file], name }, ports };
 }

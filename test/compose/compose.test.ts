@@ -1,7 +1,8 @@
 // docker compose, really run: the base topology, then the replicated one, each built from the
-// repository's compose files and Dockerfile, raced through nginx on published loopback ports, the
-// replicated one's Redis master killed, and each torn down to nothing. Images are the official
-// ones when a registry answers, else stand-ins (test/compose/standins/) under the same tags.
+// repository's compose files and Dockerfile, raced through nginx on published loopback ports, an
+// instance of the base one restarted under nginx, the replicated one's Redis master killed, and each
+// torn down to nothing. Images are the official ones when a registry answers, else stand-ins
+// (src/compose/standins/) under the same tags, built as `npm run compose -- up --stand-ins` builds them.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -19,8 +20,9 @@ import { promQuery, promQueryUntil, valueOf } from '../support/prometheus.js';
 import { expectExactRace, expectSafe } from '../support/race-checks.js';
 import { LiveClient } from './live-client.js';
 import { ensureDaemon, ensureTools, type Engine } from './engine.js';
-import { ensureImages } from './images.js';
+import { describeStep, ensureImages, imagesOf } from '../../src/compose/images.js';
 import { renderOnFreePorts } from '../../src/compose/render.js';
+import { pollUntil } from '../../src/time.js';
 
 const run = promisify(execFile);
 const say = (line: string) => console.log(`[compose] ${line}`);
@@ -33,6 +35,8 @@ const BASE_PROFILES = ['metrics', 'live'];
 const SCRAPED = 'redis-pubsub';
 /** The race fired through the live service's API, as its page fires one. */
 const LIVE_RACE = { strategy: 'redis-lua-decr', units: 50, requests: 60, connections: 10, workMs: 0, ttlMs: 5_000, fenced: false, via: 'three' } as const;
+/** The instance restarted under nginx, the containers started while it is down, and the race through nginx after it. */
+const RESTARTED = { service: 'app2', instance: 'app-8100', strategy: 'sql-update', boundMs: 60_000, squatters: 2, squatterImage: 'redis:7-alpine' } as const;
 /** Both topologies healthy within this, after their images exist (measured: 14 s and 43 s quiet; 127 s for base with both profiles at load 30). */
 const UP_BOUND_MS = 240_000;
 
@@ -113,11 +117,10 @@ beforeAll(async () => {
   await timed('tools', () => ensureTools(say));
   engine = await timed('dockerd', () => ensureDaemon(dir, say));
   say(`engine: docker ${engine.version}; compose: ${command.join(' ')}`);
-  const source: ComposeProject = { command, files: topologyFiles('replicated'), directory: ROOT };
-  const { images } = await renderOnFreePorts(source, 'images', dir);
-  const from = [...fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1] as string);
-  const built = await timed('images', () => ensureImages([...new Set([...from, ...images])], path.join(os.homedir(), '.cache', 'stocklab-compose'), say));
-  for (const s of built) say(`image ${s.image}: ${s.how}${s.seconds ? ` in ${s.seconds.toFixed(1)} s` : ''}`);
+  // every image of both topologies, profiles included: what `npm run compose -- up --stand-ins` has
+  const images = await imagesOf({ command, files: topologyFiles('replicated'), directory: ROOT, profiles: BASE_PROFILES });
+  const built = await timed('images', () => ensureImages(images, 'pull-else-stand-in', say));
+  for (const s of built) say(describeStep(s));
 }, 1_200_000);
 
 afterAll(async () => {
@@ -232,6 +235,48 @@ describe('docker compose, base topology (docker-compose.yml, profiles metrics an
     // freezing the holder needs the native cluster's fault hooks: a clear refusal naming the field
     const holder = await live.post('/api/race', { ...LIVE_RACE, freezeHolder: { point: 'after-acquire', ms: 1_000 } });
     expect({ status: holder.status, error: holder.body.error }).toEqual({ status: 400, error: 'bad_request' });
+  });
+
+  it(`${RESTARTED.service} stopped and started again: nginx reaches it at its fixed address, and ${RESTARTED.strategy} through nginx after it is exact`, async () => {
+    const id = (await run('docker', ['ps', '-q', '--filter', `label=com.docker.compose.project=${project.name}`, '--filter', `label=com.docker.compose.service=${RESTARTED.service}`])).stdout.trim();
+    const inspect = async (format: string, of = id) => (await run('docker', ['inspect', '--format', format, of])).stdout.trim();
+    const address = (of = id) => inspect('{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', of);
+    const network = await inspect('{{range $name, $n := .NetworkSettings.Networks}}{{$name}}{{end}}');
+    const before = await address();
+    // A stopped container's address is free again, and containers started meanwhile take the lowest
+    // free ones (the exited migrate's, then app2's): without fixed addresses app2 would come back on
+    // another one, and nginx would keep sending to the old.
+    const squatters: string[] = [];
+    let taken: string[] = [];
+    try {
+      await timed(`${RESTARTED.service} stopped, started, healthy`, async () => {
+        await run('docker', ['stop', '--time', '5', id]);
+        await Promise.all(Array.from({ length: RESTARTED.squatters }, async () => {
+          squatters.push((await run('docker', ['run', '-d', '--network', network, RESTARTED.squatterImage, 'sleep', '300'])).stdout.trim());
+        }));
+        await run('docker', ['start', id]);
+        if (!(await pollUntil(async () => (await inspect('{{.State.Health.Status}}')) === 'healthy', RESTARTED.boundMs, 500))) throw new Error(`${RESTARTED.service} not healthy within ${RESTARTED.boundMs} ms of its start`);
+      });
+      taken = await Promise.all(squatters.map((x) => address(x)));
+    } finally {
+      if (squatters.length > 0) await run('docker', ['rm', '-f', ...squatters]);
+    }
+    const after = await address();
+    // round robin: the restarted instance answers /health through nginx within a few requests
+    const seen = new Map<string, number>();
+    let last = '';
+    await timed(`${RESTARTED.instance} through nginx`, () => pollUntil(async () => {
+      const res = await fetch(`${e.nginx}/health`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
+      const body = res && ((await res.json().catch(() => ({}))) as { instance?: string });
+      last = res ? `${res.status} ${body?.instance ?? '-'}` : 'no answer';
+      seen.set(last, (seen.get(last) ?? 0) + 1);
+      return last === `200 ${RESTARTED.instance}`;
+    }, RESTARTED.boundMs, 100));
+    const r = await timed(`race ${RESTARTED.strategy} after the restart`, () => raceThrough(e, RESTARTED.strategy));
+    row(`base, ${RESTARTED.service} restarted`, r);
+    say(`${RESTARTED.service} restarted: address ${before} → ${after} (containers started meanwhile took ${taken.join(', ')}); /health through nginx until ${RESTARTED.instance} answered: ${[...seen].map(([k, n]) => `${k} ×${n}`).join(', ')}; then ${r.ok} sold, ${r.deducted} deducted`);
+    expect({ address: after, takenByOthers: taken.includes(before), last }, `${RESTARTED.instance} answers through nginx again (${RESTARTED.boundMs} ms bound)`).toEqual({ address: before, takenByOthers: false, last: `200 ${RESTARTED.instance}` });
+    expectExactRace(r, `compose base ${RESTARTED.strategy} after ${RESTARTED.service} restarted`, 0.05);
   });
 
   it('down -v leaves no container, network or volume', async () => {

@@ -21,9 +21,11 @@ interface Service {
   healthcheck?: { test: string[] | string };
   volumes?: (string | { source: string; target: string })[];
   profiles?: string[];
+  networks?: Record<string, { ipv4_address?: string } | null>;
 }
 interface Compose {
   services: Record<string, Service>;
+  networks?: Record<string, { ipam?: { config?: { subnet?: string; ip_range?: string }[] } }>;
 }
 
 function which(cmd: string): string | undefined {
@@ -197,6 +199,23 @@ describe('docker-compose.yml', () => {
       expect(upstreams).toEqual(APPS.map((a) => `${a}:${env(svc(a)).PORT}`));
       const listen = /^\s*listen\s+(?:[\d.]+:)?(\d+)[\s;]/m.exec(conf)?.[1];
       expect(published(svc('nginx'))[0]?.container).toBe(Number(listen));
+    });
+
+    it('keeps each instance at a fixed address, so nginx (which resolves them once) reaches a restarted one', () => {
+      // on the network's subnet, outside the range every other container takes its address from
+      const value = (v: string | undefined) => (v ?? '').replace(/\$\{\w+:-([^}]*)\}/g, '$1'); // the raw file's defaults, without compose
+      const ipam = compose.networks?.default?.ipam?.config?.[0];
+      const toInt = (ip: string) => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+      const inCidr = (ip: string, cidr: string) => {
+        const [base = '', bits = '32'] = cidr.split('/');
+        const size = 2 ** (32 - Number(bits));
+        return Math.floor(toInt(ip) / size) === Math.floor(toInt(base) / size);
+      };
+      const subnet = value(ipam?.subnet);
+      const range = value(ipam?.ip_range);
+      const addresses = APPS.map((a) => value(svc(a).networks?.default?.ipv4_address));
+      expect(new Set(addresses).size).toBe(APPS.length);
+      for (const ip of addresses) expect({ ip, inSubnet: inCidr(ip, subnet), inRange: inCidr(ip, range) }).toEqual({ ip, inSubnet: true, inRange: false });
     });
   });
 });

@@ -84,7 +84,7 @@ const STRATEGIES = new Set(
 const NOT_STRATEGIES = new Set([...SCENARIOS.map((s) => s.name), 'redis-server', 'redis-semaphore', 'mariadb-server']);
 
 /** The compose stand-ins' files (their entrypoints read the official images' variables). */
-const STANDIN_FILES = fs.readdirSync(path.join(ROOT, 'test/compose/standins'), { recursive: true, withFileTypes: true })
+const STANDIN_FILES = fs.readdirSync(path.join(ROOT, 'src/compose/standins'), { recursive: true, withFileTypes: true })
   .filter((e) => e.isFile())
   .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)));
 
