@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchCatalog, type CatalogEntry } from '../../bench/catalog.js';
 import { race, type RaceResult } from '../../bench/race.js';
 import { composeLoud, detectCompose, down, endpointsOf, publishedAddress, ROOT, topologyFiles, up, type ComposeEndpoints, type ComposeProject, type ComposeTopologyName } from '../../src/compose/compose.js';
-import { redisFailover } from '../../src/compose/failover.js';
+import { redisFailover } from '../../compose/failover.js';
 import { settledUnitsLeft } from '../../bench/stores.js';
 import type { LabState } from '../../live/shared/types.js';
 import { promQuery, promQueryUntil, valueOf } from '../support/prometheus.js';

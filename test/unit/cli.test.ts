@@ -48,7 +48,7 @@ const CLIS: [string, string[]][] = [
   ['bench/lab.ts', []],
   ['faults/run.ts', []],
   ['src/cluster/cli.ts', ['status']],
-  ['src/compose/cli.ts', ['up']],
+  ['compose/cli.ts', ['up']],
 ];
 
 async function exec(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

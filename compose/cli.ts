@@ -2,15 +2,15 @@
 // this repository, brought up and measured with the same bench and checks as the native one.
 import fs from 'node:fs';
 import path from 'node:path';
-import { COMPOSE_FLAGS } from './cli-options.js';
-import { parseBenchArgs } from '../../bench/options.js';
-import { runAndPrint } from '../../bench/report-cli.js';
-import { parseFlags, runCli, UsageError } from '../cli/args.js';
+import { COMPOSE_FLAGS } from '../src/compose/cli-options.js';
+import { parseBenchArgs } from '../bench/options.js';
+import { runAndPrint } from '../bench/report-cli.js';
+import { parseFlags, runCli, UsageError } from '../src/cli/args.js';
 import { expectedSafety } from './checks.js';
-import { detectCompose, down, endpointsOf, OPTIONAL_PROFILES, publishedAddress, ROOT, topologyFiles, up, type ComposeProject, type ComposeTopologyName } from './compose.js';
+import { detectCompose, down, endpointsOf, OPTIONAL_PROFILES, publishedAddress, ROOT, topologyFiles, up, type ComposeProject, type ComposeTopologyName } from '../src/compose/compose.js';
 import { redisFailover } from './failover.js';
-import { describeStep, ensureImages, imagesOf, PullFailed } from './images.js';
-import { renderOnFreePorts } from './render.js';
+import { describeStep, ensureImages, imagesOf, PullFailed } from '../src/compose/images.js';
+import { renderOnFreePorts } from '../src/compose/render.js';
 
 export const USAGE = `usage: npm run compose -- <command> [--topology base|replicated] [--profile metrics|live]… [--project NAME] [--free-ports] [--stand-ins] [-- bench options]
   up       pull the images it lacks, build and start the topology, wait until every service is

@@ -1,10 +1,10 @@
 // The compose fault scenario: the replicated topology's Redis master is killed; Sentinel promotes
 // the replica and the service, which asks the Sentinels for the master, keeps selling through nginx.
-import { race, type RaceResult } from '../../bench/race.js';
-import type { StoreAddresses } from '../../bench/stores.js';
-import { SENTINEL_MASTER_NAME } from '../config.js';
-import { pollUntil } from '../time.js';
-import { compose, type ComposeProject } from './compose.js';
+import { race, type RaceResult } from '../bench/race.js';
+import type { StoreAddresses } from '../bench/stores.js';
+import { SENTINEL_MASTER_NAME } from '../src/config.js';
+import { pollUntil } from '../src/time.js';
+import { compose, type ComposeProject } from '../src/compose/compose.js';
 
 /** The master's address as the first Sentinel reports it (asked inside its container). */
 export async function sentinelMaster(p: ComposeProject): Promise<string> {
