@@ -64,6 +64,33 @@ export const GROUPS: readonly MutationGroup[] = [
   { name: 'stock', about: 'the stock stores and their fences', mutate: ['src/fencing.ts', 'src/stock/**/*.ts'], tests: [u('params'), l('guarded'), i('fencing'), i('sql-orm'), i('course-flaws')] },
   { name: 'strategies', about: 'the guarded deduction and the strategies’ declarations', mutate: ['src/strategies/**/*.ts'], tests: [u('params'), u('docs'), l('guarded'), i('course-flaws')] },
   { name: 'http', about: 'the route’s answers, parameters, error mapping and the in-flight cap', mutate: ['src/http/**/*.ts'], tests: [u('in-flight'), u('params'), u('bench-report'), u('docs')] },
+  {
+    name: 'process-line',
+    about: 'the process line: one hold per instance passed from request to request, hand-off streaks, a token per pass, a waiter gone skipped',
+    mutate: ['src/locks/process-line.ts'],
+    tests: [u('process-line'), u('handoff')],
+  },
+  {
+    name: 'partitions',
+    about: 'the hosts topology’s plan (subnet, namespaces, addresses) and Jepsen’s partition shapes',
+    mutate: ['src/net/grudge.ts', 'src/net/subnet.ts', 'src/net/hosts.ts'],
+    tests: [u('partitions')],
+  },
+  {
+    name: 'forwarder',
+    about: 'the delaying forwarder: half the round trip each way, byte order, half-close and reset passed on, no delay at 0',
+    mutate: ['src/net/forwarder.ts', 'src/net/direction.ts', 'src/net/delay-scheduler.ts', 'src/net/forwarder-args.ts'],
+    tests: [u('forwarder'), u('forwarder-args')],
+  },
+  { name: 'checker', about: 'the chaos checker: every answer judged against the history, excuses only in a fault’s own window', mutate: ['faults/chaos/checker.ts', 'faults/chaos/history.ts'], tests: [u('chaos-checker')] },
+  { name: 'soak', about: 'the soak’s growth verdict: warm-up, floors per window, too short to judge', mutate: ['faults/soak/verdict.ts', 'faults/soak/slope.ts'], tests: [u('soak-verdict'), u('soak-report')] },
+  {
+    name: 'live-guard',
+    about: 'the live page’s guards: the Host check, no cross-origin, and the token on every request that changes something',
+    // Line ranges: the guards, not the routes they guard.
+    mutate: ['live/http.ts:150-154', 'live/http.ts:210-222'],
+    tests: [u('live-token')],
+  },
   { name: LUA_GROUP, about: 'one mutant per lua/ script guard (mutation/lua-mutants.ts)', mutate: [], tests: [] },
 ];
 
