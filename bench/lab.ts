@@ -3,6 +3,7 @@
 // report's path. The cluster is left running so it can be benched again or poked at by hand;
 // `--stop` takes it down at the end instead.
 import { BENCH_WORDS } from './words.js';
+import { loadClusterConfig } from '../src/config.js';
 import { clusterDown, clusterUp } from '../src/cluster/lifecycle.js';
 import { aptInstall } from '../src/cluster/packages.js';
 import { parseFlags, runCli } from '../src/cli/args.js';
@@ -34,7 +35,9 @@ runCli('lab', LAB_USAGE, async () => {
     ...(wrkPath() ? [] : [{ key: 'wrk', phase: 'install', seconds: 20, ownPace: true }]),
   ]);
   say('lab: bringing the native cluster up (as npm run cluster -- up does) …');
-  const info = await progress.step('cluster', 'cluster up', () => clusterUp(say));
+  // The sweep (--rtt) wants the cluster with its forwarders: brought up so at once, not restarted later.
+  const asked = opts.rtts ? { ...loadClusterConfig(), rttMs: Math.max(...opts.rtts) } : loadClusterConfig();
+  const info = await progress.step('cluster', 'cluster up', () => clusterUp(say, asked));
   printUrls(info, say);
   // wrk is the reference the bench's own load generator is compared with; the bench runs without it.
   if (!wrkPath()) {

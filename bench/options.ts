@@ -50,6 +50,8 @@ export interface BenchOptions {
   ramp: boolean;
   /** The ramp's steps: concurrent clients, ascending. */
   steps: number[];
+  /** `--rtt`: the round trips (ms, ascending) to sweep the strategies over, on the native cluster's delayed links. */
+  rtts?: number[];
 }
 
 /** The ramp's default steps, from the course's 100 clients to the 10,000 the lab claims. */
@@ -104,6 +106,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --ramp               the overload ramp instead: at each step N clients through nginx send 2N
                        requests for N units (--strategies default ${RAMP_STRATEGIES.join(',')}); see docs/bench.md
   --steps a,b,...      the ramp's steps in clients (default ${RAMP_STEPS.join(',')})
+  --rtt a,b,...        the round-trip sweep instead: the strategies through nginx at each round trip (ms),
+                       on the native cluster with a delaying forwarder in front of every server (brought
+                       up so if need be, then retimed), with k, the bound 1/(k·r) and the fraction of it
   --help               this text
 Flags take their value as --flag value or --flag=value, in any order.`;
 
@@ -139,7 +144,7 @@ export const BENCH_FLAGS = {
   strategies: str, all: { type: 'boolean' }, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
   requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
   ...LANG_FLAG,
-  ramp: { type: 'boolean' }, steps: str,
+  ramp: { type: 'boolean' }, steps: str, rtt: str,
   ...HELP_FLAG,
 } as const;
 
@@ -190,7 +195,20 @@ export function benchOptionsOf(values: BenchValues): BenchOptions {
     lang: langOption(values.lang),
     ramp: values.ramp ?? false,
     steps: stepsOf(values.steps),
+    ...(values.rtt !== undefined && { rtts: rttsOf(values.rtt, values.ramp ?? false, values.target) }),
   };
+}
+
+function rttsOf(raw: string, ramp: boolean, target: string | undefined): number[] {
+  if (ramp) throw new UsageError('--rtt and --ramp go apart');
+  if (target !== undefined) throw new UsageError('--rtt runs on the native cluster, whose links it delays; not on --target');
+  const rtts = raw.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
+    const ms = Number(s);
+    if (!Number.isFinite(ms) || ms < 0 || ms > 1_000) throw new UsageError(`--rtt takes round trips in ms from 0 to 1000, got "${s}"`);
+    return ms;
+  });
+  if (!rtts.some((ms) => ms > 0)) throw new UsageError('--rtt needs at least one round trip above 0 (e.g. --rtt 0,2)');
+  return [...new Set(rtts)].sort((a, b) => a - b);
 }
 
 function stepsOf(raw: string | undefined): number[] {

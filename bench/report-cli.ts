@@ -1,5 +1,7 @@
 // What `npm run bench` and `npm run lab` share: run the comparison, write the files, print the table.
 import { Progress } from '../src/cli/progress.js';
+import { loadClusterConfig } from '../src/config.js';
+import { clusterRetime, clusterUp } from '../src/cluster/lifecycle.js';
 import { runBench } from './bench.js';
 import type { BenchOptions } from './options.js';
 import { writeReport, writeReportFiles, type WrittenFiles } from './output.js';
@@ -8,7 +10,9 @@ import { renderRampHtml, renderRampMarkdown } from './ramp-report.js';
 import type { BenchReport } from './report.js';
 import { renderMarkdown } from './table.js';
 import { BENCH_WORDS } from './words.js';
-import type { BenchTarget } from './target.js';
+import { runSweep } from './sweep.js';
+import { renderSweepHtml, renderSweepMarkdown } from './sweep-report.js';
+import { resolveTarget, type BenchTarget } from './target.js';
 
 export async function benchAndPrint(opts: BenchOptions, target: BenchTarget, progress = new Progress(), title = 'bench'): Promise<{ report: BenchReport; files: WrittenFiles }> {
   // progress on stderr, so `npm run bench > table.md` captures only the table
@@ -32,7 +36,27 @@ export async function rampAndPrint(opts: BenchOptions, target: BenchTarget, prog
   return files;
 }
 
-/** The comparison, or the ramp with --ramp; returns the files written. */
+/**
+ * The round-trip sweep (--rtt): the native cluster brought up with its forwarders (or kept, when it
+ * has them), retimed from one round trip to the next; writes rtt-<stamp>.{json,md,html}.
+ */
+export async function sweepAndPrint(opts: BenchOptions, rtts: number[], progress = new Progress(), title = 'sweep'): Promise<WrittenFiles> {
+  const say = progress.line;
+  const rttMs = Math.max(...rtts);
+  say(`sweep: the native cluster with its links delayed (as npm run cluster -- up --rtt ${rttMs} does) …`);
+  const info = await clusterUp(say, { ...loadClusterConfig(), rttMs });
+  const report = await runSweep(opts, rtts, resolveTarget(opts, process.env, info), { info, setRtt: (ms) => clusterRetime(() => undefined, ms) }, progress);
+  progress.summary(title);
+  const md = renderSweepMarkdown(report);
+  const files = writeReportFiles(opts.out, `rtt-${report.stamp}`, { data: report, md, html: renderSweepHtml(report) });
+  console.log(md);
+  console.log(`results: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
+  say(`The cluster is left at rtt ${rtts.at(-1)} ms (npm run cluster -- rtt MS changes it; npm run cluster -- up without --rtt brings it back without forwarders).`);
+  return files;
+}
+
+/** The comparison, the ramp with --ramp, or the round-trip sweep with --rtt; returns the files written. */
 export async function runAndPrint(opts: BenchOptions, target: BenchTarget, progress = new Progress(), title = 'bench'): Promise<WrittenFiles> {
+  if (opts.rtts) return sweepAndPrint(opts, opts.rtts, progress, title);
   return opts.ramp ? rampAndPrint(opts, target, progress, title) : (await benchAndPrint(opts, target, progress, title)).files;
 }

@@ -5,161 +5,9 @@
 // not depend on the machine's speed, so they explain the bench's ratios where timings cannot.
 // Needs a running native cluster (npm run cluster -- up); it resets the stock.
 import { parseArgs } from 'node:util';
-import http from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { createConnection } from 'mysql2/promise';
-import { CreateMode, createClient, type Client } from 'node-zookeeper-client';
-import { zkPacketsReceived } from '../src/cluster/probes.js';
-import type { ClusterInfo } from '../src/cluster/types.js';
 import { fetchCatalog, selectStrategies } from './catalog.js';
+import { agent, messagesPerSale, rawRoundTrips } from './message-counts.js';
 import { recordedCluster } from './target.js';
-
-interface Counters {
-  redis: number;
-  redlock: number;
-  mysql: number;
-  zookeeper: number;
-}
-
-/**
- * Counts the commands clients send to a Redis server, by MONITOR: INFO's command counter would
- * also count the commands a Lua script runs inside the server, which cost no round trip.
- */
-class RedisSentCounter {
-  count = 0;
-  private constructor(private readonly client: Redis) {}
-
-  static async start(url: string): Promise<RedisSentCounter> {
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    await client.connect();
-    const monitor = await client.monitor();
-    const counter = new RedisSentCounter(monitor);
-    monitor.on('monitor', (_time: string, _args: string[], source: string) => {
-      if (source !== 'lua') counter.count++;
-    });
-    client.disconnect();
-    return counter;
-  }
-
-  stop(): number {
-    this.client.disconnect();
-    return this.count;
-  }
-}
-
-async function mysqlQuestions(info: ClusterInfo): Promise<number> {
-  const conn = await createConnection({ ...info.mysql, connectTimeout: 5_000 });
-  try {
-    const [rows] = await conn.query("SHOW GLOBAL STATUS LIKE 'Questions'");
-    return Number((rows as { Value: string }[])[0]?.Value ?? NaN);
-  } finally {
-    await conn.end();
-  }
-}
-
-/** The counters MySQL and ZooKeeper keep (Redis is counted as it goes, by MONITOR). */
-async function read(info: ClusterInfo): Promise<Pick<Counters, 'mysql' | 'zookeeper'>> {
-  const zkPorts = info.zookeeper.split(',').map((h) => Number(h.split(':')[1]));
-  const [mysql, zookeeper] = await Promise.all([
-    mysqlQuestions(info),
-    Promise.all(zkPorts.map((p) => zkPacketsReceived(p))).then((n) => n.reduce<number>((a, b) => a + (b ?? 0), 0)),
-  ]);
-  return { mysql, zookeeper };
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-function deduct(base: string, strategy: string): Promise<number> {
-  return new Promise((resolve) => {
-    const req = http.get(`${base}/check/lock?strategy=${strategy}`, { agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', () => resolve(0));
-  });
-}
-
-async function reset(base: string, count: number): Promise<void> {
-  const res = await fetch(`${base}/stock/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count }) });
-  if (!res.ok) throw new Error(`reset: ${res.status}`);
-}
-
-/** Messages per sale for `requests` deductions at `concurrency`; the counting's own statement is subtracted. */
-async function measure(info: ClusterInfo, base: string, strategy: string, requests: number, concurrency: number): Promise<{ sold: number; per: Counters }> {
-  await reset(base, requests);
-  const before = await read(info);
-  const redis = await RedisSentCounter.start(info.redis);
-  const redlock = await Promise.all(info.redlock.map((u) => RedisSentCounter.start(u)));
-  let next = 0;
-  let sold = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < requests) {
-        next++;
-        if ((await deduct(base, strategy)) === 200) sold++;
-      }
-    }),
-  );
-  const redisSent = redis.stop();
-  const redlockSent = redlock.reduce((n, c) => n + c.stop(), 0);
-  const after = await read(info);
-  const per = (n: number) => Math.max(0, n) / Math.max(1, sold);
-  return {
-    sold,
-    per: {
-      redis: per(redisSent),
-      redlock: per(redlockSent),
-      mysql: per(after.mysql - before.mysql - 1), // the SHOW GLOBAL STATUS of the first read
-      zookeeper: per(after.zookeeper - before.zookeeper),
-    },
-  };
-}
-
-/** Median and 90th percentile of `n` sequential calls, in ms. */
-async function timed(n: number, call: () => Promise<unknown>): Promise<string> {
-  const ms: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await call();
-    ms.push(performance.now() - t0);
-  }
-  ms.sort((a, b) => a - b);
-  const at = (q: number) => (ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? NaN).toFixed(2);
-  return `${at(0.5)} ms (p90 ${at(0.9)})`;
-}
-
-const zkCall = <T>(run: (done: (err: unknown, value: T) => void) => void): Promise<T> =>
-  new Promise((resolve, reject) => run((err, value) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(value))));
-
-/** Each server's own round trip, one call at a time, in the same run: the floor under every lock's hand-off. */
-async function rawRoundTrips(info: ClusterInfo, n: number): Promise<string[]> {
-  const redis = new Redis(info.redis, { lazyConnect: true });
-  await redis.connect();
-  const mysql = await createConnection({ ...info.mysql, connectTimeout: 5_000 });
-  const zk: Client = createClient(info.zookeeper);
-  await new Promise<void>((resolve) => {
-    zk.once('connected', () => resolve());
-    zk.connect();
-  });
-  try {
-    const node = `/stocklab-rtt-${randomUUID()}`;
-    return [
-      `Redis PING: ${await timed(n, () => redis.ping())}`,
-      `MySQL SELECT 1: ${await timed(n, () => mysql.query('SELECT 1'))}`,
-      `ZooKeeper exists (a read): ${await timed(n, () => zkCall((done) => zk.exists('/', (err, stat) => done(err, stat))))}`,
-      // A write is answered once a quorum has logged it to disk: the cost of every create and delete.
-      `ZooKeeper create + delete (two writes): ${await timed(n, async () => {
-        await zkCall((done) => zk.create(node, CreateMode.PERSISTENT, (err, path) => done(err, path)));
-        await zkCall((done) => zk.remove(node, -1, (err) => done(err, undefined)));
-      })}`,
-    ];
-  } finally {
-    redis.disconnect();
-    await mysql.end();
-    zk.close();
-  }
-}
 
 const fmt = (n: number) => (n === 0 ? '–' : n < 10 ? n.toFixed(1) : n.toFixed(0));
 
@@ -178,7 +26,7 @@ async function main(): Promise<void> {
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const s of catalog) {
     for (const c of [1, 20]) {
-      const { sold, per } = await measure(info, base, s.name, requests, c);
+      const { sold, per } = await messagesPerSale(info, base, s.name, requests, c);
       console.log(`| ${s.name} | ${c} | ${fmt(per.redis)} | ${fmt(per.redlock)} | ${fmt(per.mysql)} | ${fmt(per.zookeeper)} | ${sold} |`);
     }
   }

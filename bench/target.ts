@@ -52,7 +52,9 @@ export function resolveTarget(opts: BenchOptions, env: NodeJS.ProcessEnv, record
       ? recorded.mysql
       : { host: fromEnv.mysql.host, port: fromEnv.mysql.port, user: fromEnv.mysql.user, password: fromEnv.mysql.password, database: fromEnv.mysql.database };
   const redis = opts.redis ?? (!env.REDIS_URL && recorded ? recorded.redis : fromEnv.redis.url);
-  const source = opts.target ? (same ? 'the native cluster (.stocklab/cluster.json)' : '--target') : 'the native cluster (.stocklab/cluster.json)';
+  // A cluster whose links are delayed (npm run cluster -- up --rtt, or a sweep) says so in the report.
+  const delayed = same && recorded.links ? `, its links delayed by a round trip of ${recorded.rttMs ?? 0} ms` : '';
+  const source = opts.target && !same ? '--target' : `the native cluster (.stocklab/cluster.json)${delayed}`;
   return { three, one, stores: { mysql, redis }, source };
 }
 

@@ -124,6 +124,9 @@ const envSchema = z.object({
   // "delayed restart": longer than the longest lease, and a restarted master grants nobody twice).
   REDLOCK_PERSISTENCE: z.enum(['none', 'fsync']).default('none'),
   REDLOCK_RESTART_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  // The round trip, in ms, that every link of the native cluster adds (`npm run cluster -- up --rtt 2`):
+  // a delaying forwarder in front of each server, half of it each way. 0: no forwarders at all.
+  CLUSTER_RTT_MS: z.coerce.number().min(0).max(1_000).default(0),
 
   // The live lab (`npm run live`): its page's port on 127.0.0.1, and the bounds on one race.
   LIVE_PORT: port.default(8090),
@@ -252,6 +255,14 @@ export interface ClusterConfig {
   redisPassword?: string;
   /** Requests in flight nginx admits before its own 503 busy; undefined: the template's. */
   nginxCapacity?: number;
+  /** The round trip every link adds, in ms (CLUSTER_RTT_MS); 0 or absent: no forwarders. */
+  rttMs?: number;
+  /**
+   * The delaying forwarders' ports, by what each fronts (a server's name, or a ZooKeeper node's
+   * `-peer`/`-election` quorum port), once chosen (src/cluster/links.ts); each listens on the address
+   * of the server it fronts. Clients are given these instead of the servers' own ports.
+   */
+  links?: Record<string, number>;
 }
 
 /** A Redis URL (on loopback unless a host is given), with the cluster's password when it has one. */
@@ -262,6 +273,30 @@ export function redisUrl(port: number, password: string | undefined, host = '127
 /** Where the server `name` listens: its own address in the hosts topology, else loopback. */
 export function serverAddress(cluster: Pick<ClusterConfig, 'hosts'>, name: string): string {
   return cluster.hosts?.hosts.find((h) => h.name === name)?.address ?? '127.0.0.1';
+}
+
+/**
+ * Where a client reaches the server (or quorum port) `name` listening on `port`: through its delaying
+ * forwarder when the cluster has one (same address, the forwarder's port), else the server itself.
+ */
+export function reachAt(cluster: Pick<ClusterConfig, 'hosts' | 'links'>, name: string, port: number): HostPort {
+  const host = serverAddress(cluster, serverOfLink(name));
+  return { host, port: cluster.links?.[name] ?? port };
+}
+
+/** The server a link's name belongs to: itself, or, for a quorum port's (`zookeeper-1-peer`), its ZooKeeper node. */
+export function serverOfLink(name: string): string {
+  return name.replace(/-(peer|election)$/, '');
+}
+
+/** The URL a client reaches the Redis server `name` (port `port`) at: reachAt's address, the cluster's password. */
+export function redisUrlAt(cluster: Pick<ClusterConfig, 'hosts' | 'links' | 'redisPassword'>, name: string, port: number): string {
+  const at = reachAt(cluster, name, port);
+  return redisUrl(at.port, cluster.redisPassword, at.host);
+}
+
+export function hostPort(at: HostPort): string {
+  return `${at.host}:${at.port}`;
 }
 
 /** The ZooKeeper server names of a cluster, node by node: 'zookeeper', then 'zookeeper-1'… */
@@ -356,6 +391,7 @@ export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): Cluster
     mysql: { user: e.MYSQL_USER, password: e.MYSQL_PASSWORD, database: e.MYSQL_DATABASE },
     ...(e.REDIS_PASSWORD && { redisPassword: e.REDIS_PASSWORD }),
     ...(e.NGINX_CAPACITY !== undefined && { nginxCapacity: e.NGINX_CAPACITY }),
+    rttMs: e.CLUSTER_RTT_MS,
   };
 }
 
@@ -377,29 +413,30 @@ export function luaOverrideDir(env: NodeJS.ProcessEnv = process.env): string | u
   return envSchema.pick({ LUA_OVERRIDE_DIR: true }).parse({ LUA_OVERRIDE_DIR: env.LUA_OVERRIDE_DIR || undefined }).LUA_OVERRIDE_DIR;
 }
 
-/** ZooKeeper's connect string for a cluster: its one server, or every node of the ensemble. */
-export function zkConnectOf(cluster: Pick<ClusterConfig, 'ports' | 'replicated' | 'hosts'>): string {
+/** ZooKeeper's connect string for a cluster: its one server, or every node of the ensemble (through their forwarders, if any). */
+export function zkConnectOf(cluster: Pick<ClusterConfig, 'ports' | 'replicated' | 'hosts' | 'links'>): string {
   const ports = cluster.replicated ? cluster.replicated.zookeeper.map((n) => n.client) : [cluster.ports.zookeeper];
   const names = zookeeperNames(cluster);
-  return ports.map((p, i) => `${serverAddress(cluster, names[i] as string)}:${p}`).join(',');
+  return ports.map((p, i) => hostPort(reachAt(cluster, names[i] as string, p))).join(',');
 }
 
-/** The environment an instance needs to reach a cluster's servers: the inverse of loadServiceConfig. */
+/** The environment an instance needs to reach a cluster's servers (through their forwarders, if any): the inverse of loadServiceConfig. */
 export function serviceEnvFor(cluster: ClusterConfig, instancePort: number): Record<string, string> {
   const p = cluster.ports;
+  const mysql = reachAt(cluster, 'mysql', p.mysql);
   return {
     PORT: String(instancePort),
     INSTANCE_ID: `app-${instancePort}`,
-    MYSQL_HOST: serverAddress(cluster, 'mysql'),
-    MYSQL_PORT: String(p.mysql),
+    MYSQL_HOST: mysql.host,
+    MYSQL_PORT: String(mysql.port),
     MYSQL_USER: cluster.mysql.user,
     MYSQL_PASSWORD: cluster.mysql.password,
     MYSQL_DATABASE: cluster.mysql.database,
-    REDIS_URL: redisUrl(p.redis, cluster.redisPassword, serverAddress(cluster, 'redis')),
-    REDLOCK_URLS: p.redlock.map((r, i) => redisUrl(r, cluster.redisPassword, serverAddress(cluster, `redlock-${i}`))).join(','),
+    REDIS_URL: redisUrlAt(cluster, 'redis', p.redis),
+    REDLOCK_URLS: p.redlock.map((r, i) => redisUrlAt(cluster, `redlock-${i}`, r)).join(','),
     ZK_CONNECT: zkConnectOf(cluster),
     ...(cluster.replicated && {
-      REDIS_SENTINELS: cluster.replicated.sentinels.map((port, i) => `${serverAddress(cluster, `sentinel-${i}`)}:${port}`).join(','),
+      REDIS_SENTINELS: cluster.replicated.sentinels.map((port, i) => hostPort(reachAt(cluster, `sentinel-${i}`, port))).join(','),
       REDIS_SENTINEL_MASTER: SENTINEL_MASTER_NAME,
     }),
   };

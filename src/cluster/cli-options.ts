@@ -1,11 +1,13 @@
 // What `npm run cluster` accepts, apart from the CLI that runs it so it can be read without running it.
 import { HELP_FLAG } from '../cli/args.js';
 
-export const CLUSTER_COMMANDS = ['up', 'down', 'status', 'partition', 'heal'] as const;
+export const CLUSTER_COMMANDS = ['up', 'down', 'status', 'partition', 'heal', 'rtt'] as const;
 
 /** `--topology single|replicated|hosts|hosts,replicated` is TOPOLOGY (src/config.ts parses and checks it). */
 export const CLUSTER_FLAGS = {
   topology: { type: 'string' },
+  rtt: { type: 'string' },
+  link: { type: 'string' },
   'one-way': { type: 'boolean' },
   shape: { type: 'string' },
   seed: { type: 'string' },
@@ -22,6 +24,13 @@ export const CLUSTER_USAGE = `usage: npm run cluster -- ${CLUSTER_COMMANDS.join(
   partition --shape halves|majorities-ring|bridge|isolate NODES [--seed N]
            Jepsen's shapes over the comma list NODES (isolate: the first node alone)
   heal     hosts topology: every link works again
+  rtt MS [--link a,b]   the round trip the running cluster's links add, changed in place (ms,
+           half each way): every link's, or with --link only those in front of these servers
+           (redlock-4: one master far away; zookeeper-1-peer: a quorum port). Only for a cluster
+           brought up with --rtt above 0 (at 0 it has no forwarders to retime)
+  --rtt MS with up: a delaying forwarder in front of every server (MySQL, Redis, the RedLock masters,
+           ZooKeeper and its quorum ports, the Sentinels and the replica's link, each instance
+           behind nginx), adding MS of round trip, half each way (default: CLUSTER_RTT_MS, else 0: none)
   --topology single|replicated|hosts|hosts,replicated   the topology (default: TOPOLOGY, else single);
            hosts needs root: each server in a network namespace of its own on a private bridge
   --help   this text

@@ -1,4 +1,4 @@
-// `npm run cluster -- up|down|status|partition|heal`: the native cluster as long-lived background processes.
+// `npm run cluster -- up|down|status|partition|heal|rtt`: the native cluster as long-lived background processes.
 // Exit codes: 0 success (status: everything up); 1 failure; 2 usage; 3 status: not (fully) running.
 // Progress goes to stderr; the addresses (up) and the servers' states (status) to stdout.
 import { parseFlags, runCli, UsageError } from '../cli/args.js';
@@ -6,7 +6,8 @@ import { loadClusterConfig } from '../config.js';
 import { seeded } from '../random.js';
 import { resolveDir } from './cluster.js';
 import { CLUSTER_COMMANDS, CLUSTER_FLAGS, CLUSTER_USAGE } from './cli-options.js';
-import { clusterDown, clusterStatus, clusterUp, printUrls } from './lifecycle.js';
+import { parseRttMs } from '../net/forwarder-args.js';
+import { clusterDown, clusterRetime, clusterStatus, clusterUp, printUrls } from './lifecycle.js';
 import { groupsGrudge, healRecorded, PARTITION_SHAPES, partitionInForce, partitionRecorded, recordedLayout, serverGroup, shapeGrudge } from './partitions.js';
 
 const progress = (line: string) => console.error(line);
@@ -19,9 +20,13 @@ runCli('cluster', CLUSTER_USAGE, async () => {
   const [cmd = '', ...extra] = positionals;
   const command = CLUSTER_COMMANDS.find((c) => c === cmd);
   if (!command) throw new UsageError(`expected one command of ${CLUSTER_COMMANDS.join(', ')}, got "${positionals.join(' ')}"`);
-  if (command !== 'partition' && extra.length > 0) throw new UsageError(`${command} takes no arguments, got "${extra.join(' ')}"`);
+  if (command !== 'partition' && command !== 'rtt' && extra.length > 0) throw new UsageError(`${command} takes no arguments, got "${extra.join(' ')}"`);
+  if (values.rtt !== undefined && command !== 'up') throw new UsageError(`--rtt goes with up (a running cluster is retimed with: rtt MS)`);
+  if (values.link !== undefined && command !== 'rtt') throw new UsageError('--link goes with rtt MS');
   // `--topology replicated` is TOPOLOGY=replicated (src/config.ts parses and checks it).
   if (values.topology !== undefined) process.env.TOPOLOGY = values.topology;
+  // `--rtt 2` is CLUSTER_RTT_MS=2, checked here to name the flag.
+  if (values.rtt !== undefined) process.env.CLUSTER_RTT_MS = String(parseRttMs(values.rtt, '--rtt'));
   const dir = resolveDir(loadClusterConfig().dir);
   switch (command) {
     case 'up':
@@ -33,6 +38,13 @@ runCli('cluster', CLUSTER_USAGE, async () => {
       const ok = await clusterStatus(result);
       if (ok !== undefined && readsHosts(dir)) result(`  partition     ${await partitionInForce(dir)}`);
       return ok ? 0 : 3;
+    }
+    case 'rtt': {
+      if (extra.length !== 1) throw new UsageError('rtt takes one round trip in ms (e.g. rtt 0.5)');
+      const links = values.link?.split(',').map((l) => l.trim()).filter(Boolean);
+      if (links && links.length === 0) throw new UsageError('--link needs a server name (e.g. --link redlock-4)');
+      await clusterRetime(result, parseRttMs(extra[0] as string, 'rtt'), links);
+      return 0;
     }
     case 'heal':
       result((await healRecorded(dir)).text);

@@ -2,12 +2,13 @@
 // started as plain processes with their data in one directory. Shared by the CLI, bench and tests.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadClusterConfig, redisUrl, serverAddress, zkConnectOf, zookeeperNames, type ClusterConfig, type MysqlConfig, type RedlockMastersConfig } from '../config.js';
+import { hostPort, loadClusterConfig, reachAt, redisUrlAt, serverAddress, zkConnectOf, zookeeperNames, type ClusterConfig, type MysqlConfig, type RedlockMastersConfig } from '../config.js';
 import { chooseHostsLayout, createHosts, removeHosts, requireHostsSupport, type HostsLayout } from '../net/hosts.js';
 import { sleep } from '../time.js';
 import { runMigrations } from '../db/migrate.js';
 import { REPO_ROOT } from '../paths.js';
 import { instanceSpec } from './instance.js';
+import { isLink, linkRecords, linkSpecs, retimedRecord, retimeLinks, rttOf, selectLinks, withLinks, writeRttFile } from './links.js';
 import { mariadbSpec } from './mariadb.js';
 import { NginxRotation, nginxSpec } from './nginx.js';
 import { ensureBinaries } from './packages.js';
@@ -34,21 +35,25 @@ export function resolveDir(dir: string): string {
   return path.resolve(REPO_ROOT, dir);
 }
 
+/** Where a client reaches each server: its own address, or its delaying forwarder's (see links.ts). */
 export function clusterInfo(cfg: ClusterConfig): ClusterInfo {
   const p = cfg.ports;
-  const at = (name: string) => serverAddress(cfg, name);
+  const reach = (name: string, port: number) => reachAt(cfg, name, port);
   const layout = cfg.hosts;
+  const links = linkRecords(cfg);
   return {
     dir: resolveDir(cfg.dir),
     // nginx is on 127.0.0.1 in every topology (the hosts topology publishes it there)
     nginx: `http://127.0.0.1:${p.nginx}`,
-    instances: p.instances.map((port) => `http://${at(`app-${port}`)}:${port}`),
-    mysql: { host: at('mysql'), port: p.mysql, ...cfg.mysql },
-    redis: redisUrl(p.redis, cfg.redisPassword, at('redis')),
-    redlock: p.redlock.map((port, i) => redisUrl(port, cfg.redisPassword, at(`redlock-${i}`))),
+    instances: p.instances.map((port) => `http://${hostPort(reach(`app-${port}`, port))}`),
+    mysql: { ...reach('mysql', p.mysql), ...cfg.mysql },
+    redis: redisUrlAt(cfg, 'redis', p.redis),
+    redlock: p.redlock.map((port, i) => redisUrlAt(cfg, `redlock-${i}`, port)),
     zookeeper: zkConnectOf(cfg),
-    ...(cfg.replicated && { sentinels: cfg.replicated.sentinels.map((port, i) => `${at(`sentinel-${i}`)}:${port}`) }),
+    ...(cfg.replicated && { sentinels: cfg.replicated.sentinels.map((port, i) => hostPort(reach(`sentinel-${i}`, port))) }),
     ...(layout && { hosts: layout.hosts, network: { id: layout.id, bridge: layout.bridge, subnet: layout.subnet, gateway: layout.gateway } }),
+    rttMs: rttOf(cfg),
+    ...(links && { links }),
   };
 }
 
@@ -84,7 +89,8 @@ export function migrationConfig(cfg: ClusterConfig): MysqlConfig {
 
 /**
  * Stop order: the front first (nginx, then the apps), so no client is proxied to an instance that
- * is going away; then ZooKeeper, the RedLock masters, Redis, and MySQL last.
+ * is going away; then ZooKeeper, the RedLock masters, Redis, and MySQL; the delaying forwarders
+ * last, so a draining instance still reaches its servers.
  */
 export function inStopOrder<T extends { name: string }>(servers: readonly T[]): T[] {
   const rank = (n: string) =>
@@ -95,6 +101,7 @@ export function inStopOrder<T extends { name: string }>(servers: readonly T[]): 
     : n.startsWith('redlock-') ? 3
     : n.startsWith('sentinel-') ? 4 // before the Redis they watch: no failover on the way down
     : n.startsWith('redis') ? 5
+    : isLink(n) ? 7
     : 6;
   return [...servers].sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
 }
@@ -133,14 +140,27 @@ async function stopAll(servers: ServerHandle[]): Promise<void> {
   if (first) throw first;
 }
 
-/** Node `index` of the replicated topology's ensemble, with every node's address. */
-function ensembleMember(config: ClusterConfig, index: number) {
-  const nodes = config.replicated?.zookeeper ?? [];
-  return { nodes, index, hosts: zookeeperNames(config).map((n) => serverAddress(config, n)) };
+/**
+ * Node `index` of the replicated topology's ensemble, with every node's address: its own quorum
+ * ports, and the others' as it reaches them (their delaying forwarders, when the links are delayed).
+ */
+export function ensembleMember(config: ClusterConfig, index: number) {
+  const names = zookeeperNames(config);
+  const nodes = (config.replicated?.zookeeper ?? []).map((n, i) => {
+    if (i === index) return n;
+    const name = names[i] as string;
+    return { client: n.client, peer: reachAt(config, `${name}-peer`, n.peer).port, election: reachAt(config, `${name}-election`, n.election).port };
+  });
+  return { nodes, index, hosts: names.map((n) => serverAddress(config, n)) };
+}
+
+/** The config with what it still lacks chosen: its hosts layout (hosts topology) and its forwarders' ports (a round trip). */
+export async function completeConfig(cfg: ClusterConfig): Promise<ClusterConfig> {
+  return withLinks(await withHostsLayout(cfg));
 }
 
 export async function startCluster(opts: StartClusterOptions): Promise<RunningCluster> {
-  const config = await withHostsLayout(opts.config);
+  const config = await completeConfig(opts.config);
   const layout = config.hosts;
   const log = opts.log ?? (() => undefined);
   const detached = opts.detached ?? false;
@@ -155,11 +175,15 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
 
   const rep = config.replicated;
   const pw = config.redisPassword;
-  const master = { host: at('redis'), port: p.redis };
+  // With delayed links the replica, the Sentinels and the clients they answer all reach a Redis
+  // server through its forwarder, which is also the address each one announces.
+  const delayed = config.links !== undefined;
+  const announced = (name: string, port: number) => (delayed ? reachAt(config, name, port) : undefined);
+  const master = reachAt(config, 'redis', p.redis);
   const mysql = make(mariadbSpec(config, dir, bin));
-  const redis = make(redisSpec('redis', p.redis, dir, bin, pw, {}, place('redis')));
-  const redisReplica = rep && make(redisSpec('redis-replica', rep.redisReplica, dir, bin, pw, { replicaOf: master }, place('redis-replica')));
-  const sentinels = (rep?.sentinels ?? []).map((port, i) => make(sentinelSpec(`sentinel-${i}`, port, master, dir, bin, pw, place(`sentinel-${i}`))));
+  const redis = make(redisSpec('redis', p.redis, dir, bin, pw, { announce: rep ? announced('redis', p.redis) : undefined }, place('redis')));
+  const redisReplica = rep && make(redisSpec('redis-replica', rep.redisReplica, dir, bin, pw, { replicaOf: master, announce: announced('redis-replica', rep.redisReplica) }, place('redis-replica')));
+  const sentinels = (rep?.sentinels ?? []).map((port, i) => make(sentinelSpec(`sentinel-${i}`, port, master, dir, bin, pw, place(`sentinel-${i}`), announced(`sentinel-${i}`, port))));
   const redlockMasters: RedlockMastersConfig = { ...config.redlockMasters };
   const persistence = () => redlockMasters.persistence;
   const redlockServers = p.redlock.map((port, i) => make(redisSpec(`redlock-${i}`, port, dir, bin, pw, { persistence }, place(`redlock-${i}`))));
@@ -169,15 +193,20 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
     ? rep.zookeeper.map((n, index) => make(zookeeperSpec(zkNames[index] as string, n.client, dir, bin, ensembleMember(config, index), place(zkNames[index] as string))))
     : [make(zookeeperSpec('zookeeper', p.zookeeper, dir, bin, undefined, place('zookeeper')))];
   const zookeeper = zkNodes[0] as ManagedServer;
-  const upstream = layout && ((port: number) => at(`app-${port}`));
+  // nginx reaches each instance at its own address or through its forwarder
+  const upstream =
+    layout || delayed
+      ? (port: number) => hostPort(reachAt(config, `app-${port}`, port))
+      : undefined;
   const rotation = new NginxRotation(p.nginx, p.instances, dir, config.nginxCapacity, upstream && { listen: at('nginx'), upstream });
   const nginx = make(nginxSpec(p.nginx, p.instances, dir, bin, rotation, config.nginxCapacity, place('nginx'), upstream));
   rotation.server = nginx;
   const nginxPublish = layout && make(publishSpec(p.nginx, { host: at('nginx'), port: p.nginx }, dir));
   const apps = p.instances.map((port) => make(instanceSpec(config, port, dir, opts.instanceEnv)));
   const instances = apps.map((app) => inRotation(app, rotation));
-  const servers = { mysql, redis, ...(redisReplica && { redisReplica }), sentinels, redlock, zookeeper, zookeeperEnsemble: zkNodes, nginx, ...(nginxPublish && { nginxPublish }), instances };
-  const all = [mysql, redis, ...(redisReplica ? [redisReplica] : []), ...sentinels, ...redlockServers, ...zkNodes, ...apps, nginx, ...(nginxPublish ? [nginxPublish] : [])];
+  const links = linkSpecs(config, dir).map(make);
+  const servers = { mysql, redis, ...(redisReplica && { redisReplica }), sentinels, redlock, zookeeper, zookeeperEnsemble: zkNodes, nginx, ...(nginxPublish && { nginxPublish }), instances, links };
+  const all = [...links, mysql, redis, ...(redisReplica ? [redisReplica] : []), ...sentinels, ...redlockServers, ...zkNodes, ...apps, nginx, ...(nginxPublish ? [nginxPublish] : [])];
   const stopOrder = inStopOrder(all);
   const stopAndUnplug = async () => {
     try {
@@ -197,6 +226,13 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
     if (layout) {
       await createHosts(layout);
       log(`network ${layout.bridge} ${layout.subnet}: ${layout.hosts.length} namespaces (${Date.now() - t0} ms)`);
+    }
+    // The forwarders first: every server and client that starts after them finds its links in place.
+    if (links.length > 0) {
+      for (const link of links) writeRttFile(dir, link.name, rttOf(config));
+      const t = Date.now();
+      await settleAll(links.map((s) => s.start()));
+      log(`${links.length} links delayed by a round trip of ${rttOf(config)} ms (${Date.now() - t} ms)`);
     }
     // The data servers do not depend on each other: start them side by side.
     await settleAll([
@@ -224,8 +260,17 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
     throw err;
   }
   log(`cluster ready in ${Date.now() - t0} ms`);
-  return { info: clusterInfo(config), servers, redlockMasters, ...(layout && { layout }), stop: stopAndUnplug };
+  const info = clusterInfo(config);
+  const setRtt = async (ms: number, names?: readonly string[]) => {
+    if (links.length === 0) throw new Error(NO_LINKS);
+    await retimeLinks(dir, ms, selectLinks(links, names));
+    Object.assign(info, retimedRecord(info, ms, names));
+  };
+  return { info, servers, redlockMasters, ...(layout && { layout }), setRtt, stop: stopAndUnplug };
 }
+
+/** Why a cluster brought up at rtt 0 cannot be given a round trip later. */
+export const NO_LINKS = 'this cluster was brought up at rtt 0, without forwarders: its links cannot be delayed now; bring it up with a round trip (npm run cluster -- up --rtt MS, or rttMs in its config) and change it from there';
 
 /**
  * A RedLock master whose start, after a stop or a crash, waits until `delayMs()` has passed since

@@ -3,7 +3,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { loadClusterConfig, type ClusterConfig } from '../config.js';
 import { removeHosts } from '../net/hosts.js';
-import { clusterInfo, inStopOrder, layoutOfInfo, ManagedServer, resolveDir, restartSpec, startCluster, withHostsLayout, type RunningCluster } from './cluster.js';
+import { clusterInfo, completeConfig, inStopOrder, layoutOfInfo, ManagedServer, NO_LINKS, resolveDir, restartSpec, startCluster, type RunningCluster } from './cluster.js';
+import { isLink, linksOfRecords, retimedRecord, retimeLinks, rttOf, selectLinks } from './links.js';
 import { killGroup } from './processes.js';
 import { codeFingerprint } from './fingerprint.js';
 import { infoOf, isAlive, probe, readState, removeState, stopRecorded, writeState, type ClusterState, type RecordedServer } from './state.js';
@@ -19,19 +20,29 @@ export function printUrls(info: ClusterInfo, say: Say): void {
   say(`  redlock    ${info.redlock.join('  ')}`);
   say(`  zookeeper  ${info.zookeeper}`);
   if (info.sentinels) say(`  sentinels  ${info.sentinels.join('  ')} (master name stocklab)`);
+  if (info.links) {
+    const apart = info.links.filter((l) => l.rttMs !== undefined).map((l) => `${l.name} at ${l.rttMs} ms`);
+    say(`  rtt        ${info.rttMs ?? 0} ms${apart.length > 0 ? ` (${apart.join(', ')})` : ''}: ${info.links.length} delaying forwarders, the addresses above are theirs (servers and forwarders in cluster.json)`);
+  }
   if (info.network) say(`  hosts      ${info.hosts?.length ?? 0} namespaces on ${info.network.bridge} ${info.network.subnet} (the machine is ${info.network.gateway}; see cluster.json)`);
   say(`  data       ${info.dir}  (logs in ${info.dir}/logs)`);
 }
 
+/** The width of the name column: the longest recorded name (a link's, `link-zookeeper-1-election`, is long). */
+function nameWidth(state: ClusterState): number {
+  return Math.max(13, ...state.servers.map((s) => s.name.length));
+}
+
 async function stopRemains(state: ClusterState, say: Say): Promise<boolean> {
   let ok = true;
+  const width = nameWidth(state);
   for (const s of state.servers) {
     try {
       const r = await stopRecorded(s);
-      say(`  ${s.name.padEnd(13)} ${r === 'stopped' ? `stopped (pid ${s.pid})` : 'was not running'}`);
+      say(`  ${s.name.padEnd(width)} ${r === 'stopped' ? `stopped (pid ${s.pid})` : 'was not running'}`);
     } catch (err) {
       ok = false;
-      say(`  ${s.name.padEnd(13)} FAILED to stop pid ${s.pid}: ${(err as Error).message}`);
+      say(`  ${s.name.padEnd(width)} FAILED to stop pid ${s.pid}: ${(err as Error).message}`);
     }
   }
   // The namespaces go once nothing runs in them (a server still running keeps its process alive, not its network).
@@ -70,15 +81,22 @@ export async function clusterUp(say: Say, asked: ClusterConfig = loadClusterConf
   const code = codeFingerprint();
   const state = readState(dir);
   // The hosts topology keeps the namespaces and addresses it was given, so a second `up` finds the same cluster.
-  const recordedLayout = state && layoutOfInfo(infoOf(state));
+  const recorded = state && infoOf(state);
+  const recordedLayout = recorded && layoutOfInfo(recorded);
   let config = asked.network === 'hosts' && !asked.hosts && recordedLayout ? { ...asked, hosts: recordedLayout } : asked;
+  // So are its forwarders' ports, when both it and the asked config have a round trip.
+  const recordedLinks = linksOfRecords(recorded?.links);
+  if (rttOf(config) > 0 && !config.links && recordedLinks) config = { ...config, links: recordedLinks };
   let wanted = clusterInfo(config);
-  if (state) {
+  if (state && recorded) {
     const health = await healthOf(state);
-    const sameConfig = isDeepStrictEqual(infoOf(state), wanted) && envCovers(state.instanceEnv, instanceEnv);
+    // Forwarders both ways: another round trip is a retiming, not another cluster.
+    const anyRtt = (info: ClusterInfo) => (info.links ? { ...info, ...retimedRecord(info, -1, undefined) } : info);
+    const sameConfig = isDeepStrictEqual(anyRtt(recorded), anyRtt(wanted)) && envCovers(state.instanceEnv, instanceEnv);
     const sameCode = state.code === code;
     if (sameConfig && sameCode && state.complete && health.every(Boolean)) {
       say(`cluster already up (since ${state.startedAt})`);
+      if (!isDeepStrictEqual(recorded.links, wanted.links) || recorded.rttMs !== wanted.rttMs) await retimeRecorded(dir, rttOf(config), say);
       return wanted;
     }
     say(
@@ -89,7 +107,7 @@ export async function clusterUp(say: Say, asked: ClusterConfig = loadClusterConf
     if (!(await stopRemains(state, say))) throw new Error(`could not stop the recorded cluster in ${dir}`);
     removeState(dir);
   }
-  config = await withHostsLayout(config);
+  config = await completeConfig(config);
   wanted = clusterInfo(config);
   say(`starting the cluster in ${dir} ...`);
   // Each pid is recorded the moment it is spawned, so even if this command dies half-way
@@ -121,6 +139,27 @@ export async function clusterUp(say: Say, asked: ClusterConfig = loadClusterConf
   return cluster.info;
 }
 
+/**
+ * Changes the round trip of the recorded cluster's forwarders, all of them or those in front of the
+ * named servers (rewrites their files, SIGHUPs them by their recorded pids), and records it. Throws
+ * when the cluster was brought up without forwarders.
+ */
+async function retimeRecorded(dir: string, ms: number, say: Say, names?: readonly string[]): Promise<void> {
+  const state = readState(dir);
+  if (!state) throw new Error(`no cluster recorded in ${dir} (start one with: npm run cluster -- up --rtt ${ms})`);
+  if (!state.links) throw new Error(NO_LINKS);
+  const links = selectLinks(state.servers.filter((s) => isLink(s.name)), names);
+  await retimeLinks(dir, ms, links.map((s) => ({ name: s.name, pid: isAlive(s) ? s.pid : undefined })));
+  const now = readState(dir) ?? state;
+  writeState(dir, { ...now, ...retimedRecord(now, ms, names) });
+  say(names ? `rtt ${ms} ms on ${links.map((l) => l.name).join(', ')} (the other links keep theirs)` : `rtt ${ms} ms on ${links.length} links (was ${state.rttMs ?? 0} ms)`);
+}
+
+/** `npm run cluster -- rtt MS [--link a,b]`: the recorded cluster's links retimed, all or the named ones. */
+export async function clusterRetime(say: Say, ms: number, names?: readonly string[], config: ClusterConfig = loadClusterConfig()): Promise<void> {
+  await retimeRecorded(resolveDir(config.dir), ms, say, names);
+}
+
 /** Stops every recorded server (only those, checked by start time); false when one would not stop. */
 export async function clusterDown(say: Say, config: ClusterConfig = loadClusterConfig()): Promise<boolean> {
   const dir = resolveDir(config.dir);
@@ -145,10 +184,11 @@ export async function clusterStatus(say: Say, config: ClusterConfig = loadCluste
     return undefined;
   }
   const health = await healthOf(state);
+  const width = nameWidth(state);
   state.servers.forEach((s, i) => {
     const alive = isAlive(s);
     const word = health[i] ? 'up' : alive ? 'unhealthy' : 'down';
-    say(`  ${s.name.padEnd(13)} ${word.padEnd(9)} ${s.host ?? '127.0.0.1'}:${s.port}  pid ${s.pid}`);
+    say(`  ${s.name.padEnd(width)} ${word.padEnd(9)} ${s.host ?? '127.0.0.1'}:${s.port}  pid ${s.pid}`);
   });
   if (!state.complete) say('  (the `up` that started these did not finish)');
   return state.complete && health.every(Boolean);
@@ -185,8 +225,12 @@ export function recordedHandle(name: string, config: ClusterConfig = loadCluster
     async start() {
       const state = readState(dir);
       if (!state) throw new Error(`no cluster recorded in ${dir}`);
-      const layout = layoutOfInfo(infoOf(state));
-      const spec = restartSpec(layout ? { ...config, hosts: layout } : config, dir, name, state.instanceEnv ?? {});
+      const info = infoOf(state);
+      const layout = layoutOfInfo(info);
+      const links = linksOfRecords(info.links);
+      // The cluster as recorded: its namespaces, and its forwarders that a restarted instance must use.
+      const recordedConfig = { ...config, ...(layout && { hosts: layout }), ...(links && { links, rttMs: info.rttMs }) };
+      const spec = restartSpec(recordedConfig, dir, name, state.instanceEnv ?? {});
       const server = new ManagedServer(spec, {
         detached: true,
         onSpawn: ({ identity }) => {

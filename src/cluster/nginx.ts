@@ -25,6 +25,7 @@ export interface NginxRenderOptions {
 
 export interface NginxAddresses {
   listen: string;
+  /** Where nginx reaches the instance listening on `port`: host:port (its own address, or its delaying forwarder). */
   upstream: (port: number) => string;
 }
 
@@ -49,14 +50,14 @@ export function renderNginxConf(template: string, listenPort: number, upstreamPo
     if (first < 0) throw new Error('nginx template: upstream block has no server line');
     const indent = /^\s*/.exec(lines[first] ?? '')?.[0] ?? '    ';
     // `down`: out of rotation (an instance being stopped on purpose), see NginxRotation.
-    const servers = upstreamPorts.map((p) => `${indent}server ${opts.addresses?.upstream(p) ?? '127.0.0.1'}:${p}${down.includes(p) ? ' down' : ''};`);
+    const servers = upstreamPorts.map((p) => `${indent}server ${opts.addresses?.upstream(p) ?? `127.0.0.1:${p}`}${down.includes(p) ? ' down' : ''};`);
     const kept = lines.filter((l, i) => i === first || !/^\s*server\s+[^;]+;/.test(l));
     kept.splice(kept.indexOf(lines[first] ?? ''), 1, ...servers);
     return kept.join('\n');
   });
   // The hosts topology: nginx's own address is a Host it answers to (the machine's tools ask it there).
   const listen = opts.addresses?.listen;
-  if (listen !== undefined) {
+  if (listen !== undefined && listen !== '127.0.0.1') {
     const known = /^(\s*)127\.0\.0\.1(\s+)1;$/m;
     if (!known.test(out)) throw new Error('nginx template: no "127.0.0.1 1;" line in the known-host map');
     out = out.replace(known, (line, indent: string, gap: string) => `${line}\n${indent}${listen}${gap}1;`);
@@ -88,6 +89,7 @@ function writeNginxConf(confFile: string, listenPort: number, upstreamPorts: num
   fs.writeFileSync(confFile, renderNginxConf(fs.readFileSync(NGINX_TEMPLATE, 'utf8'), listenPort, upstreamPorts, { ...opts, maxNofile: nginxMaxNofile() }));
 }
 
+/** `upstream`: where nginx reaches each instance, host:port (see NginxAddresses); 127.0.0.1:PORT when absent. */
 export function nginxSpec(listenPort: number, upstreamPorts: number[], dir: string, bin: Binaries, rotation?: NginxRotation, capacity?: number, place: Placement = ON_LOOPBACK, upstream?: (port: number) => string): ServerSpec {
   const addresses = upstream && { listen: place.host, upstream };
   const prefix = path.join(dir, 'nginx');

@@ -13,6 +13,11 @@ export interface RedisRole {
   replicaOf?: HostPort;
   /** Read at every launch, so a lab can switch it between restarts; in memory when absent. */
   persistence?: () => RedlockPersistence;
+  /**
+   * The address it gives as a replica (replica-announce-ip/port): its delaying forwarder, so the
+   * Sentinels, and the clients they answer, reach it through the delay after a failover too.
+   */
+  announce?: HostPort;
 }
 
 /** A config value in double quotes, escaped, as redis.conf reads it. */
@@ -43,6 +48,7 @@ export function redisSpec(name: string, port: number, dir: string, bin: Binaries
         '# written by stocklab (src/cluster/redis.ts) at every start',
         ...(password ? [`requirepass ${quoted(password)}`, `masterauth ${quoted(password)}`] : []),
         ...(role.replicaOf !== undefined ? [`replicaof ${role.replicaOf.host} ${role.replicaOf.port}`] : []),
+        ...(role.announce !== undefined ? [`replica-announce-ip ${role.announce.host}`, `replica-announce-port ${role.announce.port}`] : []),
         ...openToPeers(place),
         '',
       ];
@@ -73,8 +79,11 @@ export function redisSpec(name: string, port: number, dir: string, bin: Binaries
 export const SENTINEL_DOWN_AFTER_MS = 1_000;
 const SENTINEL_FAILOVER_TIMEOUT_MS = 4_000;
 
-/** One of the three Sentinels watching the main Redis (quorum 2). Sentinel rewrites its own config file. */
-export function sentinelSpec(name: string, port: number, master: HostPort, dir: string, bin: Binaries, password?: string, place: Placement = ON_LOOPBACK): ServerSpec {
+/**
+ * One of the three Sentinels watching the main Redis (quorum 2). Sentinel rewrites its own config file.
+ * `announce`: the address it gives the other Sentinels (its delaying forwarder, when the links are delayed).
+ */
+export function sentinelSpec(name: string, port: number, master: HostPort, dir: string, bin: Binaries, password?: string, place: Placement = ON_LOOPBACK, announce?: HostPort): ServerSpec {
   const workDir = path.join(dir, 'redis', name);
   const confFile = path.join(workDir, 'sentinel.conf');
   const m = SENTINEL_MASTER_NAME;
@@ -94,6 +103,7 @@ export function sentinelSpec(name: string, port: number, master: HostPort, dir: 
         `sentinel down-after-milliseconds ${m} ${SENTINEL_DOWN_AFTER_MS}`,
         `sentinel failover-timeout ${m} ${SENTINEL_FAILOVER_TIMEOUT_MS}`,
         `sentinel parallel-syncs ${m} 1`,
+        ...(announce ? [`sentinel announce-ip ${announce.host}`, `sentinel announce-port ${announce.port}`] : []),
         ...(password ? [`requirepass ${quoted(password)}`, `sentinel auth-pass ${m} ${quoted(password)}`, `sentinel sentinel-pass ${quoted(password)}`] : []),
         '',
       ];

@@ -2,7 +2,7 @@
 import { pollUntil, remaining } from '../time.js';
 import { isPortFreeAt, LOOPBACK, waitPortFree } from './ports.js';
 import { identify, killGroup, logTail, spawnLogged, terminateGroup, type ProcessIdentity, type Spawned } from './processes.js';
-import type { ServerHandle } from './types.js';
+import type { ServerHandle, ServerOptions, SpawnEvent } from './types.js';
 
 export interface ServerSpec {
   name: string;
@@ -23,20 +23,6 @@ export interface ServerSpec {
   extraLogs?: string[];
 }
 
-export interface SpawnEvent {
-  name: string;
-  port: number;
-  host: string;
-  identity: ProcessIdentity;
-}
-
-export interface ServerOptions {
-  /** CLI 'up': children survive this process (own process group, logs to files, unref) */
-  detached?: boolean;
-  log?: (line: string) => void;
-  /** called right after each spawn, before the health wait, so a record of the pid can outlive us (`up`) */
-  onSpawn?: (event: SpawnEvent) => void;
-}
 
 export class ManagedServer implements ServerHandle {
   private current: Spawned | undefined;

@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { isLink } from './links.js';
+import { isPortFreeAt } from './ports.js';
 import { isSameProcess, terminateGroup } from './processes.js';
 import { healthOk, mysqlPing, redisPasswordOf, redisPing, zkServing } from './probes.js';
 import { clusterInfoSchema, type ClusterInfo } from './types.js';
@@ -70,8 +72,10 @@ export function isAlive(s: RecordedServer): boolean {
 }
 
 /** Asks the server the same question its start waited on. */
-export function probe(s: RecordedServer, info: ClusterInfo): Promise<boolean> {
+export async function probe(s: RecordedServer, info: ClusterInfo): Promise<boolean> {
   const at = { host: s.host ?? '127.0.0.1', port: s.port };
+  // A delaying forwarder: listening is all it does by itself.
+  if (isLink(s.name)) return !(await isPortFreeAt(at.host, at.port));
   if (s.name === 'mysql') return mysqlPing({ ...at, user: info.mysql.user, password: info.mysql.password, database: info.mysql.database });
   if (s.name.startsWith('redis') || s.name.startsWith('redlock-') || s.name.startsWith('sentinel-')) return redisPing(at, redisPasswordOf(info.redis));
   if (s.name.startsWith('zookeeper')) return zkServing(at);

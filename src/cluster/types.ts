@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { ClusterConfig, RedlockMastersConfig } from '../config.js';
 import type { HostsLayout } from '../net/hosts.js';
-import type { ServerOptions } from './server.js';
+import type { ProcessIdentity } from './processes.js';
 
 export interface ServerHandle {
   /** 'mysql' | 'redis' | 'redlock-0'.. | 'zookeeper' | 'nginx' | 'app-8000' ... */
@@ -36,6 +36,14 @@ export const clusterInfoSchema = z.object({
   hosts: z.array(z.object({ name: z.string(), namespace: z.string(), address: z.string(), veth: z.string() })).optional(),
   /** The hosts topology's bridge: its id, name, subnet and the machine's address on it. */
   network: z.object({ id: z.string(), bridge: z.string(), subnet: z.string(), gateway: z.string() }).optional(),
+  /** The round trip (ms) the links add, as the cluster was brought up or last retimed; 0: no forwarders. */
+  rttMs: z.number().optional(),
+  /**
+   * With a round trip: each delaying forwarder, what it fronts (a server, or a ZooKeeper node's
+   * quorum port), the server's own address and the forwarder's, and its own round trip when it was
+   * retimed apart. The addresses above are the forwarders' (what a client is given); absent at rtt 0.
+   */
+  links: z.array(z.object({ name: z.string(), server: z.string(), forwarder: z.string(), rttMs: z.number().optional() })).optional(),
 });
 export type ClusterInfo = z.infer<typeof clusterInfoSchema>;
 
@@ -57,6 +65,8 @@ export interface ClusterServers {
   /** The hosts topology: what publishes nginx (in its namespace) on 127.0.0.1. */
   nginxPublish?: ServerHandle;
   instances: ServerHandle[];
+  /** With a round trip: the delaying forwarders (`link-mysql`…), in front of every server but nginx; else none. */
+  links: ServerHandle[];
 }
 
 export interface RunningCluster {
@@ -66,8 +76,30 @@ export interface RunningCluster {
   redlockMasters: RedlockMastersConfig;
   /** The hosts topology's namespaces and addresses (partition.ts cuts its links). */
   layout?: HostsLayout;
+  /**
+   * Changes the round trip its forwarders add (info follows): every link's, or only those in front
+   * of the named servers (`['redlock-4']`: one master far away). Throws when it was started at rtt
+   * 0, without forwarders, or for a name with no link.
+   */
+  setRtt(ms: number, links?: readonly string[]): Promise<void>;
   /** stops everything it started: the front (nginx, apps) first, then the data servers */
   stop(): Promise<void>;
+}
+
+export interface SpawnEvent {
+  name: string;
+  port: number;
+  host: string;
+  identity: ProcessIdentity;
+}
+
+/** How a server is supervised (server.ts's ManagedServer). */
+export interface ServerOptions {
+  /** CLI 'up': children survive this process (own process group, logs to files, unref) */
+  detached?: boolean;
+  log?: (line: string) => void;
+  /** called right after each spawn, before the health wait, so a record of the pid can outlive us (`up`) */
+  onSpawn?: (event: SpawnEvent) => void;
 }
 
 /** detached, log and onSpawn go to every server (see ServerOptions). */

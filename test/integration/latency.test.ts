@@ -1,0 +1,100 @@
+// The cluster's delayed links (issue 38): brought up with a round trip of 2 ms, a client that
+// times one request to MySQL and to Redis through the addresses the cluster gives sees 2 ms; a race
+// through nginx is exact; the round trip changes on the running cluster. The race runs before the
+// timings: it warms every process up (a fresh forwarder's first requests run before its JIT). At
+// rtt 0 (the shared cluster) there is no forwarder at all.
+import { describe, expect, it } from 'vitest';
+import { microseconds, mysqlRoundTrip, redisRoundTrip } from '../../bench/link-time.js';
+import { race } from '../../bench/race.js';
+import { freeClusterConfig, startCluster } from '../../src/cluster/cluster.js';
+import { redisUrl } from '../../src/config.js';
+import { sharedCluster } from '../support/cluster.js';
+import { withFixture } from '../support/fixture.js';
+import { expectExactRace } from '../support/race-checks.js';
+
+const RTT_MS = 2;
+/** The asked round trip ± this: the forwarder's own precision plus the server's answer. */
+const TOLERANCE_MS = 0.5;
+
+/** The 10th percentile of a sample. */
+const low = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.1)] as number;
+
+describe('a cluster at rtt 2', () => {
+  const own = withFixture(
+    'rtt',
+    async (dir) => startCluster({ config: { ...(await freeClusterConfig(dir, 3)), rttMs: RTT_MS }, instanceEnv: { LOG_LEVEL: 'warn' } }),
+    (cluster) => cluster.stop(),
+  );
+
+  it('records the round trip and, for every server but nginx, its own address and its forwarder', () => {
+    const { info, servers } = own.current;
+    expect(info.rttMs).toBe(RTT_MS);
+    const names = info.links?.map((l) => l.name);
+    expect(names).toEqual(['mysql', 'redis', 'redlock-0', 'redlock-1', 'redlock-2', 'redlock-3', 'redlock-4', 'zookeeper', ...servers.instances.map((s) => s.name)]);
+    const mysqlLink = info.links?.find((l) => l.name === 'mysql');
+    expect(mysqlLink?.server).toBe(`${servers.mysql.host}:${servers.mysql.port}`);
+    expect(`${info.mysql.host}:${info.mysql.port}`).toBe(mysqlLink?.forwarder);
+    expect(servers.links.map((s) => s.name)).toEqual(names?.map((n) => `link-${n}`));
+  });
+
+  it('sql-update through nginx is exact: 110 requests for 100 units', async () => {
+    const { info } = own.current;
+    const r = await race({ target: info.nginx, stores: info, strategy: 'sql-update', initial: 100, requests: 110, connections: 20, maxSeconds: 60 });
+    expectExactRace(r, `sql-update at rtt ${RTT_MS}`, 0);
+  });
+
+  it('a client timing one request to MySQL and to Redis through its addresses sees 2 ± 0.5 ms added, never less than 2', async () => {
+    const { info, servers } = own.current;
+    const direct = {
+      mysql: await mysqlRoundTrip({ ...info.mysql, host: servers.mysql.host, port: servers.mysql.port }),
+      redis: await redisRoundTrip(redisUrl(servers.redis.port, undefined, servers.redis.host)),
+    };
+    const delayed = { mysql: await mysqlRoundTrip(info.mysql), redis: await redisRoundTrip(info.redis) };
+    for (const what of ['mysql', 'redis'] as const) {
+      const added = low(delayed[what].samples) - low(direct[what].samples);
+      console.log(`[latency] rtt ${RTT_MS} ms, ${what}, median of 20 (min–max): through the cluster ${microseconds(delayed[what])}, directly ${microseconds(direct[what])}; added ${Math.round(added * 1000)} µs (10th percentiles)`);
+      // The forwarder never runs early: no round trip is shorter than the one asked for.
+      expect(Math.min(...delayed[what].samples), what).toBeGreaterThanOrEqual(RTT_MS);
+      // A busy machine only ever adds (a wake-up waits for a time slice), so the low percentiles show
+      // what the links add; the medians, printed above, are the bench's figures (bench/link-time.ts).
+      expect(Math.abs(added - RTT_MS), `${what}: added ${added} ms`).toBeLessThanOrEqual(TOLERANCE_MS);
+    }
+  });
+
+  it('changes the round trip in place: 0.5 ms, then 0 (the forwarders alone, against the servers directly)', async () => {
+    const { info, servers } = own.current;
+    await own.current.setRtt(0.5);
+    expect(info.rttMs).toBe(0.5);
+    const half = await mysqlRoundTrip(info.mysql);
+    await own.current.setRtt(0);
+    const through = await mysqlRoundTrip(info.mysql);
+    const direct = await mysqlRoundTrip({ ...info.mysql, host: servers.mysql.host, port: servers.mysql.port });
+    console.log(`[latency] MySQL SELECT 1, median of 20 (min–max): rtt 0.5 ${microseconds(half)}; rtt 0 through the forwarder ${microseconds(through)}, directly ${microseconds(direct)}`);
+    // The order only: each retiming took effect (the figures at each round trip are the bench's).
+    expect(through.median).toBeLessThan(half.median);
+    expect(half.median).toBeLessThan(RTT_MS);
+    await own.current.setRtt(RTT_MS);
+  });
+
+  it('puts one RedLock master far away: 20 ms on its link alone, the others keep 2 ms', async () => {
+    const { info } = own.current;
+    await own.current.setRtt(20, ['redlock-4']);
+    expect(info.links?.find((l) => l.name === 'redlock-4')?.rttMs).toBe(20);
+    const far = await redisRoundTrip(info.redlock[4] as string, 10);
+    const near = await redisRoundTrip(info.redlock[0] as string, 10);
+    console.log(`[latency] Redis PING, median of 10 (min–max): the far master ${microseconds(far)}, a near one ${microseconds(near)}`);
+    // The order only, with wide margins: 20 ms against 2 ms.
+    expect(far.median).toBeGreaterThan(15);
+    expect(near.median).toBeLessThan(10);
+    await own.current.setRtt(RTT_MS);
+    expect(info.links?.find((l) => l.name === 'redlock-4')?.rttMs).toBeUndefined();
+  });
+});
+
+describe('a cluster at rtt 0', () => {
+  it('has no forwarders: its record names none and shows rtt 0', () => {
+    const info = sharedCluster();
+    expect(info.rttMs).toBe(0);
+    expect(info.links).toBeUndefined();
+  });
+});
