@@ -12,6 +12,8 @@ import type { BenchReport } from './report.js';
 import { reliabilityBlocks } from './docs-reliability.js';
 import { rampDocBlock, rampSummaryBlock } from './ramp-report.js';
 import type { RampReport } from './ramp.js';
+import type { SweepReport } from './sweep.js';
+import { sweepDocBlock, sweepSummaryBlock } from './sweep-report.js';
 import type { ChaosReport } from '../faults/chaos/report.js';
 import type { SoakReport } from '../faults/soak/report.js';
 import { parseFlags, runCli, UsageError } from '../src/cli/args.js';
@@ -45,6 +47,16 @@ runCli('docs', DOCS_USAGE, async () => {
     for (const langBlocks of blocksIn.values()) {
       langBlocks.set('ramp', `${from}: ${rampDocBlock(report)}`);
       langBlocks.set('ramp-summary', `${rampSummaryBlock(report)}\n\n${from}, a 2-core machine shared with other work.`);
+    }
+  }
+  if (values.rtt) {
+    const report = readJson<SweepReport>(values.rtt, ['rows', 'rtts', 'linkTimes']);
+    const file = path.relative(process.cwd(), path.resolve(values.rtt));
+    // The sweep's report is in English; only the README's link follows its reader to their results page.
+    const resultsLink = { en: 'docs/results.md#at-a-datacenters-round-trip', zh: 'docs/zh-CN/results.md#数据中心的往返时延下' } as const;
+    for (const [lang, langBlocks] of blocksIn) {
+      langBlocks.set('rtt-results', sweepDocBlock(report, file));
+      langBlocks.set('rtt-summary', sweepSummaryBlock(report, file, resultsLink[lang]));
     }
   }
   const root = process.cwd();

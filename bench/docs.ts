@@ -26,17 +26,18 @@ import { BENCH_WORDS } from './words.js';
 import type { Lang } from '../src/lang.js';
 
 /** Every flag `npm run docs` accepts. */
-export const DOCS_FLAGS = { command: { type: 'string' }, lease: { type: 'string' }, chaos: { type: 'string', multiple: true }, soak: { type: 'string' }, ramp: { type: 'string' }, ...HELP_FLAG } as const;
+export const DOCS_FLAGS = { command: { type: 'string' }, lease: { type: 'string' }, chaos: { type: 'string', multiple: true }, soak: { type: 'string' }, ramp: { type: 'string' }, rtt: { type: 'string' }, ...HELP_FLAG } as const;
 
 /** The blocks `npm run docs` writes; a doc may hold any of them. */
-export const GENERATED_BLOCKS = ['lab-run', 'summary', 'ceiling', 'results', 'lease-run', 'lease-results', 'faults-run', 'faults-by-lock', 'faults-single', 'faults-replicated', 'faults-hosts', 'reliability', 'chaos-runs', 'soak-run', 'ramp', 'ramp-summary'] as const;
+export const GENERATED_BLOCKS = ['lab-run', 'summary', 'ceiling', 'results', 'lease-run', 'lease-results', 'faults-run', 'faults-by-lock', 'faults-single', 'faults-replicated', 'faults-hosts', 'reliability', 'chaos-runs', 'soak-run', 'ramp', 'ramp-summary', 'rtt-results', 'rtt-summary'] as const;
 
 export const DOCS_USAGE = `usage: npm run docs -- <bench results .json> [<faults results .json>] [options]
   --command "…"   the command that made the bench run (default: npm run bench with the options it records)
   --lease FILE     a bench run with work longer than the lease (--workMs > --ttlMs), for its own table
   --chaos FILE     a chaos run (npm run faults -- --chaos; .json or .json.gz), for the reliability tables; repeatable
   --soak FILE      a soak run (npm run soak), for the reliability tables
-  --ramp FILE      an overload ramp (npm run bench -- --ramp), for its table`;
+  --ramp FILE      an overload ramp (npm run bench -- --ramp), for its table
+  --rtt FILE       a round-trip sweep (npm run bench -- --rtt 0,2), for its tables`;
 
 export const CHART_FILE = 'docs/results.svg';
 

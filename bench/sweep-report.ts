@@ -41,7 +41,7 @@ function readings(r: SweepReport): string[] {
   for (const row of r.rows) {
     for (const c of row.cells) {
       if (c.fraction === null) continue;
-      if (c.fraction > 1) out.push(`${row.strategy} at ${rttLabel(c.rttMs)} sells ${c.fraction.toFixed(1)}× its bound: its serial section does not span a round trip (a row lock held inside the server, or a lock held per instance), so 1/(k·r) does not limit it.`);
+      if (c.fraction > 1) out.push(`${row.strategy} at ${rttLabel(c.rttMs)} sells ${c.fraction.toFixed(1)}× its bound: fewer round trips than k sit between one sale and the next: a row lock held inside the server (sql-update), a lock per instance (mutex), or a hold passed from request to request inside an instance with no round trip (the process line of redlock and zk-watch), so 1/(k·r) does not limit it.`);
       else if (c.fraction < 0.5) out.push(belowHalf(row, c));
     }
   }
@@ -61,13 +61,43 @@ function belowHalf(row: SweepRow, c: SweepCell): string {
 
 const DEFINITIONS = [
   'k: the round trips in the serial path of one sale, the messages the servers counted per sale with one request at a time (Redis commands by MONITOR, MySQL statements, ZooKeeper requests), the RedLock masters counted once as they are asked in parallel. Commands a client pipelines are counted apart, so k can be above the true count.',
-  'bound: 1/(k·r) sales per second, for a lock that serializes the cluster: no sale can start its serial path before the previous one ends. It does not limit a strategy that holds nothing across a round trip (sql-update: one conditional UPDATE, its row lock held inside MySQL) or a lock per instance (mutex, three instances at once); their fractions are for comparison only.',
+  'bound: 1/(k·r) sales per second, for a lock that serializes the cluster: no sale can start its serial path before the previous one ends. It does not limit a strategy that holds nothing across a round trip (sql-update: one conditional UPDATE, its row lock held inside MySQL), a lock per instance (mutex, three instances at once), or a lock whose hold passes between requests inside an instance (the process line: k is counted one request at a time, when every sale takes the lock afresh); their fractions are for comparison only.',
   'fraction: the median goodput divided by the bound.',
   'race: one oversell race through nginx at that round trip (exact: every sale left the store once, nothing oversold).',
 ];
 
 function methodText(r: SweepReport): string {
   return `${r.rows.length} strategies through nginx at round trips of ${r.rtts.map(rttLabel).join(', ')}; ${r.rounds} rounds of ${r.windowSeconds} s windows at ${r.connections} connections, every round trip and every strategy once per round in a rotated order; median (min–max) of the rounds. ${r.date}, ${r.machine.nproc} cores (${r.machine.cpu}), Node ${r.machine.node}, ${r.seconds.toFixed(0)} s.`;
+}
+
+/** docs/results.md's block: how the run was made, the links' own round trips, every strategy against its bound, and what limits those far from it. */
+export function sweepDocBlock(r: SweepReport, file: string): string {
+  return [
+    `From \`${file}\`: ${methodText(r)}`,
+    '',
+    markdownTable(LINK_HEADER, linkRows(r)),
+    '',
+    markdownTable(sweepHeader(r), r.rows.map(sweepRow)),
+    '',
+    ...[...readings(r), ...r.notes].map((t) => `- ${t}`),
+    '',
+    ...DEFINITIONS.map((d) => `- ${d}`),
+  ].join('\n');
+}
+
+/** The README's block: at the sweep's longest round trip, each strategy's goodput beside its loopback figure, k, the bound and the fraction. */
+export function sweepSummaryBlock(r: SweepReport, file: string, resultsLink: string): string {
+  const far = r.rtts.length - 1;
+  const at = r.rtts[far] as number;
+  const header = ['strategy', 'k', `sold/s at ${rttLabel(r.rtts[0] as number)}`, `sold/s at ${rttLabel(at)}`, `bound at ${rttLabel(at)}`, 'fraction of the bound', 'races'];
+  const rows = r.rows.map((row) => {
+    const near = row.cells[0];
+    const c = row.cells[far];
+    const each = row.cells.map((x) => `${rttLabel(x.rttMs)}: ${verdictOf(x.race) === 'exact' ? 'exact' : oversoldText(x.race)}`).join('; ');
+    const races = row.cells.every((x) => verdictOf(x.race) === 'exact') ? 'exact at each' : row.expected === 'oversells' ? `${each} (expected: a lock per instance)` : each;
+    return [row.strategy, row.k.toFixed(1), near ? int(near.goodput.median) : '–', c ? int(c.goodput.median) : '–', c?.bound == null ? '–' : int(c.bound), c?.fraction == null ? '–' : c.fraction.toFixed(2), races];
+  });
+  return [markdownTable(header, rows), '', `From \`${file}\` (${r.date.slice(0, 10)}, ${r.machine.nproc} cores, medians of ${r.rounds} rounds; the links' own round trips and the ranges are in [${resultsLink.split('#')[0]}](${resultsLink})).`].join('\n');
 }
 
 export function renderSweepMarkdown(r: SweepReport): string {
