@@ -104,8 +104,8 @@ const EXPECTED: readonly Phrase[] = [
     '超卖 {0}：锁就在库存所在的数据库里，切断了锁也就切断了库存：它什么也读不到、什么也写不了，在 ≤ {2} 秒内被拒绝（{1}）；租期（ttlMs）到期，锁随之释放，其他实例卖出 N（{3}）件',
   ],
   [
-    "the request in flight: no answer within the lab's # s (nginx's own bound: proxy_read_timeout # s, then #), never resent, settled by /sales as # sale; after the cut, N (#) through nginx, each answered ≤ # s: # from the others, or # at proxy_connect_timeout when nginx tries the cut instance, nothing sold; nothing oversold, nothing twice",
-    '在途的那个请求：在实验室给的 {0} 秒内没有得到响应（nginx 自己的上限是 proxy_read_timeout {1} 秒，之后返回 {2}），从未被重发，经 /sales 核对为 {3} 次售出；切断之后经 nginx 再发 N（{4}）个请求，每个都在 ≤ {5} 秒内得到响应：其他实例返回 {6}，或者 nginx 去连被切断的实例、到 proxy_connect_timeout 时返回 {7}，什么也没卖出；没有超卖，没有重复扣减',
+    "the request in flight: unanswered at the lab's # s (nginx's bound: proxy_read_timeout # s), never resent, /sales settles it as # sale; then N (#) through nginx, each answered ≤ # s (#, or # at proxy_connect_timeout, nothing sold); nothing oversold or twice",
+    '在途的那个请求：到实验室给的 {0} 秒仍未得到响应（nginx 的上限是 proxy_read_timeout {1} 秒），从未被重发，/sales 核对为 {2} 次售出；之后经 nginx 再发 N（{3}）个请求，每个都在 ≤ {4} 秒内得到响应（{5}，或到 proxy_connect_timeout 时返回 {6}，什么也没卖出）；没有超卖，也没有重复扣减',
   ],
   ['two masters grant the lock: # holders at once, # unit oversold; healed, Sentinel demotes the old master and its grant is gone', '两个主节点都发出了锁：同时有 {0} 个持锁者，超卖 {1} 件；恢复之后，Sentinel 把旧主节点降为从节点，它发出的锁随之消失'],
   [

@@ -122,8 +122,8 @@ const afterBound = (bounds: NginxBounds) => bounds.connectMs + AFTER_SLACK_MS;
 /** The row's expectation (a note rendered in both languages). */
 export function nginxCutExpected(n: number, bounds: NginxBounds): string {
   return (
-    `the request in flight: no answer within the lab's ${IN_FLIGHT_CLIENT_MS / 1000} s (nginx's own bound: proxy_read_timeout ${bounds.readMs / 1000} s, then 504), never resent, settled by /sales as 1 sale; ` +
-    `after the cut, N (${n}) through nginx, each answered ≤ ${afterBound(bounds) / 1000} s: 200 from the others, or 504 at proxy_connect_timeout when nginx tries the cut instance, nothing sold; nothing oversold, nothing twice`
+    `the request in flight: unanswered at the lab's ${IN_FLIGHT_CLIENT_MS / 1000} s (nginx's bound: proxy_read_timeout ${bounds.readMs / 1000} s), never resent, /sales settles it as 1 sale; ` +
+    `then N (${n}) through nginx, each answered ≤ ${afterBound(bounds) / 1000} s (200, or 504 at proxy_connect_timeout, nothing sold); nothing oversold or twice`
   );
 }
 
