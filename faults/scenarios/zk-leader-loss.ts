@@ -52,6 +52,8 @@ export interface LeaderFault {
   inflict(leader: ServerHandle): Promise<void>;
   /** Once the run is over: the leader back. */
   undo(leader: ServerHandle): Promise<void>;
+  /** How soon sales must resume (default RECOVER_BOUND_MS). */
+  recoverBoundMs?: number;
 }
 
 const KILLED: LeaderFault = {
@@ -67,6 +69,7 @@ export async function leaderFaultCase(ctx: FaultContext, strategy: string, fault
   const key = { scenario: fault.scenario, strategy, variant: fault.variant, store: 'mysql' as const };
   const clients = ctx.sizes.inFlight;
   const initial = Math.max(ctx.sizes.initial, stockFor(clients));
+  const bound = fault.recoverBoundMs ?? RECOVER_BOUND_MS;
   return runCase(ctx, key, initial, async (c): Promise<Verdict> => {
     const leader = await zkLeader(ctx.cluster);
     if (!leader) throw new Error('the ensemble has no leader');
@@ -89,8 +92,8 @@ export async function leaderFaultCase(ctx: FaultContext, strategy: string, fault
     const killedAt = Date.now();
     // After: requests sent once the leader is dead, until SALES_AFTER of them sold.
     // Another node as leader: a leader cut off still calls itself one until it notices.
-    const elected = pollUntil(async () => ((await zkLeader(ctx.cluster, leader)) ?? leader) !== leader, RECOVER_BOUND_MS, 50).then((ok) => (ok ? Date.now() - killedAt : null));
-    const after = keepSending(c, all, clients, () => sold('after').length >= SALES_AFTER || Date.now() - killedAt > RECOVER_BOUND_MS, LOAD, 'after');
+    const elected = pollUntil(async () => ((await zkLeader(ctx.cluster, leader)) ?? leader) !== leader, bound, 50).then((ok) => (ok ? Date.now() - killedAt : null));
+    const after = keepSending(c, all, clients, () => sold('after').length >= SALES_AFTER || Date.now() - killedAt > bound, LOAD, 'after');
     const answers = [...(await before), ...(await after)];
     const electedMs = await elected;
     await fault.undo(leader);
@@ -98,9 +101,9 @@ export async function leaderFaultCase(ctx: FaultContext, strategy: string, fault
     const recoverMs = sold('after').length >= SALES_AFTER && first !== undefined ? first - killedAt : null;
     const pauseMs = longestPause(c.sent, killedAt);
     return {
-      expected: `exact throughout; a new leader and sales again ≤ ${RECOVER_BOUND_MS / 1000} s after the leader is ${fault.done}`,
+      expected: `exact throughout; a new leader and sales again ≤ ${bound / 1000} s after the leader is ${fault.done}`,
       recoverMs,
-      recoverBoundMs: RECOVER_BOUND_MS,
+      recoverBoundMs: bound,
       details: [
         `${leader.name} (the leader) ${fault.done} after ${sold('before').length >= SALES_BEFORE ? `${SALES_BEFORE} sales` : 'no flow of sales'} (${flowingMs} ms in); new leader after ${electedMs ?? 'never'} ms; longest pause in sales from then ${pauseMs} ms`,
         `${clients} clients, ${initial} units: ${answersText(answers)}`,
