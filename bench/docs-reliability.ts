@@ -2,7 +2,7 @@
 // --soak F`): the README's one table of what the nemesis and the soak checked, and each run's own
 // tables in docs/faults.md. The figures are the runs' own; nothing here is typed by hand.
 import path from 'node:path';
-import { faultsByKind, renderChaosTable, summaryLines as chaosSummary, type ChaosReport } from '../faults/chaos/report.js';
+import { faultsByKind, renderChaosTable, summaryLines as chaosSummary, topologyOf as historyTopology, type ChaosReport } from '../faults/chaos/report.js';
 import { renderSlopeTable, summaryLines as soakSummary, type SoakReport } from '../faults/soak/report.js';
 import { markdownTable } from './table.js';
 
@@ -14,9 +14,7 @@ export interface Run<T> {
 const fileOf = (p: string) => path.relative(process.cwd(), path.resolve(p));
 const minutes = (seconds: number) => (seconds / 60).toFixed(1);
 
-function topologyOf(r: ChaosReport): string {
-  return r.history.replicated ? 'replicated' : 'single';
-}
+const topologyOf = (r: ChaosReport): string => historyTopology(r.history);
 
 /** "27 of 29 (2 not judged)": a strategy that saw too little is not counted as exact. */
 function exactCell(v: readonly { exact: boolean; notJudged?: string }[]): string {

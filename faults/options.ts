@@ -1,6 +1,7 @@
 // `npm run faults` flags, parsed and checked here so the runner gets plain values.
 import { HELP_FLAG, LANG_FLAG, langOption, parseFlags, UsageError } from '../src/cli/args.js';
 import type { Lang } from '../src/lang.js';
+import { hasNetAdmin } from '../src/net/hosts.js';
 import { DEFAULT_SIZES, type FaultSizes } from './scenario.js';
 import { SCENARIOS } from './scenarios/index.js';
 
@@ -17,9 +18,14 @@ export interface FaultOptions {
   chaos?: { seconds: number; seed: number; topology: ChaosTopology };
 }
 
-/** single: one Redis, one ZooKeeper; replicated: Sentinel failovers and ZooKeeper leader kills join the menu. */
-export type ChaosTopology = 'single' | 'replicated';
-const isChaosTopology = (t: string): t is ChaosTopology => t === 'single' || t === 'replicated';
+/**
+ * single: one Redis, one ZooKeeper; replicated: Sentinel failovers and ZooKeeper leader kills join
+ * the menu; hosts, hosts,replicated: the same with every server in a network namespace of its own,
+ * and partitions join the menu.
+ */
+export const CHAOS_TOPOLOGIES = ['single', 'replicated', 'hosts', 'hosts,replicated'] as const;
+export type ChaosTopology = (typeof CHAOS_TOPOLOGIES)[number];
+const isChaosTopology = (t: string): t is ChaosTopology => (CHAOS_TOPOLOGIES as readonly string[]).includes(t);
 
 export const USAGE = `usage: npm run faults -- [options]
   --scenario NAME[,NAME]   only these scenarios (${SCENARIOS.map((s) => s.name).join(', ')}); partition: every partition scenario (root: the hosts topology)
@@ -31,7 +37,8 @@ export const USAGE = `usage: npm run faults -- [options]
   --seconds N              chaos: how long the load runs (default 600)
   --seed S                 chaos: the fault schedule's seed (default: drawn, and printed to rerun)
   --strategies NAME[,NAME] chaos: only these strategies (default: every one that claims to be exact)
-  --topology T             chaos: single (default) or replicated (adds Sentinel failovers and ZooKeeper leader kills)
+  --topology T             chaos: single (default), replicated (adds Sentinel failovers and ZooKeeper leader kills),
+                           hosts or hosts,replicated (root: a network namespace per server; adds partitions)
   --help                   this text`;
 
 const list = (values: string[] | undefined): string[] | undefined =>
@@ -69,7 +76,10 @@ export function parseFaultArgs(argv: string[]): FaultOptions {
   if (!Number.isInteger(sell) || sell < 1 || sell > DEFAULT_SIZES.initial / 2) throw new UsageError(`--sell must be a whole number from 1 to ${DEFAULT_SIZES.initial / 2}`);
   if (!values.chaos && (values.seconds ?? values.seed ?? values.strategies ?? values.topology) !== undefined) throw new UsageError('--seconds, --seed, --strategies and --topology go with --chaos');
   const topology = values.topology ?? 'single';
-  if (!isChaosTopology(topology)) throw new UsageError('--topology must be single or replicated');
+  if (!isChaosTopology(topology)) throw new UsageError(`--topology must be one of ${CHAOS_TOPOLOGIES.join(', ')}`);
+  if (topology.startsWith('hosts') && !hasNetAdmin()) {
+    throw new UsageError(`--topology ${topology} needs root (or CAP_NET_ADMIN) to create network namespaces, veth pairs, a bridge and iptables rules; run as root, or use --topology single or replicated`);
+  }
   const strategies = list([...(values.strategy ?? []), ...(values.strategies ?? [])]);
   const chaos = values.chaos
     ? { seconds: wholeNumber(values.seconds, 'seconds', 600, 30, 86_400), seed: wholeNumber(values.seed, 'seed', Math.floor(Math.random() * 1_000_000), 0, 2 ** 32 - 1), topology }

@@ -2,7 +2,8 @@
 // counts and GET /sales, never from what the service said it did.
 import { isRefusal } from '../../src/http/answers.js';
 import { isOutcomeUnknown, isSold, isUndocumentedKey, outcomeKey } from '../client.js';
-import type { ChaosHistory, Request, Slice } from './history.js';
+import { cutsAnInstance, cutsRedisFromSentinel } from './cuts.js';
+import type { ChaosHistory, FaultEvent, Request, Slice } from './history.js';
 
 export interface StrategyVerdict {
   strategy: string;
@@ -73,6 +74,16 @@ const bump = (m: Record<string, number>, key: string) => void (m[key] = (m[key] 
 /** A fault that stops a holder mid-lease: a frozen or paused instance, a frozen Redis / ZooKeeper / RedLock master. */
 const PAUSE_LIKE = new Set(['freeze-instance', 'pause-holder', 'freeze-redis', 'freeze-redlock', 'freeze-zookeeper', 'kill-zookeeper', 'kill-zookeeper-leader', 'stop-redis', 'kill-redlock']);
 
+/** A pause, or a partition that cut an instance from some server (its holder can neither renew nor write on time). */
+const isPause = (f: FaultEvent): boolean => PAUSE_LIKE.has(f.kind) || (f.partition !== undefined && cutsAnInstance(f.partition.grudge));
+
+/**
+ * A Redis failover: the nemesis's own; on the replicated topology also a frozen master, or a
+ * partition that cut a Redis server from a Sentinel (Sentinel may fail the master over).
+ */
+const isFailover = (h: ChaosHistory, f: FaultEvent): boolean =>
+  f.kind === 'failover-redis' || (h.replicated === true && (f.kind === 'freeze-redis' || (f.partition !== undefined && cutsRedisFromSentinel(f.partition.grudge))));
+
 const SHOWN = 5;
 const idsText = (ids: readonly string[]) => `${ids.slice(0, SHOWN).join(', ')}${ids.length > SHOWN ? ` … (${ids.length})` : ''}`;
 
@@ -141,13 +152,12 @@ function judgeStrategy(h: ChaosHistory, name: string, needs: JudgeNeeds): Strate
   const oversoldTurns = tallies.filter((t) => t.sold > t.deducted);
   const oversold = oversoldTurns.reduce((n, t) => n + t.sold - t.deducted, 0);
   const unaccounted = tallies.reduce((n, t) => n + Math.max(0, t.deducted - t.sold), 0);
-  const isPause = (f: ChaosHistory['faults'][number]) => PAUSE_LIKE.has(f.kind);
-  const isFailover = (f: ChaosHistory['faults'][number]) => f.kind === 'failover-redis' || (h.replicated === true && f.kind === 'freeze-redis');
-  const overlaps = (f: ChaosHistory['faults'][number], x: Slice) => f.injectedMs < x.endMs && (f.healedMs ?? h.lastHealMs) > x.startMs;
+  const overlaps = (f: FaultEvent, x: Slice) => f.injectedMs < x.endMs && (f.healedMs ?? h.lastHealMs) > x.startMs;
   /** Some fault of the kind struck during the turn (a turn with no slice had none). */
-  const struck = (t: TurnTally, kind: (f: ChaosHistory['faults'][number]) => boolean) => t.slice !== undefined && h.faults.some((f) => kind(f) && overlaps(f, t.slice!));
+  const struck = (t: TurnTally, kind: (f: FaultEvent) => boolean) => t.slice !== undefined && h.faults.some((f) => kind(f) && overlaps(f, t.slice!));
+  const failover = (f: FaultEvent) => isFailover(h, f);
   const pausedDuringItsSlices = h.faults.some((f) => isPause(f) && slices.some((x) => overlaps(f, x)));
-  const failoverDuringItsSlices = h.faults.some((f) => isFailover(f) && slices.some((x) => overlaps(f, x)));
+  const failoverDuringItsSlices = h.faults.some((f) => failover(f) && slices.some((x) => overlaps(f, x)));
   const recoveryMs = h.recoveryMs[name] ?? null;
   // Recovery probes come after every heal: they show liveness, not what a fault did.
   const inLoad = (t: TurnTally) => t.slice === undefined || t.slice.kind === 'load';
@@ -180,12 +190,12 @@ function judgeStrategy(h: ChaosHistory, name: string, needs: JudgeNeeds): Strate
     double.length === 0 &&
     unaccounted === 0 &&
     (soldNotRecorded.length === 0 || s.store === 'redis') &&
-    soldNotRecorded.every((r) => struck(turnOf(r), isFailover));
+    soldNotRecorded.every((r) => struck(turnOf(r), failover));
   const allowedBy = exact
     ? undefined
     : s.mayOversellUnderPause && oversoldTurns.every((t) => struck(t, isPause)) && onlyOversold
       ? 'catalog: holderPause oversells'
-      : s.mayLoseInFailover && oversoldTurns.every((t) => struck(t, isFailover)) && onlyLostWrites
+      : s.mayLoseInFailover && oversoldTurns.every((t) => struck(t, failover)) && onlyLostWrites
         ? 'a Redis failover loses acknowledged writes (§2.9)'
         : undefined;
   const asCatalogSays = allowedBy !== undefined;

@@ -10,7 +10,7 @@ import { chaosStrategies } from './strategies.js';
 import type { Progress } from '../../src/cli/progress.js';
 
 /** The run's plan for the progress lines: the cluster, the load under the nemesis (its own length), then the heal, the probes and the checker. */
-const CLUSTER_SECONDS = { single: 25, replicated: 45 } as const;
+const CLUSTER_SECONDS = { single: 25, replicated: 45, hosts: 30, 'hosts,replicated': 50 } as const;
 const CHECK_SECONDS = 60;
 
 export async function chaosMain(opts: FaultOptions & { chaos: NonNullable<FaultOptions['chaos']> }, progress: Progress): Promise<number> {
@@ -27,7 +27,7 @@ export async function chaosMain(opts: FaultOptions & { chaos: NonNullable<FaultO
   let report: ChaosReport | undefined;
   try {
     const declared = await fetchDeclared(lab.cluster.info.instances[0] ?? lab.cluster.info.nginx);
-    const strategies = chaosStrategies(declared, opts.strategies);
+    const strategies = chaosStrategies(declared, opts.strategies, { linksCut: opts.chaos.topology.startsWith('hosts') });
     const result = await runChaos(lab.cluster, { ...opts.chaos, strategies, load: DEFAULT_LOAD }, say, progress);
     const strategyFlag = opts.strategies ? ` --strategies ${opts.strategies.join(',')}` : '';
     report = {
@@ -37,7 +37,7 @@ export async function chaosMain(opts: FaultOptions & { chaos: NonNullable<FaultO
       seconds: (Date.now() - started.getTime()) / 1000,
       machine: machineInfo(),
       options: { ...opts.chaos, load: DEFAULT_LOAD, strategies: strategies.map((s) => s.name) },
-      rerun: `npm run faults -- --chaos --seconds ${opts.chaos.seconds} --seed ${opts.chaos.seed}${opts.chaos.topology === 'replicated' ? ' --topology replicated' : ''}${strategyFlag}`,
+      rerun: `npm run faults -- --chaos --seconds ${opts.chaos.seconds} --seed ${opts.chaos.seed}${opts.chaos.topology === 'single' ? '' : ` --topology ${opts.chaos.topology}`}${strategyFlag}`,
     };
   } finally {
     await lab.stop(report?.verdict.ok ? undefined : path.resolve(opts.out, `${stamp}-chaos-logs`));

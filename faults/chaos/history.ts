@@ -1,5 +1,6 @@
 // What a chaos run records, and what the checker reads: every request sent (with its answer), every
 // fault injected and healed, the store's count around each strategy's slice, and GET /sales.
+import type { Grudge } from '../../src/net/grudge.js';
 import type { StoreKind } from '../../src/stock/store.js';
 import type { Sent } from '../client.js';
 import type { FaultKind } from './plan.js';
@@ -53,6 +54,12 @@ export interface FaultEvent {
   healedMs?: number;
   /** what happened instead, or on the way: "the holder answered before stopping", "restart failed: …" */
   note?: string;
+  /**
+   * A partition's cut: its grudge by the plan's names (app-0…, redis, redlock-0…), as text too.
+   * injectedMs is when the cut took effect; healMs when the links healed (healedMs may come later:
+   * on the replicated topology the fault is over once Sentinel has settled).
+   */
+  partition?: { grudge: Grudge; text: string; healMs?: number };
 }
 
 export interface Leftover {
@@ -81,4 +88,6 @@ export interface ChaosHistory {
   idPrefix: string;
   /** Run on the replicated topology: a frozen Redis master is failed over too. */
   replicated?: boolean;
+  /** Every server in a network namespace of its own (the hosts topologies): partitions join the faults. */
+  hosts?: boolean;
 }

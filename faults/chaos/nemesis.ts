@@ -2,13 +2,19 @@
 // after its own duration, overlapping as the plan says. Only servers of the lab's own cluster are
 // signalled, by the pids their handles hold.
 import type { RunningCluster, ServerHandle } from '../../src/cluster/cluster.js';
+import { serverName } from '../../src/cluster/partitions.js';
+import { describeGrudge, type Grudge } from '../../src/net/grudge.js';
+import type { HostsLayout } from '../../src/net/hosts.js';
+import { applyGrudge, healAll } from '../../src/net/partition.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { errorMessage } from '../errors.js';
 import { startDependency, stopDependency } from '../dependencies.js';
 import { isStopped, resume } from '../process-state.js';
 import { redisRoles, rejoinAsReplicaOf, sentinelMasterState, waitPromoted, waitReplicaInSync, zkLeader } from '../replication.js';
+import { cutsRedisFromSentinel } from './cuts.js';
 import type { ChaosStrategy, FaultEvent, Request } from './history.js';
-import type { PlannedFault } from './plan.js';
+import { ChaosNetwork } from './network.js';
+import { isPartitionKind, type PlannedFault } from './plan.js';
 import { sendRecorded, type Recorder } from './workload.js';
 
 /** How long a paused holder's request may take to reach the hook (a lock wait included). */
@@ -19,6 +25,8 @@ const PROMOTION_BOUND_MS = 15_000;
 const REJOIN_BOUND_MS = 30_000;
 /** A thawed master still named master, with no down flag, for this long: Sentinel (down-after 1 s) will not fail it over now. */
 const SETTLED_MS = 3_000;
+/** A killed server waits this long at most for the network to heal before it restarts: longer than any cut. */
+const HEALED_BOUND_MS = 30_000;
 
 export interface NemesisDeps {
   cluster: RunningCluster;
@@ -28,6 +36,7 @@ export interface NemesisDeps {
   log(line: string): void;
   /** Marks a server as struck on purpose until the fault heals: its exit is no crash. */
   strike(server: ServerHandle): ServerHandle;
+  net: ChaosNetwork;
 }
 
 export function serverNamed(cluster: RunningCluster, target: string): ServerHandle {
@@ -48,8 +57,9 @@ function thaw(server: ServerHandle): void {
   if (server.pid !== undefined && isStopped(server.pid)) resume(server.pid);
 }
 
-/** Starts a server again; one retry, since a port may take a moment to free. */
-async function restart(server: ServerHandle): Promise<void> {
+/** Starts a server again, on a healed network; one retry, since a port may take a moment to free. */
+async function restart(net: ChaosNetwork, server: ServerHandle): Promise<void> {
+  await net.whenHealed(HEALED_BOUND_MS);
   try {
     await server.start();
   } catch {
@@ -108,7 +118,7 @@ async function failover(d: NemesisDeps, forMs: number, event: FaultEvent): Promi
   const promoted = await waitPromoted(d.cluster, replica.port, PROMOTION_BOUND_MS);
   event.note = promoted ? `${replica.name} promoted after ${Date.now() - killedAt} ms` : `${replica.name} not promoted within ${PROMOTION_BOUND_MS} ms`;
   await sleep(Math.max(0, killedAt + forMs - Date.now()));
-  await restart(master);
+  await restart(d.net, master);
   const newMaster = promoted ? replica : master;
   if (newMaster !== master && !(await rejoinAsReplicaOf(d.cluster, master.port, newMaster.port, REJOIN_BOUND_MS))) event.note += `; ${master.name} not in sync within ${REJOIN_BOUND_MS} ms`;
 }
@@ -120,14 +130,14 @@ async function failover(d: NemesisDeps, forMs: number, event: FaultEvent): Promi
  * until the server is a replica in sync, or the master Sentinel names with no failover under way
  * for SETTLED_MS.
  */
-async function settleAfterFrozenMaster(d: NemesisDeps, server: ServerHandle, event: FaultEvent): Promise<void> {
+async function settleAfterFrozenMaster(d: NemesisDeps, server: ServerHandle, event: FaultEvent, healed = 'the thaw'): Promise<void> {
   const thawedAt = Date.now();
   let calmSince: number | undefined;
   while (Date.now() - thawedAt < REJOIN_BOUND_MS) {
     const state = await sentinelMasterState(d.cluster);
     if (state && state.port !== server.port) {
       const inSync = await waitReplicaInSync(d.cluster, server.port, REJOIN_BOUND_MS);
-      event.note = `${event.note ? `${event.note}; ` : ''}failed over; ${inSync ? `a replica in sync ${Date.now() - thawedAt} ms after the thaw` : `not a replica in sync within ${REJOIN_BOUND_MS} ms`}`;
+      event.note = `${event.note ? `${event.note}; ` : ''}failed over; ${inSync ? `a replica in sync ${Date.now() - thawedAt} ms after ${healed}` : `not a replica in sync within ${REJOIN_BOUND_MS} ms`}`;
       return;
     }
     const calm = state !== undefined && !state.flags.some((f) => f === 's_down' || f === 'o_down' || f.startsWith('failover'));
@@ -135,11 +145,12 @@ async function settleAfterFrozenMaster(d: NemesisDeps, server: ServerHandle, eve
     if (calmSince !== undefined && Date.now() - calmSince >= SETTLED_MS) return;
     await sleep(100);
   }
-  event.note = `${event.note ? `${event.note}; ` : ''}Sentinel not settled within ${REJOIN_BOUND_MS} ms of the thaw`;
+  event.note = `${event.note ? `${event.note}; ` : ''}Sentinel not settled within ${REJOIN_BOUND_MS} ms of ${healed}`;
 }
 
 async function inject(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Promise<void> {
   if (f.kind === 'failover-redis') return failover(d, f.forMs, event);
+  if (isPartitionKind(f.kind)) return partition(d, f, event);
   const server = await struckServer(d, f);
   if (server.name !== f.target && !f.target.startsWith('app-')) event.note = `on ${server.name}`;
   switch (f.kind) {
@@ -172,13 +183,50 @@ async function inject(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Promi
     case 'kill-zookeeper-leader':
       await server.kill();
       await sleep(f.forMs);
-      await restart(server);
+      await restart(d.net, server);
       return;
   }
 }
 
+/** The grudge by the cluster's own names: app-0… are the instances in order. */
+function onLayout(layout: HostsLayout, grudge: Grudge): Grudge {
+  return Object.fromEntries(Object.entries(grudge).map(([node, from]) => [serverName(layout, node), from.map((n) => serverName(layout, n))]));
+}
+
+/**
+ * Cuts the links the grudge names once the previous cut has healed, heals them after forMs, and
+ * records both times in the event. On the replicated topology a cut that parted a Redis server
+ * from a Sentinel lasts until Sentinel has settled, as a frozen master does (healedMs then).
+ */
+async function partition(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Promise<void> {
+  const layout = d.cluster.layout;
+  const grudge = f.grudge;
+  if (!layout || !grudge) throw new Error('a partition needs the hosts topology (a network namespace per server)');
+  // the next cut may come while Sentinel settles: the links are healed by then
+  const master = await d.net.exclusive(async () => {
+    const master = d.cluster.servers.redisReplica && cutsRedisFromSentinel(grudge) ? (await redisRoles(d.cluster)).master : undefined;
+    const cutAt = Date.now();
+    const cut = d.net.cutMade(cutAt, grudge);
+    const record: NonNullable<FaultEvent['partition']> = { grudge, text: describeGrudge(grudge) };
+    event.partition = record;
+    try {
+      const applied = await applyGrudge(layout, onLayout(layout, grudge));
+      event.injectedMs = applied.t - d.rec.t0;
+      await sleep(f.forMs);
+    } finally {
+      const healed = await healAll(layout);
+      d.net.healed(cut, healed.t);
+      record.healMs = healed.t - d.rec.t0;
+    }
+    return master;
+  });
+  if (master) await settleAfterFrozenMaster(d, master, event, 'the heal');
+}
+
 export interface NemesisRun {
   events: FaultEvent[];
+  /** The links' state: cuts in force, and when a turn's count may be read. */
+  net: ChaosNetwork;
   /** Servers (by name) under a fault right now: these may be down on purpose. */
   busy: { has(name: string): boolean };
   /** Resolves once every planned fault was injected and healed (or failed, noted in its event). */
@@ -186,8 +234,9 @@ export interface NemesisRun {
 }
 
 /** Starts the plan now (t0 = the run's start); each fault is its own task, so they overlap. */
-export function startNemesis(d: Omit<NemesisDeps, 'strike'>, plan: readonly PlannedFault[]): NemesisRun {
+export function startNemesis(d: Omit<NemesisDeps, 'strike' | 'net'>, plan: readonly PlannedFault[]): NemesisRun {
   const events: FaultEvent[] = [];
+  const net = new ChaosNetwork();
   // counted: two faults may strike one server at once (a paused holder's heal can outlast its plan)
   const strikes = new Map<string, number>();
   const busy = { has: (name: string) => (strikes.get(name) ?? 0) > 0 };
@@ -202,9 +251,9 @@ export function startNemesis(d: Omit<NemesisDeps, 'strike'>, plan: readonly Plan
       struck.add(server.name);
       return server;
     };
-    d.log(`  nemesis: ${f.kind} ${f.target} for ${f.forMs} ms`);
+    d.log(`  nemesis: ${f.kind} ${f.target} for ${f.forMs} ms${f.grudge ? ` (${describeGrudge(f.grudge)})` : ''}`);
     try {
-      await inject({ ...d, strike }, f, event);
+      await inject({ ...d, strike, net }, f, event);
       event.healedMs = Date.now() - d.rec.t0;
     } catch (err) {
       event.note = `${event.note ? `${event.note}; ` : ''}failed: ${errorMessage(err)}`;
@@ -213,7 +262,7 @@ export function startNemesis(d: Omit<NemesisDeps, 'strike'>, plan: readonly Plan
       for (const name of struck) strikes.set(name, (strikes.get(name) ?? 1) - 1);
     }
   });
-  return { events, busy, done: Promise.all(tasks).then(() => undefined) };
+  return { events, net, busy, done: Promise.all(tasks).then(() => undefined) };
 }
 
 /** Every server the nemesis may fault, or that a fault elsewhere may bring down (the replica, the Sentinels, the ensemble). */
@@ -234,7 +283,7 @@ export function watchCrashes(cluster: RunningCluster, nemesis: NemesisRun, t0: n
         if (server.pid !== undefined || nemesis.busy.has(server.name)) continue;
         crashes.push({ target: server.name, atMs: Date.now() - t0 });
         log(`  ${server.name} exited with no fault on it: restarting it`);
-        await restart(server).catch((err: unknown) => log(`  ${server.name}: restart failed: ${errorMessage(err)}`));
+        await restart(nemesis.net, server).catch((err: unknown) => log(`  ${server.name}: restart failed: ${errorMessage(err)}`));
       }
       await sleep(250);
     }

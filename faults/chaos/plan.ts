@@ -1,5 +1,6 @@
 // The nemesis's schedule, drawn from a seeded PRNG before the run starts: which fault, on which
 // server, when, and for how long. Pure, so the same --seed and --seconds give the same schedule.
+import { bridge, halves, isolate, majoritiesRing, oneWay, type Grudge } from '../../src/net/grudge.js';
 import { seeded, type Random } from './prng.js';
 
 export const FAULT_KINDS = [
@@ -17,6 +18,12 @@ export const FAULT_KINDS = [
   // the replicated topology's own: drawn only there
   'failover-redis',
   'kill-zookeeper-leader',
+  // the hosts topologies' own (a network namespace per server): Jepsen's partition shapes
+  'partition-halves',
+  'partition-majorities-ring',
+  'partition-bridge',
+  'partition-isolate',
+  'partition-one-way',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -25,9 +32,15 @@ const REPLICATED_ONLY: ReadonlySet<FaultKind> = new Set(['failover-redis', 'kill
 /** The failover replaces the plain stop: a master stopped past Sentinel's down-after is a failover anyway. */
 const SINGLE_ONLY: ReadonlySet<FaultKind> = new Set(['stop-redis']);
 
-export function faultKindsFor(replicated: boolean): FaultKind[] {
-  return FAULT_KINDS.filter((k) => (replicated ? !SINGLE_ONLY.has(k) : !REPLICATED_ONLY.has(k)));
+export const isPartitionKind = (kind: string): boolean => kind.startsWith('partition-');
+
+/** The menu: partitions only where links can be cut (hosts), so the loopback topologies' seeds keep their schedules. */
+export function faultKindsFor(replicated: boolean, hosts = false): FaultKind[] {
+  return FAULT_KINDS.filter((k) => (replicated ? !SINGLE_ONLY.has(k) : !REPLICATED_ONLY.has(k)) && (hosts || !isPartitionKind(k)));
 }
+
+/** The lane a partition is drawn on and the name the plan gives it: it strikes links, not one server. */
+export const NETWORK_TARGET = 'network';
 
 /** What the plan draws from: the cluster's shape and the bounds of each fault. */
 export interface PlanShape {
@@ -37,6 +50,11 @@ export interface PlanShape {
   seed: number;
   /** Sentinel and a ZooKeeper ensemble: their faults join the menu. */
   replicated?: boolean;
+  /**
+   * The hosts topology: the nodes a partition is drawn over (app-0… for the instances, then the
+   * servers by the cluster's names); partitions join the menu.
+   */
+  partitionNodes?: readonly string[];
 }
 
 export interface PlannedFault {
@@ -47,6 +65,8 @@ export interface PlannedFault {
   target: string;
   /** ms from injection to heal */
   forMs: number;
+  /** A partition's grudge over PlanShape.partitionNodes: node → the nodes it will not hear. */
+  grudge?: Grudge;
 }
 
 /** Each fault heals after 1–8 s; a new one starts every 1–4 s; at most 3 at once, at most 2 of them on instances. */
@@ -70,7 +90,15 @@ const WEIGHTS: Readonly<Record<FaultKind, number>> = {
   'kill-zookeeper': 1,
   'failover-redis': 2,
   'kill-zookeeper-leader': 1,
+  'partition-halves': 1,
+  'partition-majorities-ring': 1,
+  'partition-bridge': 1,
+  'partition-isolate': 1,
+  'partition-one-way': 1,
 };
+
+/** Beyond a partition's heal, before the next may start: one partition in force at a time, with a breath between. */
+const PARTITION_GAP_MS = 2_000;
 
 function pickKind(r: Random, kinds: readonly FaultKind[]): FaultKind {
   const total = kinds.reduce((n, k) => n + WEIGHTS[k], 0);
@@ -90,12 +118,47 @@ function targetsOf(kind: FaultKind, shape: PlanShape): string[] {
   if (kind.endsWith('redlock')) return Array.from({ length: shape.redlockMasters }, (_v, i) => `redlock-${i}`);
   // 'redis' and 'zookeeper' name the service; the nemesis finds its master or leader when it strikes
   if (kind === 'kill-zookeeper-leader') return ['zookeeper'];
+  if (isPartitionKind(kind)) return [NETWORK_TARGET];
   return [kind.slice(kind.indexOf('-') + 1)];
+}
+
+function shuffled<T>(items: readonly T[], r: Random): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = r.int(0, i);
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+/** A partition kind's grudge over the nodes, drawn from the plan's PRNG. */
+export function partitionGrudge(kind: FaultKind, nodes: readonly string[], r: Random): Grudge {
+  const random = () => r.next();
+  switch (kind) {
+    case 'partition-halves':
+      return halves(nodes, random);
+    case 'partition-majorities-ring':
+      return majoritiesRing(nodes, random);
+    case 'partition-bridge':
+      return bridge(nodes, random);
+    case 'partition-isolate':
+      return isolate(nodes, r.pick(nodes));
+    case 'partition-one-way': {
+      // a random halving, cut one way: what one half sends no longer reaches the other
+      const order = shuffled(nodes, r);
+      const k = Math.floor(order.length / 2);
+      return oneWay(order.slice(0, k), order.slice(k));
+    }
+    default:
+      throw new Error(`${kind} is no partition`);
+  }
 }
 
 export function planFaults(shape: PlanShape): PlannedFault[] {
   const r = seeded(shape.seed);
-  const kinds = faultKindsFor(shape.replicated ?? false);
+  const nodes = shape.partitionNodes ?? [];
+  // a bridge needs three nodes; any hosts cluster has a dozen
+  const kinds = faultKindsFor(shape.replicated ?? false, nodes.length >= 3);
   const plan: PlannedFault[] = [];
   const busyUntil = new Map<string, number>();
   // the last fault heals before the end, so the run ends with every server healed
@@ -108,6 +171,11 @@ export function planFaults(shape: PlanShape): PlannedFault[] {
     const free = (busyUntil.get(target) ?? 0) <= t;
     const instancesBusy = active.filter(([name]) => isInstanceTarget(name)).length;
     if (!free || active.length >= FAULT_BOUNDS.atOnce || (isInstanceTarget(target) && instancesBusy >= FAULT_BOUNDS.instancesAtOnce)) continue;
+    if (isPartitionKind(kind)) {
+      plan.push({ atMs: t, kind, target, forMs, grudge: partitionGrudge(kind, nodes, r) });
+      busyUntil.set(target, t + forMs + PARTITION_GAP_MS);
+      continue;
+    }
     plan.push({ atMs: t, kind, target, forMs });
     busyUntil.set(target, t + forMs + (isKill(kind) ? RESTART_SLACK_MS : 0));
   }

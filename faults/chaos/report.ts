@@ -5,6 +5,8 @@ import { reportCss } from '../../bench/report-style.js';
 import { escapeXml as esc } from '../../bench/svg.js';
 import { machineInfo } from '../report/report.js';
 import type { StrategyVerdict } from './checker.js';
+import { faultLine } from './fault-line.js';
+import type { ChaosHistory } from './history.js';
 import type { ChaosResult, ChaosOptions } from './run.js';
 import { renderTimeline } from './timeline.js';
 
@@ -15,6 +17,11 @@ export interface ChaosReport extends ChaosResult {
   machine: ReturnType<typeof machineInfo>;
   options: Omit<ChaosOptions, 'strategies'> & { strategies: string[] };
   rerun: string;
+}
+
+/** "hosts,replicated": the topology a history was run on (histories before the hosts topology have no `hosts`). */
+export function topologyOf(h: Pick<ChaosHistory, 'replicated' | 'hosts'>): string {
+  return [...(h.hosts ? ['hosts'] : []), ...(h.replicated ? ['replicated'] : [])].join(',') || 'single';
 }
 
 export function faultsByKind(r: Pick<ChaosResult, 'history'>): Record<string, number> {
@@ -41,7 +48,7 @@ function cells(v: StrategyVerdict, boundMs: number, brief = false): string[] {
 export function summaryLines(r: ChaosReport): string[] {
   const kinds = Object.entries(faultsByKind(r)).map(([k, n]) => `${k} ${n}`).join(', ');
   return [
-    `${(r.options.seconds / 60).toFixed(1)} min of load, seed ${r.options.seed}${r.history.replicated ? ', replicated topology' : ''}; ${r.history.faults.length} faults injected (${kinds}); ${r.history.requests.length} requests checked${r.skipped ? `, ${r.skipped} sends skipped at the in-flight cap` : ''}.`,
+    `${(r.options.seconds / 60).toFixed(1)} min of load, seed ${r.options.seed}${topologyOf(r.history) === 'single' ? '' : `, ${topologyOf(r.history)} topology`}; ${r.history.faults.length} faults injected (${kinds}); ${r.history.requests.length} requests checked${r.skipped ? `, ${r.skipped} sends skipped at the in-flight cap` : ''}.`,
     `Load: ${r.options.load.rate} requests/s through nginx (at most ${r.options.load.maxInFlight} in flight), one strategy at a time, each turn's requests over before the next turn; a fixed modest rate, well under each strategy's goodput.`,
     `Ledger: ${Object.entries(r.ledger).map(([store, l]) => `${store} deducted ${l.deducted}, GET /sales recorded ${l.recorded}`).join('; ')}.`,
     `Recovery: each strategy's first 200 after the last heal (or after the previous strategy's), bound ${r.history.recoveryBoundMs} ms. Left held after every heal: ${r.verdict.leftovers.length === 0 ? 'nothing' : r.verdict.leftovers.join(', ')}.`,
@@ -59,7 +66,7 @@ export function renderChaosTable(r: ChaosReport, brief = false): string {
 }
 
 function renderMarkdown(r: ChaosReport): string {
-  const faults = r.history.faults.map((f) => `- ${(f.injectedMs / 1000).toFixed(1)}–${f.healedMs === undefined ? '?' : (f.healedMs / 1000).toFixed(1)} s ${f.kind} ${f.target}${f.note ? `: ${f.note}` : ''}`);
+  const faults = r.history.faults.map((f) => `- ${faultLine(f)}`);
   return `# stocklab chaos ${r.stamp}\n\n${summaryLines(r).join('\n\n')}\n\n${renderChaosTable(r)}\n\n## Faults\n\n${faults.join('\n')}\n`;
 }
 
@@ -67,7 +74,7 @@ function renderHtml(r: ChaosReport): string {
   const rows = r.verdict.strategies
     .map((v) => `<tr>${cells(v, r.history.recoveryBoundMs).map((c, i) => `<td${i === HEAD.length - 1 ? ` class="${v.exact && !v.notJudged ? 'good' : v.exact || v.asCatalogSays ? 'warn' : 'bad'}" style="text-align:left;white-space:normal"` : ''}>${esc(c)}</td>`).join('')}</tr>`)
     .join('\n');
-  const faults = r.history.faults.map((f) => `<li>${esc(`${(f.injectedMs / 1000).toFixed(1)}–${f.healedMs === undefined ? '?' : (f.healedMs / 1000).toFixed(1)} s ${f.kind} ${f.target}${f.note ? `: ${f.note}` : ''}`)}</li>`);
+  const faults = r.history.faults.map((f) => `<li>${esc(faultLine(f))}</li>`);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>stocklab chaos ${esc(r.stamp)}</title>
 <style>${reportCss(1300)}</style></head>

@@ -2,6 +2,8 @@
 // nemesis injects its planned faults; then every server is healed, each strategy must sell again
 // within a bound, nothing may be left held, and the checker judges the whole history.
 import type { RunningCluster } from '../../src/cluster/cluster.js';
+import type { HostsLayout } from '../../src/net/hosts.js';
+import { healAll } from '../../src/net/partition.js';
 import type { StoreKind } from '../../src/stock/store.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { settledUnitsLeft } from '../../bench/stores.js';
@@ -14,6 +16,7 @@ import { REDIS_STOCK_KEY } from '../../src/stock/product.js';
 import { readSales, resetStock } from '../service.js';
 import { checkHistory, type ChaosVerdict } from './checker.js';
 import type { ChaosHistory, ChaosStrategy, Request, Slice } from './history.js';
+import { holdsUpWritesTo } from './cuts.js';
 import { leftoversAfter } from './leftovers.js';
 import { settledMasterCount, type MasterReads } from './store-count.js';
 import { planFaults, type PlannedFault } from './plan.js';
@@ -41,6 +44,20 @@ const LEFTOVER_BOUND_MS = CHAOS_TTL_MS + ZK_SESSION_MS + 5_000;
 /** A RedLock master restarts after the lease it may have granted has ended (the delayed restart RedLock needs). */
 const REDLOCK_RESTART_DELAY_MS = CHAOS_TTL_MS + 1_000;
 const PROBE_INTERVAL_MS = 100;
+/** A turn waits this long at most for its network to be quiet (a cut of 8 s, healed, then as long again and the slack). */
+const QUIET_BOUND_MS = 30_000;
+
+/**
+ * The nodes a partition is drawn over on the hosts topology: the instances as app-0… (the same
+ * names from run to run, so a seed repeats its cuts), then every server the strategies use; not
+ * nginx, the load's way in.
+ */
+export function partitionNodes(layout: HostsLayout | undefined): string[] | undefined {
+  if (!layout) return undefined;
+  const names = layout.hosts.map((h) => h.name).filter((n) => n !== 'nginx');
+  const apps = names.filter((n) => n.startsWith('app-'));
+  return [...apps.map((_n, i) => `app-${i}`), ...names.filter((n) => !n.startsWith('app-'))];
+}
 
 export interface ChaosResult {
   history: ChaosHistory;
@@ -113,7 +130,15 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
   await setRedlockMasters(cluster, { persistence: 'none', restartDelayMs: REDLOCK_RESTART_DELAY_MS });
   await resetStock(liveBase(cluster), INITIAL);
   const startLeft = { mysql: await readLeft(cluster, 'mysql'), redis: await readLeft(cluster, 'redis') };
-  const plan = planFaults({ instances: cluster.servers.instances.length, redlockMasters: cluster.servers.redlock.length, seconds: opts.seconds, seed: opts.seed, replicated: cluster.servers.redisReplica !== undefined });
+  const nodes = partitionNodes(cluster.layout);
+  const plan = planFaults({
+    instances: cluster.servers.instances.length,
+    redlockMasters: cluster.servers.redlock.length,
+    seconds: opts.seconds,
+    seed: opts.seed,
+    replicated: cluster.servers.redisReplica !== undefined,
+    ...(nodes && { partitionNodes: nodes }),
+  });
   log(`chaos: ${opts.seconds} s, seed ${opts.seed}, ${plan.length} faults planned, ${opts.strategies.length} strategies at ${opts.load.rate} req/s each in turn`);
   const rec = makeRecorder(idPrefix);
   let current: ChaosStrategy | undefined;
@@ -133,6 +158,13 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
     current = undefined;
     // a paused holder of this turn answers once the nemesis resumes it; its turn is over only then
     if (!(await pollUntil(() => rec.inFlight(s.name) === 0, 60_000, 20))) log(`  ${s.name}: requests still out after its turn`);
+    // a deduction a cut held up is retried by TCP after the heal: it must land in this turn's count, not the next one's
+    const answeredAt = Date.now();
+    const quiet = () => nemesis.net.quietFor(answeredAt, Date.now(), (g) => holdsUpWritesTo(g, s.store));
+    if (!quiet()) {
+      const waited = await pollUntil(quiet, QUIET_BOUND_MS, 50);
+      log(waited ? `  ${s.name}: ${Date.now() - answeredAt} ms for the network to be quiet after its last answer` : `  ${s.name}: the network not quiet within ${QUIET_BOUND_MS} ms of its turn`);
+    }
     slices.push({ strategy: s.name, store: s.store, startMs, endMs: Date.now() - rec.t0, leftBefore, leftAfter: await readLeft(cluster, s.store), kind });
   };
   await stepOf(progress, 'load', 'load under the nemesis', async () => {
@@ -153,6 +185,7 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
   });
   return stepOf(progress, 'check', 'heal, recovery probes and the checker', () => healAndCheck());
   async function healAndCheck(): Promise<ChaosResult> {
+    if (cluster.layout) await healAll(cluster.layout); // a cut a failed heal left in force
     await ensureReady(cluster); // anything a failed heal left down
     const healed = nemesis.events.map((e) => e.healedMs);
     const lastHealMs = healed.every((h) => h !== undefined) ? Math.max(0, ...(healed as number[])) : Date.now() - rec.t0;
@@ -190,6 +223,7 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
       crashes,
       idPrefix,
       replicated: cluster.servers.redisReplica !== undefined,
+      ...(cluster.layout && { hosts: true }),
     };
     const ledger: ChaosResult['ledger'] = {};
     for (const store of ['mysql', 'redis'] as const) {

@@ -4,13 +4,14 @@
 import { escapeXml as esc, niceMax } from '../../bench/svg.js';
 import { isOutcomeUnknown, isSold } from '../client.js';
 import type { ChaosHistory } from './history.js';
+import { faultLine } from './fault-line.js';
 
 const W = 1200;
 const LEFT = 110;
 const LANE_H = 16;
 const CHART_H = 160;
 
-const FAULT_COLORS: Readonly<Record<string, string>> = { freeze: '#3b7dd8', kill: '#c62828', stop: '#8e44ad', pause: '#ef8c00' };
+const FAULT_COLORS: Readonly<Record<string, string>> = { freeze: '#3b7dd8', kill: '#c62828', stop: '#8e44ad', pause: '#ef8c00', partition: '#00897b' };
 const ANSWER_SERIES = [
   { key: 'sold', color: '#2e7d32' },
   { key: 'unknown', color: '#ef8c00' },
@@ -34,7 +35,7 @@ export function renderTimeline(h: ChaosHistory): string {
       const color = FAULT_COLORS[f.kind.split('-')[0] ?? ''] ?? '#555';
       const x0 = x(f.injectedMs);
       const w = Math.max(2, x(f.healedMs ?? h.lastHealMs) - x0);
-      parts.push(`<rect x="${x0.toFixed(1)}" y="${y + 2}" width="${w.toFixed(1)}" height="${LANE_H - 4}" fill="${color}"><title>${esc(`${f.kind} ${f.target} ${(f.injectedMs / 1000).toFixed(1)}–${((f.healedMs ?? h.lastHealMs) / 1000).toFixed(1)} s${f.note ? `: ${f.note}` : ''}`)}</title></rect>`);
+      parts.push(`<rect x="${x0.toFixed(1)}" y="${y + 2}" width="${w.toFixed(1)}" height="${LANE_H - 4}" fill="${color}"><title>${esc(faultLine(f))}</title></rect>`);
     }
   });
   // turns as bands behind the answers' chart
