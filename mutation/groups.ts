@@ -73,14 +73,16 @@ export const GROUPS: readonly MutationGroup[] = [
   {
     name: 'partitions',
     about: 'the hosts topology’s plan (subnet, namespaces, addresses) and Jepsen’s partition shapes',
-    mutate: ['src/net/grudge.ts', 'src/net/subnet.ts', 'src/net/hosts.ts'],
+    // hosts.ts: the pure plan only (hostOf, planHostsLayout). The rest runs `ip` and `iptables` as
+    // root: the network project's root-only tests build and remove real namespaces with it.
+    mutate: ['src/net/grudge.ts', 'src/net/subnet.ts', 'src/net/hosts.ts:30-47'],
     tests: [u('partitions')],
   },
   {
     name: 'forwarder',
     about: 'the delaying forwarder: half the round trip each way, byte order, half-close and reset passed on, no delay at 0',
     mutate: ['src/net/forwarder.ts', 'src/net/direction.ts', 'src/net/delay-scheduler.ts', 'src/net/forwarder-args.ts'],
-    tests: [u('forwarder'), u('forwarder-args')],
+    tests: [u('forwarder'), u('forwarder-args'), u('delay-scheduler'), u('direction')],
   },
   { name: 'checker', about: 'the chaos checker: every answer judged against the history, excuses only in a fault’s own window', mutate: ['faults/chaos/checker.ts', 'faults/chaos/history.ts'], tests: [u('chaos-checker')] },
   { name: 'soak', about: 'the soak’s growth verdict: warm-up, floors per window, too short to judge', mutate: ['faults/soak/verdict.ts', 'faults/soak/slope.ts'], tests: [u('soak-verdict'), u('soak-report')] },
@@ -88,7 +90,7 @@ export const GROUPS: readonly MutationGroup[] = [
     name: 'live-guard',
     about: 'the live page’s guards: the Host check, no cross-origin, and the token on every request that changes something',
     // Line ranges: the guards, not the routes they guard.
-    mutate: ['live/http.ts:150-154', 'live/http.ts:210-222'],
+    mutate: ['live/http.ts:150-154', 'live/http.ts:210-224'],
     tests: [u('live-token')],
   },
   { name: LUA_GROUP, about: 'one mutant per lua/ script guard (mutation/lua-mutants.ts)', mutate: [], tests: [] },

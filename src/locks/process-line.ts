@@ -70,6 +70,7 @@ export class ProcessLine<I extends Lock = Lock> implements Lock {
     let turn: Turn;
     if (!line.busy) {
       line.busy = true;
+      // Stryker disable next-line ObjectLiteral,BooleanLiteral: a turn is told by `'run' in turn`; `contend` only names the other kind
       turn = { contend: true };
     } else {
       turn = await this.wait(line, resource, opts, deadline);
@@ -106,11 +107,13 @@ export class ProcessLine<I extends Lock = Lock> implements Lock {
     return new Promise<Turn>((resolve, reject) => {
       const leave = (err: unknown) => {
         const at = line.waiters.indexOf(waiter);
+        // Stryker disable next-line ConditionalExpression: a belt: `done()` stops the timer and the abort listener whenever a waiter leaves the line, so `leave` never runs for one not in it
         if (at < 0) return; // already given its turn
         line.waiters.splice(at, 1);
         done();
         reject(err);
       };
+      // Stryker disable next-line OptionalChaining: onAbort is registered only on a signal that exists
       const onAbort = () => leave(opts.signal?.reason);
       const timer = setTimeout(() => leave(new LockTimeoutError(resource, opts.waitMs)), remaining(deadline));
       const done = () => {
@@ -128,6 +131,7 @@ export class ProcessLine<I extends Lock = Lock> implements Lock {
         reject(opts.signal.reason);
         return;
       }
+      // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal aborts once, and `done()` removes the listener anyway
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       line.waiters.push(waiter);
     });
@@ -164,8 +168,10 @@ export class ProcessLine<I extends Lock = Lock> implements Lock {
   /** The right to ask the inner lock goes to the next request in line, else the line is idle. */
   private passTurn(line: Line, resource: string): void {
     const next = line.waiters.shift();
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: a turn is told by `'run' in turn`; `contend` only names the other kind
     if (next) next.give({ contend: true });
     else {
+      // Stryker disable next-line BooleanLiteral: the line is deleted on the next statement; the next request makes a fresh, idle one
       line.busy = false;
       this.lines.delete(resource);
     }

@@ -48,3 +48,33 @@ describe('parseEndpoint and parseRttMs', () => {
     expect(() => parseRttMs('Infinity', 'the file')).toThrow(/expected/);
   });
 });
+
+describe('the edges of what the forwarder accepts', () => {
+  it('ports: 0 to listen on (any free port) but not to target; 1 and 65535 either way; 65536 neither', () => {
+    expect(parseEndpoint('a:0', '--listen', true)).toEqual({ host: 'a', port: 0 });
+    expect(() => parseEndpoint('a:0', '--target', false)).toThrow('--target must be HOST:PORT with a port from 1 to 65535, got "a:0"');
+    for (const [flag, zero] of [['--listen', true], ['--target', false]] as const) {
+      expect(parseEndpoint('a:1', flag, zero)).toEqual({ host: 'a', port: 1 });
+      expect(parseEndpoint('a:65535', flag, zero)).toEqual({ host: 'a', port: 65535 });
+      expect(() => parseEndpoint('a:65536', flag, zero)).toThrow(`${flag} must be HOST:PORT with a port from ${zero ? 0 : 1} to 65535, got "a:65536"`);
+    }
+  });
+
+  it('refuses a host with a space or a colon outside brackets, a port of six digits, and trailing text', () => {
+    for (const raw of ['a b:1', '::1:80', 'a:123456', 'a:80x', 'x a:80', ':80']) expect(() => parseEndpoint(raw, '--target', false), raw).toThrow(UsageError);
+  });
+
+  it('an rtt of 0 is no delay, accepted from the flag and from a file', () => {
+    expect(parseForwarderArgs(['--listen', 'a:1', '--target', 'b:2', '--rtt', '0']).rttMs).toBe(0);
+    expect(parseRttMs('0', 'the file')).toBe(0);
+    expect(() => parseRttMs('-0.001', 'the file')).toThrow('the file: expected a number of ms ≥ 0, got "-0.001"');
+  });
+
+  it('refuses a file of blanks (an rtt file emptied), which Number() would read as 0', () => {
+    expect(() => parseRttMs('  \n', 'the file')).toThrow('the file: expected a number of ms ≥ 0, got ""');
+  });
+
+  it('refuses an empty --rtt-file', () => {
+    expect(() => parseForwarderArgs(['--listen', 'a:1', '--target', 'b:2', '--rtt-file='])).toThrow('--rtt-file must name a file');
+  });
+});

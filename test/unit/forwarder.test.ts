@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startForwarder, type Forwarder } from '../../src/net/forwarder.js';
+import { pollUntil } from '../../src/time.js';
 
 const HOST = '127.0.0.1';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -130,6 +131,9 @@ async function measure(rttMs: number, upperMs: number): Promise<Comparison[]> {
 }
 
 const best = (attempts: readonly Comparison[]): number => Math.min(...attempts.map((a) => a.added));
+
+/** Waits (5 s at most) for `check`; a correct forwarder gets there in milliseconds. */
+const pollUntilTrue = (check: () => boolean): Promise<boolean> => pollUntil(check, 5_000, 5);
 
 const us = (ms: number): string => `${(ms * 1000).toFixed(0)} µs`;
 
@@ -280,6 +284,30 @@ describe('startForwarder', () => {
     while (received < TOTAL && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(received).toBe(TOTAL);
     expect(forwarder.stats().bytesUp).toBe(TOTAL);
+  });
+
+  it('counts each item that went through the delay queue once, both ways: the connect, a ping and its echo', async () => {
+    const forwarder = await forward(await echo(), 2);
+    const client = await connect(forwarder.port);
+    await pings(client, 1, 0);
+    expect(forwarder.stats()).toMatchObject({ connections: 1, bytesUp: 1, bytesDown: 1, delayed: 3 });
+  });
+
+  it('counts a pair open until both of its sides have closed', async () => {
+    let serverSide: Socket | undefined;
+    const forwarder = await forward(await serve((socket) => (serverSide = socket)), 0);
+    const client = await connect(forwarder.port);
+    await pollUntilTrue(() => serverSide !== undefined);
+    expect(forwarder.stats().open).toBe(1);
+    const gone = readAll(client);
+    client.end();
+    // Half-closed: the server side is still open, and the pair with it.
+    await pollUntilTrue(() => serverSide!.readableEnded);
+    expect(forwarder.stats().open).toBe(1);
+    serverSide!.end();
+    await gone;
+    expect(await pollUntilTrue(() => forwarder.stats().open === 0)).toBe(true);
+    expect(forwarder.stats().connections).toBe(1);
   });
 
   it('refuses a negative or non-finite rtt', async () => {

@@ -4,7 +4,7 @@
 // nothing is ever raced or faulted: the requests that pass the guard are a heal of nothing and a
 // race refused for its body. The browser project drives the same guard from the real page.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterInfo } from '../../src/cluster/cluster.js';
 import { startLiveServer, TOKEN_HEADER, type LiveServer } from '../../live/http.js';
@@ -34,11 +34,15 @@ let live: LiveServer;
 
 beforeAll(async () => {
   instance = await standInInstance();
+  live = await startLiveServer(labServers(), { host: '127.0.0.1', port: 0, maxRequests: 100, maxSeconds: 10 }, { script: '', style: '' }, 0);
+});
+
+/** The lab's view of a cluster: the stand-in instance, and servers it must never touch. */
+function labServers(): LabServers {
   const base = `http://127.0.0.1:${(instance.address() as AddressInfo).port}`;
   const info: ClusterInfo = { dir: '', nginx: base, instances: [base], mysql: { host: '127.0.0.1', port: 0, user: '', password: '', database: '' }, redis: '', redlock: [], zookeeper: '' };
-  const servers: LabServers = { info, topology: 'single', instances: [untouchable('app-0')], redlock: [], zookeeper: untouchable('zookeeper') };
-  live = await startLiveServer(servers, { host: '127.0.0.1', port: 0, maxRequests: 100, maxSeconds: 10 }, { script: '', style: '' }, 0);
-});
+  return { info, topology: 'single', instances: [untouchable('app-0')], redlock: [], zookeeper: untouchable('zookeeper') };
+}
 
 afterAll(async () => {
   await live?.close();
@@ -89,5 +93,91 @@ describe('the live lab accepts the same POSTs with its token', () => {
 
   it('reading needs no token', async () => {
     expect((await fetch(new URL('/api/state', live.url))).status).toBe(200);
+  });
+});
+
+/** A request with a Host header of our choosing (fetch sets its own): status and JSON body. */
+function requestWithHost(method: string, path: string, host: string, server: LiveServer = live): Promise<{ status: number; body: Record<string, unknown> }> {
+  const url = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ hostname: url.hostname, port: url.port, method, path, headers: { host } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : {} }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('the live lab answers only to its own loopback name and port (DNS rebinding)', () => {
+  const port = () => new URL(live.url).port;
+  const unknownHost = { ok: false, error: 'unknown_host', field: 'Host' };
+
+  it('127.0.0.1 and localhost with its port are served', async () => {
+    expect((await requestWithHost('GET', '/api/state', `127.0.0.1:${port()}`)).status).toBe(200);
+    expect((await requestWithHost('GET', '/api/state', `localhost:${port()}`)).status).toBe(200);
+  });
+
+  it('another name, even one ending or starting like a loopback one: 421 unknown_host, saying what is accepted', async () => {
+    for (const host of [`evil.example:${port()}`, `evil-localhost:${port()}`, `127.0.0.1:${port()}.evil.example`, `localhost:${port()}x`]) {
+      const { status, body } = await requestWithHost('GET', '/api/state', host);
+      expect(status, host).toBe(421);
+      expect(body, host).toMatchObject(unknownHost);
+      expect(body.message, host).toMatch(/127\.0\.0\.1 or localhost/);
+    }
+  });
+
+  it('the right name with another port: 421 (a page served from another local port)', async () => {
+    const other = String(Number(port()) === 65_535 ? 1 : Number(port()) + 1);
+    expect(await requestWithHost('GET', '/api/state', `127.0.0.1:${other}`)).toMatchObject({ status: 421, body: unknownHost });
+  });
+
+  it('no Host header at all (HTTP/1.0): 421', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port()), '127.0.0.1', () => socket.end('GET /api/state HTTP/1.0\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (c: string) => (text += c));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.\d 421 /);
+    expect(answer).toContain('"error":"unknown_host"');
+  });
+});
+
+describe('the live lab refuses cross-origin preflights and names unknown routes', () => {
+  it('OPTIONS (a cross-origin preflight): 403 no_cross_origin, naming Origin', async () => {
+    const res = await fetch(new URL('/api/fault', live.url), { method: 'OPTIONS' });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ ok: false, error: 'no_cross_origin', field: 'Origin', message: expect.stringMatching(/cross-origin/) });
+  });
+
+  it('a route that does not exist: 404 not_found naming the method and path, before any token is asked', async () => {
+    const res = await post('/api/nope', {});
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ ok: false, error: 'not_found', message: expect.stringContaining('POST /api/nope') });
+  });
+
+  it('the token refusal names the header it wants', async () => {
+    const body = (await (await post('/api/fault', { action: 'heal-all' })).json()) as { message: string };
+    expect(body.message).toContain(TOKEN_HEADER);
+  });
+});
+
+describe('behind a published port (a container: listening beyond loopback), the Host port is not the lab\'s to check', () => {
+  it('any port with a loopback name is served; another name still is not', async () => {
+    // 127.0.0.2 is loopback to the kernel but not one of the names the lab treats as local, as 0.0.0.0 in a container is not.
+    const published = await startLiveServer(labServers(), { host: '127.0.0.2', port: 0, maxRequests: 100, maxSeconds: 10 }, { script: '', style: '' }, 0);
+    try {
+      const own = new URL(published.url);
+      const at = { ...published, url: `http://127.0.0.2:${own.port}/` };
+      expect((await requestWithHost('GET', '/api/state', 'localhost:8080', at)).status).toBe(200);
+      expect((await requestWithHost('GET', '/api/state', 'evil.example:8080', at)).status).toBe(421);
+    } finally {
+      await published.close();
+    }
   });
 });

@@ -3,11 +3,12 @@
 // own acquire fails, and when a waiter leaves. The real locks behind a line stay with
 // test/locks/redis.contract.test.ts and test/locks/zookeeper.contract.test.ts; here every step is
 // sequenced by the test, so a defect shows on the first run, not one run in a hundred.
-import { once } from 'node:events';
+import { getEventListeners, once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { LockNotHeldError, LockTimeoutError } from '../../src/locks/errors.js';
 import { MAX_HANDOFF_STREAK } from '../../src/locks/handoff.js';
 import { expiringAt, leaseOf, type AcquireOptions, type Lease, type Lock } from '../../src/locks/lock.js';
+import { observedBy, type LockEvent } from '../../src/locks/observer.js';
 import { ProcessLine } from '../../src/locks/process-line.js';
 import { deferred, isSettled, type Deferred } from '../support/deferred.js';
 
@@ -319,5 +320,93 @@ describe('ProcessLine: waiters that leave, and the tokens of passes', () => {
     expect(inner.calls.map((x) => x.owner)).toEqual(['A', 'C']);
     inner.grant(1, 20n);
     expect(await (await leaseOfOutcome(c!)).fencingToken!()).toBe(20n);
+  });
+});
+
+describe('ProcessLine: what it declares, what it reports, and what a wait leaves behind', () => {
+  it("declares the inner lock's fencing, expiry and lost-acquire, which the route and the docs read", () => {
+    const fenced: Lock = { fencing: 'zookeeper', expiry: 'session', lostAcquire: 'expires with its lease', acquire: async () => Promise.reject(new Error('not asked')) };
+    const line = new ProcessLine(fenced);
+    expect([line.fencing, line.expiry, line.lostAcquire]).toEqual(['zookeeper', 'session', 'expires with its lease']);
+    expect(new ProcessLine(new FakeLock()).fencing).toBeUndefined();
+  });
+
+  it('a request with no time left never asks the inner lock: LockTimeoutError, and the line stays idle', async () => {
+    const inner = new FakeLock();
+    const line = new ProcessLine(inner);
+    expect(await outcome(line.acquire(R, opts('A', { waitMs: 0 })))).toBeInstanceOf(LockTimeoutError);
+    expect(inner.calls).toEqual([]);
+    const b = line.acquire(R, opts('B'));
+    expect(inner.calls.map((x) => x.owner)).toEqual(['B']);
+    inner.grant(0, 10n);
+    await (await b).release();
+  });
+
+  it('counts nobody waiting on a resource it has never seen, or whose line has ended', async () => {
+    const inner = new FakeLock();
+    const line = new ProcessLine(inner);
+    expect(line.waiting('never-asked')).toBe(0);
+    const a = line.acquire(R, opts('A'));
+    inner.grant(0, 10n);
+    await (await a).release();
+    expect(line.waiting(R)).toBe(0);
+  });
+
+  it('over a lock that issues no tokens, its leases carry none', async () => {
+    const inner = new FakeLock();
+    const tokenless: Lock = {
+      acquire: async (resource, o) => {
+        const lease = await inner.acquire(resource, o);
+        return leaseOf(R, lease.lost, () => lease.release());
+      },
+    };
+    const line = new ProcessLine(tokenless);
+    const a = line.acquire(R, opts('A'));
+    inner.grant(0, 10n);
+    const aLease = await a;
+    const [b] = queue(line, ['B']);
+    expect(aLease.fencingToken).toBeUndefined();
+    await aLease.release();
+    const bLease = await leaseOfOutcome(b!);
+    expect(bLease.fencingToken).toBeUndefined();
+    await bLease.release();
+    expect(line.stats).toEqual({ innerGrants: 1, passes: 1 });
+  });
+
+  it("reports each pass as a 'handoff' to the releasing request's observer, and a give-back as none", async () => {
+    const inner = new FakeLock();
+    const line = new ProcessLine(inner);
+    const events: LockEvent[] = [];
+    const observer = { waited: () => undefined, held: () => undefined, event: (kind: LockEvent) => void events.push(kind) };
+    const a = line.acquire(R, opts('A'));
+    inner.grant(0, 10n);
+    const aLease = await a;
+    const [b] = queue(line, ['B']);
+    await observedBy(observer, () => aLease.release());
+    expect(events).toEqual(['handoff']);
+    await observedBy(observer, async () => (await leaseOfOutcome(b!)).release());
+    expect(events).toEqual(['handoff']);
+  });
+
+  it("a waiter served before its deadline leaves no timer running and no listener on its request's signal", async () => {
+    const inner = new FakeLock();
+    const line = new ProcessLine(inner);
+    const a = line.acquire(R, opts('A'));
+    inner.grant(0, 10n);
+    const aLease = await a;
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    // The request's signal lives as long as the request: a listener left per wait would pile up on it.
+    const request = new AbortController();
+    const b = outcome(line.acquire(R, opts('B', { signal: request.signal })));
+    expect(line.waiting(R)).toBe(1);
+    expect(getEventListeners(request.signal, 'abort')).toHaveLength(1);
+    expect(timers()).toBe(before + 1);
+
+    await aLease.release();
+    const bLease = await leaseOfOutcome(b);
+    expect(getEventListeners(request.signal, 'abort')).toHaveLength(0);
+    expect(timers()).toBe(before);
+    await bLease.release();
   });
 });

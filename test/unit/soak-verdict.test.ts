@@ -228,3 +228,59 @@ describe('the pieces: floors, warm-up, windows and turns', () => {
     expect(judgedLong).toEqual({ judged: true, fromMs: 4 * 60_000, windowMs: WINDOW_MS, windows: 11 });
   });
 });
+
+describe('the verdict at its edges: a bound reached is not exceeded, and missing samples are not values', () => {
+  /** LONG's judged part, a minute a window from 4 min; `floor(k)` is window k's value (k < 0: the warm-up). */
+  const windows = (floor: (k: number) => number) => series(15, (t) => floor(Math.floor((t - 4 * 60_000) / 60_000)));
+
+  it('floors rising at exactly the slope bound (fds: 2/min), 20 in all: not above the bound, not called', () => {
+    const row = judge(FDS, windows((k) => 80 + 2 * Math.max(0, k)));
+    expect(row).toMatchObject({ perMinute: 2, first: 80, last: 100, grows: false });
+  });
+
+  it('floors rising by exactly the growth bound (fds: 10), steeply: not above the bound, not called', () => {
+    const lastThree = windows((k) => 80 + 5 * (k - 8)).filter((p) => p.t >= 12 * 60_000);
+    expect(judge(FDS, lastThree)).toMatchObject({ perMinute: 5, first: 80, last: 90, grows: false });
+  });
+
+  it('a resource read in exactly the least number of windows (3) is judged, and its growth called', () => {
+    const lastThree = windows((k) => 80 + 10 * (k - 8)).filter((p) => p.t >= 12 * 60_000);
+    expect(floorsPerWindow(lastThree, LONG.warmUpEndsMs!, LONG.endMs, WINDOW_MS)).toHaveLength(MIN_WINDOWS);
+    expect(judge(FDS, lastThree)).toMatchObject({ first: 80, last: 100, grows: true });
+  });
+
+  it('a resource read only during the warm-up has no floor to judge: 0 to 0, flat, not called (and no throw)', () => {
+    const warmUpOnly = series(15, () => 80).filter((p) => p.t < 4 * 60_000);
+    expect(judge(FDS, warmUpOnly)).toMatchObject({ judged: true, first: 0, last: 0, perMinute: 0, grows: false });
+  });
+
+  it('a resource missing from the first samples (a server that answered late) is shown from its first reading, in a run too short to judge', () => {
+    const short: SoakTiming = { warmUpEndsMs: undefined, endMs: 2 * 60_000, windowMs: WINDOW_MS, leastMinutes: 9 };
+    const samples = series(2, (t) => t).map((p) => ({ t: p.t, values: (p.t < 30_000 ? { [HEAP]: 60 } : { [HEAP]: 60, [FDS]: 70 + p.t / 10_000 }) as Record<string, number> }));
+    const fds = slopesOf(samples, short).rows.find((r) => r.resource === FDS);
+    expect(fds).toMatchObject({ judged: false, first: 73, last: 82, perMinute: 6, grows: false });
+  });
+
+  it('lists the resources in name order, whatever order the samples give them', () => {
+    const samples = series(15, () => 1).map((p) => ({ t: p.t, values: { 'redis keys': 4, 'app-1 fds': 9, 'app-0 rss MB': 90 } }));
+    expect(slopesOf(samples, LONG).rows.map((r) => r.resource)).toEqual(['app-0 rss MB', 'app-1 fds', 'redis keys']);
+  });
+
+  it('a plan with no strategy in it has no warm-up to wait for', () => {
+    expect(warmUpEnd([], [])).toBe(0);
+  });
+});
+
+describe('the slope: least squares per minute', () => {
+  it('is exact on two points, and on a line', () => {
+    expect(slopePerMinute([{ t: 0, v: 1 }, { t: 60_000, v: 4 }])).toBe(3);
+    expect(slopePerMinute([{ t: 30_000, v: 10 }, { t: 90_000, v: 8 }])).toBe(-2);
+    expect(slopePerMinute(series(5, (t) => 7 + t / 20_000))).toBeCloseTo(3, 9);
+  });
+
+  it('is 0, not NaN, with no point, one point, or every point at the same time', () => {
+    expect(slopePerMinute([])).toBe(0);
+    expect(slopePerMinute([{ t: 5, v: 1 }])).toBe(0);
+    expect(slopePerMinute([{ t: 5, v: 1 }, { t: 5, v: 9 }])).toBe(0);
+  });
+});
