@@ -20,11 +20,14 @@ export class LibRedlockUsingLock implements Lock {
       // The package refuses a lease this short for its automatic extension: nothing to hold.
       return Promise.reject(new LockLostError(resource, `the redlock package's using() needs ttlMs of at least ${MIN_TTL_MS}`));
     }
+    // Its own loop pauses retryDelay ± retryJitter between tries; count the shortest pause, so
+    // the tries span at least waitMs (at most about 1.4 × waitMs) and a waiter never gives up early.
+    const retryJitter = Math.max(1, Math.round(opts.retryMs / 5));
+    const shortestPauseMs = Math.max(1, opts.retryMs - retryJitter);
     const settings = {
-      // Its own loop: pauses of retryDelay plus up to retryJitter, as many as fill waitMs (at most 1.2 × waitMs in all).
       retryDelay: opts.retryMs,
-      retryJitter: Math.max(1, Math.round(opts.retryMs / 5)),
-      retryCount: Math.max(0, Math.ceil(opts.waitMs / opts.retryMs)),
+      retryJitter,
+      retryCount: Math.max(0, Math.ceil(opts.waitMs / shortestPauseMs)),
       automaticExtensionThreshold: Math.min(EXTENSION_THRESHOLD_MS, opts.ttlMs - 100),
     };
     return new Promise<Lease>((resolve, reject) => {
