@@ -65,6 +65,17 @@ const envSchema = z.object({
   REDIS_SENTINELS: hostPortList.optional(),
   REDIS_SENTINEL_MASTER: z.string().min(1).default('stocklab'),
 
+  // PostgreSQL: a second copy of the stock (store=postgres) and the advisory locks that guard it.
+  PG_HOST: z.string().default('127.0.0.1'),
+  PG_PORT: port.default(15432),
+  PG_USER: z.string().default('stocklab'),
+  PG_PASSWORD: z.string().default('stocklab'),
+  PG_DATABASE: z.string().default('stocklab'),
+  PG_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+
+  // etcd: the lock service under Kubernetes (its concurrency recipes, written here, and the etcd3 package's).
+  ETCD_ENDPOINTS: urlList.default(['http://127.0.0.1:12379']),
+
   // ZooKeeper
   ZK_CONNECT: z.string().default('127.0.0.1:12181'),
   ZK_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(6_000),
@@ -108,6 +119,9 @@ const envSchema = z.object({
   REDIS_PORT: port.default(16379),
   REDLOCK_PORTS: portList.default([16380, 16381, 16382, 16383, 16384]),
   ZK_PORT: port.default(12181),
+  ETCD_PORT: port.default(12379),
+  // etcd's port for its peers: a single member has none, but etcd listens on one all the same.
+  ETCD_PEER_PORT: port.default(12380),
   // TOPOLOGY=replicated (or `npm run cluster -- up --topology replicated`) adds a Redis replica with
   // three Sentinels, and makes ZooKeeper a three-node ensemble (ZK_PORT is its first node).
   // hosts: every server in a network namespace of its own on a private bridge (root only), so
@@ -157,6 +171,16 @@ export interface MysqlConfig {
   statementTimeoutMs?: number;
 }
 
+/** Where and as whom an instance reaches PostgreSQL. */
+export interface PostgresConfig {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+  poolSize: number;
+}
+
 export interface RequestLimits {
   workMsMax: number;
   ttlMsDefault: number;
@@ -203,6 +227,8 @@ export interface ServiceConfig {
   redis: { url: string; commandTimeoutMs: number; sentinel?: SentinelConfig };
   redlock: { urls: string[] };
   zookeeper: { connect: string; sessionTimeoutMs: number };
+  postgres: PostgresConfig;
+  etcd: { endpoints: string[] };
   limits: RequestLimits;
 }
 
@@ -213,6 +239,9 @@ export interface ClusterPorts {
   redis: number;
   redlock: number[];
   zookeeper: number;
+  etcd: number;
+  etcdPeer: number;
+  postgres: number;
 }
 
 /** One ZooKeeper ensemble node's ports. */
@@ -251,6 +280,7 @@ export interface ClusterConfig {
   replicated?: ReplicatedPorts;
   redlockMasters: RedlockMastersConfig;
   mysql: Pick<MysqlConfig, 'user' | 'password' | 'database'>;
+  postgres: Pick<PostgresConfig, 'user' | 'password' | 'database'>;
   /** requirepass of every Redis server of the cluster; undefined: none. */
   redisPassword?: string;
   /** Requests in flight nginx admits before its own 503 busy; undefined: the template's. */
@@ -355,6 +385,8 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     },
     redlock: { urls: e.REDLOCK_URLS },
     zookeeper: { connect: e.ZK_CONNECT, sessionTimeoutMs: e.ZK_SESSION_TIMEOUT_MS },
+    postgres: { host: e.PG_HOST, port: e.PG_PORT, user: e.PG_USER, password: e.PG_PASSWORD, database: e.PG_DATABASE, poolSize: e.PG_POOL_SIZE },
+    etcd: { endpoints: e.ETCD_ENDPOINTS },
     limits: {
       workMsMax: e.WORK_MS_MAX,
       ttlMsDefault: e.TTL_MS_DEFAULT,
@@ -378,6 +410,9 @@ export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): Cluster
       redis: e.REDIS_PORT,
       redlock: e.REDLOCK_PORTS,
       zookeeper: e.ZK_PORT,
+      etcd: e.ETCD_PORT,
+      etcdPeer: e.ETCD_PEER_PORT,
+      postgres: e.PG_PORT,
     },
     ...(e.TOPOLOGY.startsWith('hosts') && { network: 'hosts' as const }),
     ...(e.TOPOLOGY.endsWith('replicated') && {
@@ -389,6 +424,7 @@ export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): Cluster
     }),
     redlockMasters: { persistence: e.REDLOCK_PERSISTENCE, restartDelayMs: e.REDLOCK_RESTART_DELAY_MS },
     mysql: { user: e.MYSQL_USER, password: e.MYSQL_PASSWORD, database: e.MYSQL_DATABASE },
+    postgres: { user: e.PG_USER, password: e.PG_PASSWORD, database: e.PG_DATABASE },
     ...(e.REDIS_PASSWORD && { redisPassword: e.REDIS_PASSWORD }),
     ...(e.NGINX_CAPACITY !== undefined && { nginxCapacity: e.NGINX_CAPACITY }),
     rttMs: e.CLUSTER_RTT_MS,
@@ -420,10 +456,16 @@ export function zkConnectOf(cluster: Pick<ClusterConfig, 'ports' | 'replicated' 
   return ports.map((p, i) => hostPort(reachAt(cluster, names[i] as string, p))).join(',');
 }
 
+/** etcd's client URL for a cluster (through its forwarder, if any). */
+export function etcdEndpointsOf(cluster: Pick<ClusterConfig, 'ports' | 'hosts' | 'links'>): string {
+  return `http://${hostPort(reachAt(cluster, 'etcd', cluster.ports.etcd))}`;
+}
+
 /** The environment an instance needs to reach a cluster's servers (through their forwarders, if any): the inverse of loadServiceConfig. */
 export function serviceEnvFor(cluster: ClusterConfig, instancePort: number): Record<string, string> {
   const p = cluster.ports;
   const mysql = reachAt(cluster, 'mysql', p.mysql);
+  const postgres = reachAt(cluster, 'postgres', p.postgres);
   return {
     PORT: String(instancePort),
     INSTANCE_ID: `app-${instancePort}`,
@@ -435,6 +477,12 @@ export function serviceEnvFor(cluster: ClusterConfig, instancePort: number): Rec
     REDIS_URL: redisUrlAt(cluster, 'redis', p.redis),
     REDLOCK_URLS: p.redlock.map((r, i) => redisUrlAt(cluster, `redlock-${i}`, r)).join(','),
     ZK_CONNECT: zkConnectOf(cluster),
+    PG_HOST: postgres.host,
+    PG_PORT: String(postgres.port),
+    PG_USER: cluster.postgres.user,
+    PG_PASSWORD: cluster.postgres.password,
+    PG_DATABASE: cluster.postgres.database,
+    ETCD_ENDPOINTS: etcdEndpointsOf(cluster),
     ...(cluster.replicated && {
       REDIS_SENTINELS: cluster.replicated.sentinels.map((port, i) => hostPort(reachAt(cluster, `sentinel-${i}`, port))).join(','),
       REDIS_SENTINEL_MASTER: SENTINEL_MASTER_NAME,

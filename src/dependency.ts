@@ -1,6 +1,6 @@
 // A dependency that is down must turn into a fast, named 503, not a hung or opaque 500.
 
-export type DependencyName = 'mysql' | 'redis' | 'redlock' | 'zookeeper';
+export type DependencyName = 'mysql' | 'redis' | 'redlock' | 'zookeeper' | 'etcd' | 'postgres';
 
 export class DependencyDownError extends Error {
   constructor(

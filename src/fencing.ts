@@ -6,9 +6,9 @@
  * Which counter issued a token. Tokens from different counters are not comparable, so a store keeps
  * one fence per source: a ZooKeeper czxid says nothing about a Redis counter's value.
  */
-export type FenceSource = 'redis' | 'zookeeper' | 'lock-table';
+export type FenceSource = 'redis' | 'zookeeper' | 'lock-table' | 'etcd' | 'postgres';
 
-export const FENCE_SOURCES: readonly FenceSource[] = ['redis', 'zookeeper', 'lock-table'];
+export const FENCE_SOURCES: readonly FenceSource[] = ['redis', 'zookeeper', 'lock-table', 'etcd', 'postgres'];
 
 export interface Fence {
   source: FenceSource;

@@ -1,18 +1,21 @@
-// The native cluster: MariaDB, Redis + 5 RedLock masters, ZooKeeper, the app instances and nginx,
+// The native cluster: MariaDB, Redis + 5 RedLock masters, ZooKeeper, etcd, PostgreSQL, the app instances and nginx,
 // started as plain processes with their data in one directory. Shared by the CLI, bench and tests.
 import fs from 'node:fs';
 import path from 'node:path';
-import { hostPort, loadClusterConfig, reachAt, redisUrlAt, serverAddress, zkConnectOf, zookeeperNames, type ClusterConfig, type MysqlConfig, type RedlockMastersConfig } from '../config.js';
+import { etcdEndpointsOf, hostPort, loadClusterConfig, reachAt, redisUrlAt, serverAddress, zkConnectOf, zookeeperNames, type ClusterConfig, type MysqlConfig, type PostgresConfig, type RedlockMastersConfig } from '../config.js';
 import { chooseHostsLayout, createHosts, removeHosts, requireHostsSupport, type HostsLayout } from '../net/hosts.js';
 import { sleep } from '../time.js';
 import { runMigrations } from '../db/migrate.js';
+import { runPostgresMigrations } from '../db/postgres-migrate.js';
 import { REPO_ROOT } from '../paths.js';
+import { etcdSpec } from './etcd.js';
 import { instanceSpec } from './instance.js';
 import { isLink, linkRecords, linkSpecs, retimedRecord, retimeLinks, rttOf, selectLinks, withLinks, writeRttFile } from './links.js';
 import { mariadbSpec } from './mariadb.js';
 import { NginxRotation, nginxSpec } from './nginx.js';
 import { ensureBinaries } from './packages.js';
 import { placementOf } from './placement.js';
+import { postgresSpec } from './postgres.js';
 import { freePorts, isPortFreeAt } from './ports.js';
 import { PUBLISH_NAME, publishSpec } from './publish.js';
 import { redisSpec, sentinelSpec } from './redis.js';
@@ -50,6 +53,8 @@ export function clusterInfo(cfg: ClusterConfig): ClusterInfo {
     redis: redisUrlAt(cfg, 'redis', p.redis),
     redlock: p.redlock.map((port, i) => redisUrlAt(cfg, `redlock-${i}`, port)),
     zookeeper: zkConnectOf(cfg),
+    postgres: { ...reach('postgres', p.postgres), ...cfg.postgres },
+    etcd: etcdEndpointsOf(cfg),
     ...(cfg.replicated && { sentinels: cfg.replicated.sentinels.map((port, i) => hostPort(reach(`sentinel-${i}`, port))) }),
     ...(layout && { hosts: layout.hosts, network: { id: layout.id, bridge: layout.bridge, subnet: layout.subnet, gateway: layout.gateway } }),
     rttMs: rttOf(cfg),
@@ -71,6 +76,8 @@ export function clusterServerNames(cfg: ClusterConfig): string[] {
     ...(rep ? ['redis-replica', ...rep.sentinels.map((_p, i) => `sentinel-${i}`)] : []),
     ...cfg.ports.redlock.map((_p, i) => `redlock-${i}`),
     ...zookeeperNames(cfg),
+    'etcd',
+    'postgres',
     ...cfg.ports.instances.map((port) => `app-${port}`),
     'nginx',
   ];
@@ -87,6 +94,11 @@ export function migrationConfig(cfg: ClusterConfig): MysqlConfig {
   return { host: serverAddress(cfg, 'mysql'), port: cfg.ports.mysql, ...cfg.mysql, poolSize: 1, connectTimeoutMs: 5_000 };
 }
 
+/** PostgreSQL as its migrations reach it: the server itself, one connection. */
+export function postgresMigrationConfig(cfg: ClusterConfig): PostgresConfig {
+  return { host: serverAddress(cfg, 'postgres'), port: cfg.ports.postgres, ...cfg.postgres, poolSize: 1 };
+}
+
 /**
  * Stop order: the front first (nginx, then the apps), so no client is proxied to an instance that
  * is going away; then ZooKeeper, the RedLock masters, Redis, and MySQL; the delaying forwarders
@@ -97,7 +109,7 @@ export function inStopOrder<T extends { name: string }>(servers: readonly T[]): 
     n === PUBLISH_NAME ? -1
     : n === 'nginx' ? 0
     : n.startsWith('app-') ? 1
-    : n.startsWith('zookeeper') ? 2
+    : n.startsWith('zookeeper') || n === 'etcd' ? 2
     : n.startsWith('redlock-') ? 3
     : n.startsWith('sentinel-') ? 4 // before the Redis they watch: no failover on the way down
     : n.startsWith('redis') ? 5
@@ -124,7 +136,9 @@ export function restartSpec(config: ClusterConfig, dir: string, name: string, in
   const index = rep ? names.indexOf(name) : -1;
   const node = rep?.zookeeper[index];
   if (rep && node) return zookeeperSpec(name, node.client, dir, bin, ensembleMember(config, index), place);
-  throw new Error(`no server ${name} to start again (app-PORT, redlock-N or zookeeper[-N])`);
+  if (name === 'etcd') return etcdSpec(name, { client: p.etcd, peer: p.etcdPeer }, dir, bin, place);
+  if (name === 'postgres') return postgresSpec(config.postgres, p.postgres, dir, bin, place);
+  throw new Error(`no server ${name} to start again (app-PORT, redlock-N, zookeeper[-N], etcd or postgres)`);
 }
 
 /** Stops servers one after the other, trying them all even if some fail; rethrows the first failure. */
@@ -193,6 +207,8 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
     ? rep.zookeeper.map((n, index) => make(zookeeperSpec(zkNames[index] as string, n.client, dir, bin, ensembleMember(config, index), place(zkNames[index] as string))))
     : [make(zookeeperSpec('zookeeper', p.zookeeper, dir, bin, undefined, place('zookeeper')))];
   const zookeeper = zkNodes[0] as ManagedServer;
+  const etcd = make(etcdSpec('etcd', { client: p.etcd, peer: p.etcdPeer }, dir, bin, place('etcd')));
+  const postgres = make(postgresSpec(config.postgres, p.postgres, dir, bin, place('postgres')));
   // nginx reaches each instance at its own address or through its forwarder
   const upstream =
     layout || delayed
@@ -205,8 +221,8 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
   const apps = p.instances.map((port) => make(instanceSpec(config, port, dir, opts.instanceEnv)));
   const instances = apps.map((app) => inRotation(app, rotation));
   const links = linkSpecs(config, dir).map(make);
-  const servers = { mysql, redis, ...(redisReplica && { redisReplica }), sentinels, redlock, zookeeper, zookeeperEnsemble: zkNodes, nginx, ...(nginxPublish && { nginxPublish }), instances, links };
-  const all = [...links, mysql, redis, ...(redisReplica ? [redisReplica] : []), ...sentinels, ...redlockServers, ...zkNodes, ...apps, nginx, ...(nginxPublish ? [nginxPublish] : [])];
+  const servers = { mysql, redis, ...(redisReplica && { redisReplica }), sentinels, redlock, zookeeper, zookeeperEnsemble: zkNodes, etcd, postgres, nginx, ...(nginxPublish && { nginxPublish }), instances, links };
+  const all = [...links, mysql, redis, ...(redisReplica ? [redisReplica] : []), ...sentinels, ...redlockServers, ...zkNodes, etcd, postgres, ...apps, nginx, ...(nginxPublish ? [nginxPublish] : [])];
   const stopOrder = inStopOrder(all);
   const stopAndUnplug = async () => {
     try {
@@ -251,6 +267,13 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
       ...redlockServers.map((s) => s.start()),
       // An ensemble's nodes wait for each other's quorum: they start together.
       ...zkNodes.map((s) => s.start()),
+      etcd.start(),
+      (async () => {
+        await postgres.start();
+        const t = Date.now();
+        await runPostgresMigrations(postgresMigrationConfig(config));
+        log(`postgres migrations applied (${Date.now() - t} ms)`);
+      })(),
     ]);
     await settleAll(instances.map((s) => s.start()));
     await nginx.start();
@@ -343,7 +366,7 @@ async function settleAll(promises: Promise<unknown>[]): Promise<void> {
 export async function freeClusterConfig(dir: string, instances = 3, topology: 'single' | 'replicated' | 'hosts' | 'hosts,replicated' = 'single'): Promise<ClusterConfig> {
   const replicated = topology.endsWith('replicated');
   // replicated: a replica, three Sentinels, and two more ZooKeeper nodes with every node's quorum ports
-  const ports = await freePorts(9 + instances + (replicated ? 4 + 2 + 6 : 0));
+  const ports = await freePorts(12 + instances + (replicated ? 4 + 2 + 6 : 0));
   const take = () => ports.shift() as number;
   const defaults = loadClusterConfig({}); // the defaults, not whatever this shell exports
   const base = {
@@ -351,6 +374,9 @@ export async function freeClusterConfig(dir: string, instances = 3, topology: 's
     mysql: take(),
     redis: take(),
     zookeeper: take(),
+    etcd: take(),
+    etcdPeer: take(),
+    postgres: take(),
     redlock: [take(), take(), take(), take(), take()],
     instances: Array.from({ length: instances }, take),
   };
@@ -367,5 +393,6 @@ export async function freeClusterConfig(dir: string, instances = 3, topology: 's
     }),
     redlockMasters: defaults.redlockMasters,
     mysql: defaults.mysql,
+    postgres: defaults.postgres,
   };
 }

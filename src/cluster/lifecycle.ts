@@ -19,6 +19,8 @@ export function printUrls(info: ClusterInfo, say: Say): void {
   say(`  redis      ${info.redis}`);
   say(`  redlock    ${info.redlock.join('  ')}`);
   say(`  zookeeper  ${info.zookeeper}`);
+  if (info.etcd) say(`  etcd       ${info.etcd}`);
+  if (info.postgres) say(`  postgres   postgres://${info.postgres.user}@${info.postgres.host}:${info.postgres.port}/${info.postgres.database}`);
   if (info.sentinels) say(`  sentinels  ${info.sentinels.join('  ')} (master name stocklab)`);
   if (info.links) {
     const apart = info.links.filter((l) => l.rttMs !== undefined).map((l) => `${l.name} at ${l.rttMs} ms`);

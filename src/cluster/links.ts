@@ -55,6 +55,8 @@ export function linkTargets(cfg: ClusterConfig): LinkTarget[] {
     ...p.redlock.map((port, i) => ({ key: `redlock-${i}`, port })),
     ...zkClients.map((port, i) => ({ key: zkNames[i] as string, port })),
     ...(rep ? rep.zookeeper.flatMap((n, i) => [{ key: `${zkNames[i] as string}-peer`, port: n.peer }, { key: `${zkNames[i] as string}-election`, port: n.election }]) : []),
+    { key: 'etcd', port: p.etcd },
+    { key: 'postgres', port: p.postgres },
     ...p.instances.map((port) => ({ key: `app-${port}`, port })),
   ];
 }

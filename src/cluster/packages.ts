@@ -10,6 +10,10 @@ export interface Binaries {
   java: string;
   zookeeperJar: string;
   nginx: string;
+  etcd: string;
+  /** PostgreSQL's initdb and server, from its versioned folder (/usr/lib/postgresql/15/bin). */
+  initdb: string;
+  postgres: string;
 }
 
 const SEARCH = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', '/sbin'];
@@ -32,6 +36,13 @@ export function findExecutable(names: string[]): string | undefined {
 }
 
 const ZK_JAR = '/usr/share/java/zookeeper.jar';
+const POSTGRES_LIB = '/usr/lib/postgresql';
+
+/** A PostgreSQL program from the newest version Debian installed (its bin is not on PATH). */
+function postgresProgram(name: string): string | undefined {
+  const versions = fs.existsSync(POSTGRES_LIB) ? fs.readdirSync(POSTGRES_LIB).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  return versions.map((v) => path.join(POSTGRES_LIB, v, 'bin', name)).find((p) => fs.existsSync(p));
+}
 
 function locate(): { found: Partial<Binaries>; missing: string[] } {
   const found: Partial<Binaries> = {
@@ -41,12 +52,17 @@ function locate(): { found: Partial<Binaries>; missing: string[] } {
     java: findExecutable(['java']),
     zookeeperJar: fs.existsSync(ZK_JAR) ? ZK_JAR : undefined,
     nginx: findExecutable(['nginx']),
+    etcd: findExecutable(['etcd']),
+    initdb: postgresProgram('initdb'),
+    postgres: postgresProgram('postgres'),
   };
   const missing = new Set<string>();
   if (!found.mariadbd || !found.mariadbInstallDb) missing.add('mariadb-server');
   if (!found.redisServer) missing.add('redis-server');
   if (!found.java || !found.zookeeperJar) missing.add('zookeeper');
   if (!found.nginx) missing.add('nginx');
+  if (!found.etcd) missing.add('etcd-server');
+  if (!found.initdb || !found.postgres) missing.add('postgresql');
   return { found, missing: [...missing] };
 }
 

@@ -75,7 +75,7 @@ export class ManagedServer implements ServerHandle {
     const launch = inNamespace(this.spec.launch(), this.spec.namespace);
     const spawned = spawnLogged({ name, ...launch, logFile: this.spec.logFile, detached: this.detached });
     this.current = spawned;
-    const identity = this.spec.namespace ? await identifyAfterExec(spawned.pid) : identify(spawned.pid);
+    const identity = await identifyAfterExec(spawned.pid);
     if (identity) this.onSpawn?.({ name, port, host, identity });
     let exitReason: string | undefined;
     void spawned.exited.then((reason) => {
@@ -122,15 +122,18 @@ function inNamespace(launch: Launch, namespace: string | undefined): Launch {
   return { ...launch, command: 'ip', args: ['netns', 'exec', namespace, launch.command, ...launch.args] };
 }
 
+/** Launchers that exec the server in their own place: `ip netns exec`, and setpriv (PostgreSQL's user). */
+const EXEC_WRAPPERS = ['ip netns exec', 'setpriv '];
+
 /**
- * The server's identity once `ip netns exec` has exec'd it: recorded before, its command line would
- * be ip's, and a later check would take the server for another process.
+ * The server's identity once its launchers have exec'd it: recorded before, its command line would
+ * be theirs, and a later check would take the server for another process.
  */
 async function identifyAfterExec(pid: number): Promise<ProcessIdentity | undefined> {
   let last = identify(pid);
   await pollUntil(() => {
     last = identify(pid);
-    return last === undefined || !last.cmdline.startsWith('ip netns exec');
+    return last === undefined || !EXEC_WRAPPERS.some((w) => last?.cmdline.startsWith(w));
   }, 5_000, 2);
   return last;
 }

@@ -30,6 +30,10 @@ export const clusterInfoSchema = z.object({
   redlock: z.array(z.string()),
   /** host:port,host:port…: the one server, or every node of the ensemble */
   zookeeper: z.string(),
+  /** PostgreSQL (optional: a record written before it joined the cluster has none). */
+  postgres: z.object({ host: z.string(), port: z.number(), user: z.string(), password: z.string(), database: z.string() }).optional(),
+  /** etcd's client URL (optional, as postgres). */
+  etcd: z.string().optional(),
   /** The replicated topology's Sentinels (host:port), which name the main Redis's master. */
   sentinels: z.array(z.string()).optional(),
   /** The hosts topology: each server's namespace and address (nginx is also published on 127.0.0.1). */
@@ -61,6 +65,8 @@ export interface ClusterServers {
   zookeeper: ServerHandle;
   /** Every ZooKeeper server: [zookeeper], or the three nodes of the ensemble. */
   zookeeperEnsemble: ServerHandle[];
+  etcd: ServerHandle;
+  postgres: ServerHandle;
   nginx: ServerHandle;
   /** The hosts topology: what publishes nginx (in its namespace) on 127.0.0.1. */
   nginxPublish?: ServerHandle;

@@ -14,11 +14,13 @@ const WHERE_ROW = 'productCode = :productCode AND stockCode = :stockCode';
 interface CountRow { count: number; version: number }
 
 /** Each token source's fence: its property on StockRow and its column (for the raw conditions). */
-type FenceProperty = 'fenceRedis' | 'fenceZookeeper' | 'fenceLockTable';
+type FenceProperty = 'fenceRedis' | 'fenceZookeeper' | 'fenceLockTable' | 'fenceEtcd' | 'fencePostgres';
 const FENCE_COLUMNS: Record<FenceSource, { property: FenceProperty; column: string }> = {
   redis: { property: 'fenceRedis', column: 'fence_redis' },
   zookeeper: { property: 'fenceZookeeper', column: 'fence_zookeeper' },
   'lock-table': { property: 'fenceLockTable', column: 'fence_lock_table' },
+  etcd: { property: 'fenceEtcd', column: 'fence_etcd' },
+  postgres: { property: 'fencePostgres', column: 'fence_postgres' },
 };
 
 /**

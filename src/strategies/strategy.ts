@@ -12,7 +12,7 @@ import type { StoreKind } from '../stock/store.js';
 import type { Bilingual } from '../lang.js';
 
 export type Outcome = 'exact' | 'oversells';
-export type FamilyName = 'baseline' | 'sql' | 'redis' | 'redlock' | 'zookeeper' | 'mysql-lock' | 'library';
+export type FamilyName = 'baseline' | 'sql' | 'redis' | 'redlock' | 'zookeeper' | 'mysql-lock' | 'etcd' | 'postgres' | 'library';
 
 /** What a distributed lock strategy does under each fault of `npm run faults` (faults/), as measured there. */
 export interface FaultOutcomes {

@@ -35,7 +35,7 @@ describe('delayed links', () => {
   it('puts a forwarder in front of every server but nginx, on ports none of the servers use, and points the clients at them', async () => {
     const cfg = await withLinks(loadClusterConfig({ CLUSTER_RTT_MS: '2' }));
     const keys = linkTargets(cfg).map((t) => t.key);
-    expect(keys).toEqual(['mysql', 'redis', 'redlock-0', 'redlock-1', 'redlock-2', 'redlock-3', 'redlock-4', 'zookeeper', 'app-8000', 'app-8100', 'app-8200']);
+    expect(keys).toEqual(['mysql', 'redis', 'redlock-0', 'redlock-1', 'redlock-2', 'redlock-3', 'redlock-4', 'zookeeper', 'etcd', 'postgres', 'app-8000', 'app-8100', 'app-8200']);
     const ports = Object.values(cfg.links ?? {});
     expect(new Set(ports).size).toBe(keys.length);
     const serverPorts = [cfg.ports.nginx, ...linkTargets(cfg).map((t) => t.port)];
@@ -49,6 +49,8 @@ describe('delayed links', () => {
     expect(service.redis.url).toBe(`redis://127.0.0.1:${links.redis}`);
     expect(service.redlock.urls).toEqual([0, 1, 2, 3, 4].map((i) => `redis://127.0.0.1:${links[`redlock-${i}`]}`));
     expect(service.zookeeper.connect).toBe(`127.0.0.1:${links.zookeeper}`);
+    expect(service.etcd.endpoints).toEqual([`http://127.0.0.1:${links.etcd}`]);
+    expect(service.postgres).toMatchObject({ host: '127.0.0.1', port: links.postgres });
 
     const info = clusterInfo(cfg);
     expect(info.rttMs).toBe(2);
@@ -69,7 +71,7 @@ describe('delayed links', () => {
     const cfg = await withLinks(loadClusterConfig({ CLUSTER_RTT_MS: '0.5', TOPOLOGY: 'replicated' }));
     const keys = linkTargets(cfg).map((t) => t.key);
     expect(keys).toEqual(expect.arrayContaining(['redis-replica', 'sentinel-0', 'sentinel-2', 'zookeeper-2', 'zookeeper-peer', 'zookeeper-1-election', 'zookeeper-2-peer']));
-    expect(keys).toHaveLength(2 + 1 + 3 + 5 + 3 + 6 + 3);
+    expect(keys).toHaveLength(2 + 1 + 3 + 5 + 3 + 6 + 2 + 3);
     const links = cfg.links ?? {};
     const service = loadServiceConfig(serviceEnvFor(cfg, 8000));
     expect(service.redis.sentinel?.sentinels).toEqual([0, 1, 2].map((i) => ({ host: '127.0.0.1', port: links[`sentinel-${i}`] })));

@@ -39,4 +39,10 @@ export class StockRow {
 
   @Column({ name: 'fence_lock_table', type: 'bigint', default: 0 })
   fenceLockTable!: string;
+
+  @Column({ name: 'fence_etcd', type: 'bigint', default: 0 })
+  fenceEtcd!: string;
+
+  @Column({ name: 'fence_postgres', type: 'bigint', default: 0 })
+  fencePostgres!: string;
 }
