@@ -1,5 +1,7 @@
 // <dir>/cluster.json: what `cluster up` started (ClusterInfo plus each server's pid), so `down` and
 // `status` can find exactly those processes later, and never signal a pid that was reused since.
+import { etcdHealthy } from './etcd.js';
+import { postgresPing } from './postgres.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -79,6 +81,8 @@ export async function probe(s: RecordedServer, info: ClusterInfo): Promise<boole
   if (s.name === 'mysql') return mysqlPing({ ...at, user: info.mysql.user, password: info.mysql.password, database: info.mysql.database });
   if (s.name.startsWith('redis') || s.name.startsWith('redlock-') || s.name.startsWith('sentinel-')) return redisPing(at, redisPasswordOf(info.redis));
   if (s.name.startsWith('zookeeper')) return zkServing(at);
+  if (s.name === 'etcd') return etcdHealthy(`http://${at.host}:${at.port}`);
+  if (s.name === 'postgres') return info.postgres !== undefined && postgresPing({ ...at, user: info.postgres.user, password: info.postgres.password });
   return healthOk(at);
 }
 

@@ -1,5 +1,7 @@
 // The native cluster itself: nginx config rendering, a private cluster's servers all answering,
 // crash-and-restart of an instance, a clean stop, and the CLI's up/down leaving nothing behind.
+import { etcdHealthy } from '../../src/cluster/etcd.js';
+import { postgresPing } from '../../src/cluster/postgres.js';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -83,6 +85,8 @@ describe('a private cluster', () => {
     expect(info.redlock).toHaveLength(5);
 
     expect(await zkServing(Number(info.zookeeper.split(':')[1]))).toBe(true);
+    expect(info.etcd && (await etcdHealthy(info.etcd))).toBe(true);
+    expect(info.postgres && (await postgresPing(info.postgres))).toBe(true);
 
     // round robin: 6 requests through nginx reach each of the 3 instances
     const seen = new Set<string>();
@@ -147,7 +151,7 @@ describe('npm run cluster -- up|down', () => {
       const state = readState(dir)!;
       expect(state.complete).toBe(true);
       expect(state.servers.map((s) => s.name).sort()).toEqual(
-        ['mysql', 'redis', 'zookeeper', 'nginx', `app-${p.instances[0]}`, ...p.redlock.map((_, i) => `redlock-${i}`)].sort(),
+        ['mysql', 'redis', 'zookeeper', 'etcd', 'postgres', 'nginx', `app-${p.instances[0]}`, ...p.redlock.map((_, i) => `redlock-${i}`)].sort(),
       );
       pids = state.servers.map((s) => s.pid);
       // Every check passes: the instances reach Redis and the RedLock masters with the password.
@@ -177,7 +181,7 @@ describe('npm run cluster -- up|down', () => {
       expect(down.stderr).toContain('cluster down');
       expect(readState(dir)).toBeUndefined();
       for (const pid of pids) expect(await groupGone(pid), `process group ${pid}`).toBe(true);
-      for (const port of [p.nginx, p.mysql, p.redis, p.zookeeper, ...p.redlock, ...p.instances]) {
+      for (const port of [p.nginx, p.mysql, p.redis, p.zookeeper, p.etcd, p.postgres, ...p.redlock, ...p.instances]) {
         expect(await isPortFree(port), `port ${port}`).toBe(true);
       }
       await expect(cli('status')).rejects.toMatchObject({ code: 3 });
