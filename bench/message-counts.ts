@@ -1,12 +1,14 @@
 // What one deduction costs a strategy in messages to its servers, counted by the servers
-// themselves (Redis by MONITOR, MySQL by Questions, ZooKeeper by its packet counter), and each
+// themselves (Redis by MONITOR, MySQL by Questions, ZooKeeper by its packet counter, etcd by its
+// gRPC messages received, PostgreSQL by pg_stat_statements' calls), and each
 // server's own round trip: `npm run round-trips` prints them, the round-trip sweep takes k from them.
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
+import pg from 'pg';
 import { CreateMode, createClient, type Client } from 'node-zookeeper-client';
-import { zkPacketsReceived } from '../src/cluster/probes.js';
+import { httpGet, zkPacketsReceived } from '../src/cluster/probes.js';
 import type { ClusterInfo } from '../src/cluster/types.js';
 
 export interface Counters {
@@ -14,6 +16,9 @@ export interface Counters {
   redlock: number;
   mysql: number;
   zookeeper: number;
+  /** Absent in runs recorded before etcd and PostgreSQL joined the cluster. */
+  etcd?: number;
+  postgres?: number;
 }
 
 /**
@@ -52,15 +57,61 @@ async function mysqlQuestions(info: ClusterInfo): Promise<number> {
   }
 }
 
-/** The counters MySQL and ZooKeeper keep (Redis is counted as it goes, by MONITOR). */
-async function read(info: ClusterInfo): Promise<Pick<Counters, 'mysql' | 'zookeeper'>> {
+/** A Prometheus counter's value summed over all its labels, from a /metrics page. */
+export function metricSum(page: string, name: string): number {
+  const line = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'gm');
+  let sum = 0;
+  for (const m of page.matchAll(line)) sum += Number(m[1]);
+  return sum;
+}
+
+/** etcd's /metrics page (plain HTTP on its client URL). */
+export async function etcdMetrics(info: ClusterInfo): Promise<string> {
+  if (!info.etcd) return '';
+  const reply = await httpGet(`${info.etcd}/metrics`, 5_000);
+  if (reply?.status !== 200) throw new Error(`etcd /metrics: ${reply?.status ?? 'no answer'}`);
+  return reply.body;
+}
+
+/** Every gRPC message etcd has received from its clients (a unary call is one; each keep-alive or watch request on a stream, one). */
+async function etcdMessages(info: ClusterInfo): Promise<number> {
+  return info.etcd ? metricSum(await etcdMetrics(info), 'grpc_server_msg_received_total') : 0;
+}
+
+/**
+ * Statements PostgreSQL has run (BEGIN and COMMIT included), all clients together, by the
+ * pg_stat_statements extension (loaded at start; created here on first use). Returns the total and
+ * how many statements this reading itself added.
+ */
+async function postgresStatements(info: ClusterInfo): Promise<number> {
+  const login = info.postgres;
+  if (!login) return 0;
+  const client = new pg.Client({ ...login, connectionTimeoutMillis: 5_000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    const r = await client.query<{ n: string }>('SELECT COALESCE(SUM(calls), 0)::text AS n FROM pg_stat_statements');
+    return Number(r.rows[0]?.n ?? NaN);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The counters MySQL, ZooKeeper, etcd and PostgreSQL keep (Redis is counted as it goes, by MONITOR). */
+async function read(info: ClusterInfo): Promise<Pick<Counters, 'mysql' | 'zookeeper' | 'etcd' | 'postgres'>> {
   const zkPorts = info.zookeeper.split(',').map((h) => Number(h.split(':')[1]));
-  const [mysql, zookeeper] = await Promise.all([
+  const [mysql, zookeeper, etcd, postgres] = await Promise.all([
     mysqlQuestions(info),
     Promise.all(zkPorts.map((p) => zkPacketsReceived(p))).then((n) => n.reduce<number>((a, b) => a + (b ?? 0), 0)),
+    etcdMessages(info),
+    postgresStatements(info),
   ]);
-  return { mysql, zookeeper };
+  return { mysql, zookeeper, etcd, postgres };
 }
+
+/** Statements one reading of postgresStatements adds to the count (its CREATE EXTENSION and SELECT). */
+const POSTGRES_READING_STATEMENTS = 2;
 
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -106,6 +157,8 @@ export async function messagesPerSale(info: ClusterInfo, base: string, strategy:
       redlock: per(redlockSent),
       mysql: per(after.mysql - before.mysql - 1), // the SHOW GLOBAL STATUS of the first read
       zookeeper: per(after.zookeeper - before.zookeeper),
+      etcd: per((after.etcd ?? 0) - (before.etcd ?? 0)),
+      postgres: info.postgres ? per((after.postgres ?? 0) - (before.postgres ?? 0) - POSTGRES_READING_STATEMENTS) : 0,
     },
   };
 }

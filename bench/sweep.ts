@@ -90,7 +90,7 @@ export interface SweepCluster {
 
 /** k: the round trips in one sale's serial path: each server's messages, the RedLock masters' counted once (they are asked in parallel). */
 export function kOf(counts: Counters, masters: number): number {
-  return counts.redis + counts.redlock / Math.max(1, masters) + counts.mysql + counts.zookeeper;
+  return counts.redis + counts.redlock / Math.max(1, masters) + counts.mysql + counts.zookeeper + (counts.etcd ?? 0) + (counts.postgres ?? 0);
 }
 
 /** 1/(k·r) in sales per second, for r in ms; null when there is no bound (r or k is 0). */
@@ -153,7 +153,7 @@ export async function runSweep(o: BenchOptions, rtts: readonly number[], target:
     for (const s of strategies) {
       const { per } = await out.step(`k/${s.name}`, `k ${s.name}: ${COUNT_REQUESTS} sales one at a time`, () => messagesPerSale(info, one, s.name, COUNT_REQUESTS, 1));
       counts.set(s.name, per);
-      log(`k ${s.name}: ${kOf(per, info.redlock.length).toFixed(1)} (Redis ${per.redis.toFixed(1)}, RedLock ${per.redlock.toFixed(1)} over ${info.redlock.length} masters, MySQL ${per.mysql.toFixed(1)}, ZooKeeper ${per.zookeeper.toFixed(1)})`);
+      log(`k ${s.name}: ${kOf(per, info.redlock.length).toFixed(1)} (Redis ${per.redis.toFixed(1)}, RedLock ${per.redlock.toFixed(1)} over ${info.redlock.length} masters, MySQL ${per.mysql.toFixed(1)}, ZooKeeper ${per.zookeeper.toFixed(1)}, etcd ${(per.etcd ?? 0).toFixed(1)}, PostgreSQL ${(per.postgres ?? 0).toFixed(1)})`);
     }
 
     const key = (rtt: number, s: string) => `${rtt}/${s}`;

@@ -99,6 +99,8 @@ export function postgresSpec(login: Pick<PostgresConfig, 'user' | 'password'>, p
         // its session (as MariaDB's idle-transaction-timeout, and for the same reasons: 30 s).
         '-c', 'idle_in_transaction_session_timeout=30s',
         '-c', 'logging_collector=off',
+        // Its statement counts: what `npm run round-trips` reads for PostgreSQL's messages per sale.
+        '-c', 'shared_preload_libraries=pg_stat_statements',
       ]),
     healthy: () => postgresPing({ host: place.host, port, ...login }),
   };
