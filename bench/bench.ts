@@ -26,10 +26,10 @@ export function paramsOf(o: BenchOptions): Record<string, number> {
 /** The strategies to run; the efficiency reference joins them when a one-instance run is possible. */
 function plan(catalog: CatalogEntry[], o: BenchOptions, hasOne: boolean, notes: string[]): CatalogEntry[] {
   const wanted = chosenStrategies(o);
-  const chosen = selectStrategies(catalog, wanted);
+  const chosen = selectStrategies(catalog, wanted, o.families);
   if (hasOne && !chosen.some((s) => s.name === REFERENCE_STRATEGY) && catalog.some((s) => s.name === REFERENCE_STRATEGY)) {
     notes.push(`${REFERENCE_STRATEGY} was added as the lock-efficiency reference.`);
-    return selectStrategies(catalog, [...(wanted ?? []), REFERENCE_STRATEGY]);
+    return selectStrategies(catalog, [...(wanted ?? []), REFERENCE_STRATEGY], o.families);
   }
   return chosen;
 }

@@ -7,7 +7,7 @@ const entry = z.object({
   family: z.string(),
   description: z.string(),
   expected: z.object({ oneInstance: outcome, threeInstances: outcome, workOverTtl: outcome.optional(), note: z.string().optional() }),
-  stores: z.tuple([z.enum(['mysql', 'redis'])], z.enum(['mysql', 'redis'])),
+  stores: z.tuple([z.enum(['mysql', 'redis', 'postgres'])], z.enum(['mysql', 'redis', 'postgres'])),
 });
 const listing = z.object({ strategies: z.array(entry) });
 
@@ -20,7 +20,15 @@ export async function fetchCatalog(base: string): Promise<CatalogEntry[]> {
 }
 
 /** The chosen subset, kept in catalog order (the course's order of families); unknown names fail. */
-export function selectStrategies(catalog: CatalogEntry[], wanted: string[] | undefined): CatalogEntry[] {
+export function selectStrategies(catalog: CatalogEntry[], wanted: string[] | undefined, families?: readonly string[]): CatalogEntry[] {
+  if (families) {
+    const knownFamilies = new Set(catalog.map((s) => s.family));
+    const unknownFamilies = families.filter((f) => !knownFamilies.has(f));
+    if (unknownFamilies.length > 0) throw new Error(`unknown families: ${unknownFamilies.join(', ')} (known: ${[...knownFamilies].join(', ')})`);
+    // Named strategies join the families' (the bench adds its reference so), in catalog order.
+    const named = new Set(selectStrategies(catalog, wanted ?? []).map((s) => s.name));
+    return catalog.filter((s) => families.includes(s.family) || named.has(s.name));
+  }
   if (!wanted) return catalog;
   const known = new Set(catalog.map((s) => s.name));
   const unknown = wanted.filter((w) => !known.has(w));

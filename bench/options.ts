@@ -35,6 +35,8 @@ export interface BenchOptions {
   strategies?: string[];
   /** Without --strategies: every strategy (--all), else the course's line (COURSE_LINE). */
   all: boolean;
+  /** `--family etcd,postgres`: every strategy of these families (GET /strategies' `family`). */
+  families?: string[];
   /** nginx (or any front) of the cluster under test. */
   target?: string;
   /** One instance of that cluster, for the one-instance runs. */
@@ -72,8 +74,8 @@ export const COURSE_LINE = [
 ];
 
 /** The names a bench runs: --strategies, else every one with --all, else the course's line. */
-export function chosenStrategies(o: Pick<BenchOptions, 'strategies' | 'all'>): string[] | undefined {
-  return o.strategies ?? (o.all ? undefined : COURSE_LINE);
+export function chosenStrategies(o: Pick<BenchOptions, 'strategies' | 'all' | 'families'>): string[] | undefined {
+  return o.strategies ?? (o.all || o.families ? undefined : COURSE_LINE);
 }
 
 /** The course's headline rows keep its full-size race: the problem and the first answer to it. */
@@ -86,7 +88,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --strategies a,b     only these (default: the course's line, ${COURSE_LINE.length} strategies, one per step of its
                        main text; see docs/bench.md)
   --all                every strategy GET /strategies lists: the course's line and its variants,
-                       Redisson's and Curator's other locks, the libraries
+                       Redisson's and Curator's other locks, etcd and PostgreSQL, the libraries
+  --family a,b         every strategy of these families (GET /strategies' family: sql, redis,
+                       redlock, zookeeper, mysql-lock, etcd, postgres, library…)
   --rounds N           throughput windows per strategy, interleaved across strategies (default 3)
   --warmup S --window S   discarded warm-up and measured window, seconds (default 0.5 and 1.5)
   --connections N      concurrent clients (default 100)
@@ -141,7 +145,7 @@ const str = { type: 'string' } as const;
 
 /** Every flag `npm run bench` (and `npm run lab`) accepts, as node:util's parseArgs takes them. */
 export const BENCH_FLAGS = {
-  strategies: str, all: { type: 'boolean' }, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
+  strategies: str, all: { type: 'boolean' }, family: str, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
   requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
   ...LANG_FLAG,
   ramp: { type: 'boolean' }, steps: str, rtt: str,
@@ -165,6 +169,9 @@ export function benchOptionsOf(values: BenchValues): BenchOptions {
   const strategies = values.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
   if (strategies && strategies.length === 0) throw new UsageError('--strategies needs at least one name');
   if (strategies && values.all) throw new UsageError('--strategies and --all go apart: --all runs every strategy');
+  const families = values.family?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (families && families.length === 0) throw new UsageError('--family needs at least one name');
+  if (families && (strategies || values.all)) throw new UsageError('--family goes apart from --strategies and --all');
   const full = values.full ?? false;
   const initial = count('initial', values.initial, full ? INITIAL_COUNT : 1000, 0) as number;
   const requests = count('requests', values.requests, initial + 100, 1) as number;
@@ -187,6 +194,7 @@ export function benchOptionsOf(values: BenchValues): BenchOptions {
     maxSeconds: count('maxSeconds', values.maxSeconds, 60, 1) as number,
     strategies,
     all: values.all ?? false,
+    ...(families && { families }),
     target: url('target', values.target),
     instance: url('instance', values.instance),
     mysql: url('mysql', values.mysql),

@@ -1,19 +1,38 @@
-// Reads what is left straight from MySQL and Redis, not through the service under test:
+// Reads what is left straight from MySQL, Redis and PostgreSQL, not through the service under test:
 // "oversold" must not depend on the service telling the truth.
 import { createConnection } from 'mysql2/promise';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import type { ClusterInfo } from '../src/cluster/types.js';
 import { PRODUCT_CODE, REDIS_STOCK_KEY, STOCK_CODE } from '../src/stock/product.js';
 import type { StoreKind } from '../src/stock/store.js';
 import { pollUntil } from '../src/time.js';
 
 /** A ClusterInfo is one; the bench also builds them from flags and the environment (target.ts). */
-export type StoreAddresses = Pick<ClusterInfo, 'mysql' | 'redis'>;
+export type StoreAddresses = Pick<ClusterInfo, 'mysql' | 'redis' | 'postgres'>;
 
 /** The stock row's count, as MySQL has it (parameters: PRODUCT_CODE, STOCK_CODE). */
 export const STOCK_COUNT_SQL = 'SELECT `count` FROM db_stock WHERE product_code = ? AND stock_code = ?';
 
+/** The same row's count in PostgreSQL's twin of the schema. */
+export const PG_STOCK_COUNT_SQL = 'SELECT count FROM db_stock WHERE product_code = $1 AND stock_code = $2';
+
+async function postgresUnitsLeft(addr: StoreAddresses): Promise<number> {
+  if (!addr.postgres) throw new Error('no PostgreSQL address for store=postgres (the native cluster records one in cluster.json)');
+  const client = new pg.Client({ ...addr.postgres, connectionTimeoutMillis: 5_000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const row = (await client.query<{ count: number }>(PG_STOCK_COUNT_SQL, [PRODUCT_CODE, STOCK_CODE])).rows[0];
+    if (!row) throw new Error(`no db_stock row for ${PRODUCT_CODE}/${STOCK_CODE} in PostgreSQL`);
+    return Number(row.count);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export async function unitsLeft(addr: StoreAddresses, store: StoreKind): Promise<number> {
+  if (store === 'postgres') return postgresUnitsLeft(addr);
   if (store === 'redis') {
     const client = new Redis(addr.redis, { lazyConnect: true, maxRetriesPerRequest: 1 });
     try {

@@ -128,7 +128,7 @@ export async function runSweep(o: BenchOptions, rtts: readonly number[], target:
   if (!info.links) throw new Error('the sweep needs a cluster with forwarders (npm run cluster -- up --rtt MS)');
   const notes: string[] = [];
   const one = info.instances[0] ?? target.three;
-  const strategies: CatalogEntry[] = selectStrategies(await fetchCatalog(target.three), chosenStrategies(o));
+  const strategies: CatalogEntry[] = selectStrategies(await fetchCatalog(target.three), chosenStrategies(o), o.families);
   const params = paramsOf(o);
   const settings = { connections: o.connections, warmupSeconds: o.warmupSeconds, windowSeconds: o.windowSeconds, params };
   out.add(sweepPlan(o, rtts, strategies));

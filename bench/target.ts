@@ -55,7 +55,9 @@ export function resolveTarget(opts: BenchOptions, env: NodeJS.ProcessEnv, record
   // A cluster whose links are delayed (npm run cluster -- up --rtt, or a sweep) says so in the report.
   const delayed = same && recorded.links ? `, its links delayed by a round trip of ${recorded.rttMs ?? 0} ms` : '';
   const source = opts.target && !same ? '--target' : `the native cluster (.stocklab/cluster.json)${delayed}`;
-  return { three, one, stores: { mysql, redis }, source };
+  // PostgreSQL only from the record: a --target cluster's has no flag yet, and its rows are refused by unitsLeft.
+  const postgres = same ? recorded.postgres : undefined;
+  return { three, one, stores: { mysql, redis, ...(postgres && { postgres }) }, source };
 }
 
 function sameOrigin(a: string, b: string): boolean {
