@@ -70,10 +70,10 @@ function methodText(r: SweepReport): string {
   return `${r.rows.length} strategies through nginx at round trips of ${r.rtts.map(rttLabel).join(', ')}; ${r.rounds} rounds of ${r.windowSeconds} s windows at ${r.connections} connections, every round trip and every strategy once per round in a rotated order; median (min–max) of the rounds. ${r.date}, ${r.machine.nproc} cores (${r.machine.cpu}), Node ${r.machine.node}, ${r.seconds.toFixed(0)} s.`;
 }
 
-/** docs/results.md's block: how the run was made, the links' own round trips, every strategy against its bound, and what limits those far from it. */
-export function sweepDocBlock(r: SweepReport, file: string): string {
+/** The report's markdown after its heading: `intro` (how the run was made), the links' own round trips, every strategy against its bound, what limits those far from it, and the definitions. */
+function sweepBody(r: SweepReport, intro: string): string {
   return [
-    `From \`${file}\`: ${methodText(r)}`,
+    intro,
     '',
     markdownTable(LINK_HEADER, linkRows(r)),
     '',
@@ -83,6 +83,11 @@ export function sweepDocBlock(r: SweepReport, file: string): string {
     '',
     ...DEFINITIONS.map((d) => `- ${d}`),
   ].join('\n');
+}
+
+/** docs/results.md's block: the body, its method said as from `file`. */
+export function sweepDocBlock(r: SweepReport, file: string): string {
+  return sweepBody(r, `From \`${file}\`: ${methodText(r)}`);
 }
 
 /** The README's block: at the sweep's longest round trip, each strategy's goodput beside its loopback figure, k, the bound and the fraction. */
@@ -101,19 +106,7 @@ export function sweepSummaryBlock(r: SweepReport, file: string, resultsLink: str
 }
 
 export function renderSweepMarkdown(r: SweepReport): string {
-  return [
-    `## stocklab round-trip sweep ${r.stamp}`,
-    '',
-    methodText(r),
-    '',
-    markdownTable(LINK_HEADER, linkRows(r)),
-    '',
-    markdownTable(sweepHeader(r), r.rows.map(sweepRow)),
-    '',
-    ...[...readings(r), ...r.notes].map((t) => `- ${t}`),
-    '',
-    ...DEFINITIONS.map((d) => `- ${d}`),
-  ].join('\n') + '\n';
+  return `## stocklab round-trip sweep ${r.stamp}\n\n${sweepBody(r, methodText(r))}\n`;
 }
 
 const COLORS = ['#4c78a8', '#f58518', '#54a24b', '#e45756', '#72b7b2', '#b279a2', '#ff9da6', '#9d755d'];

@@ -63,6 +63,21 @@ export function resumeAll(cluster: RunningCluster): void {
   }
 }
 
+/**
+ * Lets go each of `of` found stopped and names it (its `via`), in order: a request nginx resent
+ * stops the instance it reaches at the same hook as the original, which no other request carries.
+ */
+export function releaseStopped(of: readonly Instance[]): string[] {
+  const released: string[] = [];
+  for (const i of of) {
+    if (i.server.pid !== undefined && isStopped(i.server.pid)) {
+      released.push(i.via);
+      resume(i.server.pid);
+    }
+  }
+  return released;
+}
+
 /** The URL of an instance that runs (for resets and GET /sales while another is down). */
 export function liveBase(cluster: RunningCluster): string {
   const i = instances(cluster).find((x) => x.server.pid !== undefined && !isStopped(x.server.pid));

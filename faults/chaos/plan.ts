@@ -1,6 +1,7 @@
 // The nemesis's schedule, drawn from a seeded PRNG before the run starts: which fault, on which
 // server, when, and for how long. Pure, so the same --seed and --seconds give the same schedule.
-import { bridge, halves, isolate, majoritiesRing, oneWay, type Grudge } from '../../src/net/grudge.js';
+import { PARTITION_SHAPES, shapeGrudge } from '../../src/cluster/partitions.js';
+import { oneWay, type Grudge } from '../../src/net/grudge.js';
 import { seeded, type Random } from './prng.js';
 
 export const FAULT_KINDS = [
@@ -131,27 +132,22 @@ function shuffled<T>(items: readonly T[], r: Random): T[] {
   return out;
 }
 
-/** A partition kind's grudge over the nodes, drawn from the plan's PRNG. */
+/** A partition kind's grudge over the nodes, drawn from the plan's PRNG: src/cluster's shapes, and one way, the plan's own. */
 export function partitionGrudge(kind: FaultKind, nodes: readonly string[], r: Random): Grudge {
-  const random = () => r.next();
-  switch (kind) {
-    case 'partition-halves':
-      return halves(nodes, random);
-    case 'partition-majorities-ring':
-      return majoritiesRing(nodes, random);
-    case 'partition-bridge':
-      return bridge(nodes, random);
-    case 'partition-isolate':
-      return isolate(nodes, r.pick(nodes));
-    case 'partition-one-way': {
-      // a random halving, cut one way: what one half sends no longer reaches the other
-      const order = shuffled(nodes, r);
-      const k = Math.floor(order.length / 2);
-      return oneWay(order.slice(0, k), order.slice(k));
-    }
-    default:
-      throw new Error(`${kind} is no partition`);
+  if (kind === 'partition-one-way') {
+    // a random halving, cut one way: what one half sends no longer reaches the other
+    const order = shuffled(nodes, r);
+    const k = Math.floor(order.length / 2);
+    return oneWay(order.slice(0, k), order.slice(k));
   }
+  const shape = PARTITION_SHAPES.find((s) => kind === `partition-${s}`);
+  if (!shape) throw new Error(`${kind} is no partition`);
+  if (shape === 'isolate') {
+    // shapeGrudge isolates the first node: the drawn one goes first
+    const node = r.pick(nodes);
+    return shapeGrudge(shape, [node, ...nodes.filter((n) => n !== node)], () => r.next());
+  }
+  return shapeGrudge(shape, nodes, () => r.next());
 }
 
 export function planFaults(shape: PlanShape): PlannedFault[] {

@@ -15,11 +15,11 @@ import { cut } from '../../src/net/grudge.js';
 import { hostOf, type HostsLayout } from '../../src/net/hosts.js';
 import { pollUntil } from '../../src/time.js';
 import { runCase, type Verdict } from '../case.js';
-import { instances, liveBase, type Instance } from '../cluster-ops.js';
+import { instances, liveBase, releaseStopped, type Instance } from '../cluster-ops.js';
 import { isOutcomeUnknown, outcomeKey, type Sent } from '../client.js';
 import { answersText, FREEZE_TIMEOUT_MS, holderText } from '../holder.js';
 import { labNetwork } from '../lab-network.js';
-import { isStopped, resume, waitAnyStopped } from '../process-state.js';
+import { resume, waitAnyStopped } from '../process-state.js';
 import { isSafe, type FaultRow } from '../row.js';
 import type { FaultContext, Scenario } from '../scenario.js';
 import { readSales } from '../service.js';
@@ -100,14 +100,7 @@ async function nginxLinksTo(layout: HostsLayout, server: string): Promise<number
  */
 function watchResends(others: readonly Instance[]): { stop(): string[] } {
   const resentTo: string[] = [];
-  const timer = setInterval(() => {
-    for (const i of others) {
-      if (i.server.pid !== undefined && isStopped(i.server.pid)) {
-        resentTo.push(i.via);
-        resume(i.server.pid);
-      }
-    }
-  }, 5);
+  const timer = setInterval(() => resentTo.push(...releaseStopped(others)), 5);
   return {
     stop() {
       clearInterval(timer);

@@ -12,11 +12,11 @@ import { Redis } from 'ioredis';
 import { unitsLeft } from '../../bench/stores.js';
 import { pollUntil } from '../../src/time.js';
 import { runCase, type Case, type Target, type Verdict } from '../case.js';
-import { instances, type Instance } from '../cluster-ops.js';
+import { instances, releaseStopped, type Instance } from '../cluster-ops.js';
 import { outcomeKey, type Sent } from '../client.js';
 import { startDefaultNginx } from '../default-nginx.js';
 import { FREEZE_TIMEOUT_MS, holderText } from '../holder.js';
-import { isStopped, resume, waitAnyStopped } from '../process-state.js';
+import { resume, waitAnyStopped } from '../process-state.js';
 import { isSafe, type FaultRow, type Measured } from '../row.js';
 import type { FaultContext, Scenario } from '../scenario.js';
 
@@ -43,12 +43,7 @@ async function releaseResends(all: readonly Instance[], answer: Promise<Sent>): 
   void answer.then((s) => (client = s));
   const resentTo: string[] = [];
   await pollUntil(() => {
-    for (const i of all) {
-      if (i.server.pid !== undefined && isStopped(i.server.pid)) {
-        resentTo.push(i.via);
-        resume(i.server.pid);
-      }
-    }
+    resentTo.push(...releaseStopped(all));
     return client !== undefined;
   }, 60_000, 5);
   return { client: await answer, resentTo };

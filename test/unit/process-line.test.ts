@@ -93,13 +93,18 @@ async function leaseOfOutcome(p: Promise<Lease | Error>): Promise<Lease> {
   return got;
 }
 
+/** A line over a fresh fake inner lock, held by `owner` on the inner lock's first grant (token `token`). */
+async function heldLine({ owner = 'A', token = 10n, tokenRoom }: { owner?: string; token?: bigint; tokenRoom?: number } = {}) {
+  const inner = new FakeLock();
+  const line = new ProcessLine(inner, tokenRoom);
+  const a = line.acquire(R, opts(owner));
+  inner.grant(0, token);
+  return { inner, line, lease: await a };
+}
+
 describe('ProcessLine: a hold lost while requests wait in line', () => {
   it("the holder's release does not pass a lost hold: the next waiter asks the inner lock for a fresh grant", async () => {
-    const inner = new FakeLock();
-    const line = new ProcessLine(inner);
-    const a = line.acquire(R, opts('A'));
-    inner.grant(0, 10n);
-    const held = await a;
+    const { inner, line, lease: held } = await heldLine();
     const [b, c] = queue(line, ['B', 'C']);
 
     inner.grants[0]!.lost.abort(new Error('session expired'));
@@ -126,11 +131,7 @@ describe('ProcessLine: a hold lost while requests wait in line', () => {
   });
 
   it('a hold lost in the middle of a run of passes ends the run there: the next waiter asks afresh', async () => {
-    const inner = new FakeLock();
-    const line = new ProcessLine(inner);
-    const a = line.acquire(R, opts('A'));
-    inner.grant(0, 10n);
-    const aLease = await a;
+    const { inner, line, lease: aLease } = await heldLine();
     const [b, c] = queue(line, ['B', 'C']);
 
     await aLease.release();
@@ -233,11 +234,7 @@ describe("ProcessLine: a head whose inner acquire fails", () => {
 
 describe('ProcessLine: waiters that leave, and the tokens of passes', () => {
   it('a waiter that times out in line is never handed the grant: the pass goes to the one behind it', async () => {
-    const inner = new FakeLock();
-    const line = new ProcessLine(inner);
-    const a = line.acquire(R, opts('A'));
-    inner.grant(0, 10n);
-    const aLease = await a;
+    const { inner, line, lease: aLease } = await heldLine();
     // B's wait is short; A holds until the test releases it, so B times out however slow the machine.
     const b = outcome(line.acquire(R, opts('B', { waitMs: 1 })));
     const [c] = queue(line, ['C']);
@@ -253,11 +250,7 @@ describe('ProcessLine: waiters that leave, and the tokens of passes', () => {
   });
 
   it('a waiter aborted in line is never handed the grant, and one aborted before it queues never joins', async () => {
-    const inner = new FakeLock();
-    const line = new ProcessLine(inner);
-    const a = line.acquire(R, opts('A'));
-    inner.grant(0, 10n);
-    const aLease = await a;
+    const { inner, line, lease: aLease } = await heldLine();
 
     const client = new AbortController();
     const gone = new Error('the client left');
@@ -280,11 +273,8 @@ describe('ProcessLine: waiters that leave, and the tokens of passes', () => {
   });
 
   it(`tokens grow by one per pass within a run; after ${MAX_HANDOFF_STREAK} passes the next waiter asks afresh`, async () => {
-    const inner = new FakeLock();
-    const line = new ProcessLine(inner);
-    const a = line.acquire(R, opts('p0'));
-    inner.grant(0, 100n);
-    let lease = await a;
+    const { inner, line, lease: first } = await heldLine({ owner: 'p0', token: 100n });
+    let lease = first;
     const rest = queue(line, Array.from({ length: MAX_HANDOFF_STREAK + 1 }, (_, i) => `p${i + 1}`));
     const tokens = [await lease.fencingToken!()];
     for (const next of rest.slice(0, MAX_HANDOFF_STREAK)) {
@@ -307,11 +297,7 @@ describe('ProcessLine: waiters that leave, and the tokens of passes', () => {
   });
 
   it("a run ends when it has used the inner token order's room, before the streak's end", async () => {
-    const inner = new FakeLock();
-    const line = new ProcessLine(inner, 2);
-    const a = line.acquire(R, opts('A'));
-    inner.grant(0, 10n);
-    const aLease = await a;
+    const { inner, line, lease: aLease } = await heldLine({ tokenRoom: 2 });
     const [b, c] = queue(line, ['B', 'C']);
     await aLease.release();
     const bLease = await leaseOfOutcome(b!);
@@ -374,13 +360,9 @@ describe('ProcessLine: what it declares, what it reports, and what a wait leaves
   });
 
   it("reports each pass as a 'handoff' to the releasing request's observer, and a give-back as none", async () => {
-    const inner = new FakeLock();
-    const line = new ProcessLine(inner);
+    const { line, lease: aLease } = await heldLine();
     const events: LockEvent[] = [];
     const observer = { waited: () => undefined, held: () => undefined, event: (kind: LockEvent) => void events.push(kind) };
-    const a = line.acquire(R, opts('A'));
-    inner.grant(0, 10n);
-    const aLease = await a;
     const [b] = queue(line, ['B']);
     await observedBy(observer, () => aLease.release());
     expect(events).toEqual(['handoff']);
@@ -389,11 +371,7 @@ describe('ProcessLine: what it declares, what it reports, and what a wait leaves
   });
 
   it("a waiter served before its deadline leaves no timer running and no listener on its request's signal", async () => {
-    const inner = new FakeLock();
-    const line = new ProcessLine(inner);
-    const a = line.acquire(R, opts('A'));
-    inner.grant(0, 10n);
-    const aLease = await a;
+    const { line, lease: aLease } = await heldLine();
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
     // The request's signal lives as long as the request: a listener left per wait would pile up on it.
