@@ -133,6 +133,9 @@ const envSchema = z.object({
   // Each ensemble node's quorum and election ports, node by node.
   ZK_PEER_PORTS: portList.pipe(z.array(z.number()).length(3)).default([12888, 12889, 12890]),
   ZK_ELECTION_PORTS: portList.pipe(z.array(z.number()).length(3)).default([13888, 13889, 13890]),
+  // Replicated, etcd is three members: ETCD_PORT and ETCD_PEER_PORT are the first one's.
+  ETCD_ENSEMBLE_PORTS: portList.pipe(z.array(z.number()).length(2)).default([12381, 12382]),
+  ETCD_ENSEMBLE_PEER_PORTS: portList.pipe(z.array(z.number()).length(2)).default([12391, 12392]),
   // The RedLock masters: fsync = every write appended and fsync'd (appendfsync always), so a master
   // restarts with its locks; and a restart held back this long after a stop or a crash (Kleppmann's
   // "delayed restart": longer than the longest lease, and a restarted master grants nobody twice).
@@ -257,6 +260,14 @@ export interface ReplicatedPorts {
   sentinels: number[];
   /** The ensemble, node by node; the first node's client port is ClusterPorts.zookeeper. */
   zookeeper: ZkNodePorts[];
+  /** etcd's three members, member by member; the first is ClusterPorts.etcd and etcdPeer. */
+  etcd: EtcdMemberPorts[];
+}
+
+/** One etcd member's ports. */
+export interface EtcdMemberPorts {
+  client: number;
+  peer: number;
 }
 
 export type RedlockPersistence = 'none' | 'fsync';
@@ -420,6 +431,7 @@ export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): Cluster
         redisReplica: e.REDIS_REPLICA_PORT,
         sentinels: e.SENTINEL_PORTS,
         zookeeper: [e.ZK_PORT, ...e.ZK_ENSEMBLE_PORTS].map((client, i) => ({ client, peer: e.ZK_PEER_PORTS[i] ?? 0, election: e.ZK_ELECTION_PORTS[i] ?? 0 })),
+        etcd: [e.ETCD_PORT, ...e.ETCD_ENSEMBLE_PORTS].map((client, i) => ({ client, peer: [e.ETCD_PEER_PORT, ...e.ETCD_ENSEMBLE_PEER_PORTS][i] ?? 0 })),
       },
     }),
     redlockMasters: { persistence: e.REDLOCK_PERSISTENCE, restartDelayMs: e.REDLOCK_RESTART_DELAY_MS },
@@ -456,9 +468,20 @@ export function zkConnectOf(cluster: Pick<ClusterConfig, 'ports' | 'replicated' 
   return ports.map((p, i) => hostPort(reachAt(cluster, names[i] as string, p))).join(',');
 }
 
-/** etcd's client URL for a cluster (through its forwarder, if any). */
-export function etcdEndpointsOf(cluster: Pick<ClusterConfig, 'ports' | 'hosts' | 'links'>): string {
-  return `http://${hostPort(reachAt(cluster, 'etcd', cluster.ports.etcd))}`;
+/** The etcd member names of a cluster: 'etcd', then, replicated, 'etcd-1' and 'etcd-2'. */
+export function etcdNames(cluster: Pick<ClusterConfig, 'replicated'>): string[] {
+  return cluster.replicated ? cluster.replicated.etcd.map((_m, i) => (i === 0 ? 'etcd' : `etcd-${i}`)) : ['etcd'];
+}
+
+/** Each etcd member's ports, member by member (one, or three when replicated). */
+export function etcdMembers(cluster: Pick<ClusterConfig, 'ports' | 'replicated'>): EtcdMemberPorts[] {
+  return cluster.replicated ? cluster.replicated.etcd : [{ client: cluster.ports.etcd, peer: cluster.ports.etcdPeer }];
+}
+
+/** etcd's client URLs for a cluster, comma-separated (through their forwarders, if any). */
+export function etcdEndpointsOf(cluster: Pick<ClusterConfig, 'ports' | 'replicated' | 'hosts' | 'links'>): string {
+  const names = etcdNames(cluster);
+  return etcdMembers(cluster).map((m, i) => `http://${hostPort(reachAt(cluster, names[i] as string, m.client))}`).join(',');
 }
 
 /** The environment an instance needs to reach a cluster's servers (through their forwarders, if any): the inverse of loadServiceConfig. */

@@ -2,13 +2,13 @@
 // started as plain processes with their data in one directory. Shared by the CLI, bench and tests.
 import fs from 'node:fs';
 import path from 'node:path';
-import { etcdEndpointsOf, hostPort, loadClusterConfig, reachAt, redisUrlAt, serverAddress, zkConnectOf, zookeeperNames, type ClusterConfig, type MysqlConfig, type PostgresConfig, type RedlockMastersConfig } from '../config.js';
+import { etcdEndpointsOf, etcdMembers, etcdNames, hostPort, loadClusterConfig, reachAt, redisUrlAt, serverAddress, zkConnectOf, zookeeperNames, type ClusterConfig, type MysqlConfig, type PostgresConfig, type RedlockMastersConfig } from '../config.js';
 import { chooseHostsLayout, createHosts, removeHosts, requireHostsSupport, type HostsLayout } from '../net/hosts.js';
 import { sleep } from '../time.js';
 import { runMigrations } from '../db/migrate.js';
 import { runPostgresMigrations } from '../db/postgres-migrate.js';
 import { REPO_ROOT } from '../paths.js';
-import { etcdSpec } from './etcd.js';
+import { etcdSpec, type EtcdCluster } from './etcd.js';
 import { instanceSpec } from './instance.js';
 import { isLink, linkRecords, linkSpecs, retimedRecord, retimeLinks, rttOf, selectLinks, withLinks, writeRttFile } from './links.js';
 import { mariadbSpec } from './mariadb.js';
@@ -76,7 +76,7 @@ export function clusterServerNames(cfg: ClusterConfig): string[] {
     ...(rep ? ['redis-replica', ...rep.sentinels.map((_p, i) => `sentinel-${i}`)] : []),
     ...cfg.ports.redlock.map((_p, i) => `redlock-${i}`),
     ...zookeeperNames(cfg),
-    'etcd',
+    ...etcdNames(cfg),
     'postgres',
     ...cfg.ports.instances.map((port) => `app-${port}`),
     'nginx',
@@ -109,7 +109,7 @@ export function inStopOrder<T extends { name: string }>(servers: readonly T[]): 
     n === PUBLISH_NAME ? -1
     : n === 'nginx' ? 0
     : n.startsWith('app-') ? 1
-    : n.startsWith('zookeeper') || n === 'etcd' ? 2
+    : n.startsWith('zookeeper') || n.startsWith('etcd') ? 2
     : n.startsWith('redlock-') ? 3
     : n.startsWith('sentinel-') ? 4 // before the Redis they watch: no failover on the way down
     : n.startsWith('redis') ? 5
@@ -136,7 +136,9 @@ export function restartSpec(config: ClusterConfig, dir: string, name: string, in
   const index = rep ? names.indexOf(name) : -1;
   const node = rep?.zookeeper[index];
   if (rep && node) return zookeeperSpec(name, node.client, dir, bin, ensembleMember(config, index), place);
-  if (name === 'etcd') return etcdSpec(name, { client: p.etcd, peer: p.etcdPeer }, dir, bin, place);
+  const etcdIndex = etcdNames(config).indexOf(name);
+  const member = etcdMembers(config)[etcdIndex];
+  if (member) return etcdSpec(name, member, dir, bin, place, etcdCluster(config));
   if (name === 'postgres') return postgresSpec(config.postgres, p.postgres, dir, bin, place);
   throw new Error(`no server ${name} to start again (app-PORT, redlock-N, zookeeper[-N], etcd or postgres)`);
 }
@@ -166,6 +168,12 @@ export function ensembleMember(config: ClusterConfig, index: number) {
     return { client: n.client, peer: reachAt(config, `${name}-peer`, n.peer).port, election: reachAt(config, `${name}-election`, n.election).port };
   });
   return { nodes, index, hosts: names.map((n) => serverAddress(config, n)) };
+}
+
+/** etcd's members as each is reached by its peers: its own peer port, or its forwarder's. */
+export function etcdCluster(config: ClusterConfig): EtcdCluster {
+  const names = etcdNames(config);
+  return { members: etcdMembers(config).map((m, i) => ({ name: names[i] as string, peerUrl: `http://${hostPort(reachAt(config, `${names[i] as string}-peer`, m.peer))}` })) };
 }
 
 /** The config with what it still lacks chosen: its hosts layout (hosts topology) and its forwarders' ports (a round trip). */
@@ -207,7 +215,11 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
     ? rep.zookeeper.map((n, index) => make(zookeeperSpec(zkNames[index] as string, n.client, dir, bin, ensembleMember(config, index), place(zkNames[index] as string))))
     : [make(zookeeperSpec('zookeeper', p.zookeeper, dir, bin, undefined, place('zookeeper')))];
   const zookeeper = zkNodes[0] as ManagedServer;
-  const etcd = make(etcdSpec('etcd', { client: p.etcd, peer: p.etcdPeer }, dir, bin, place('etcd')));
+  const etcdNodes = etcdMembers(config).map((m, i) => {
+    const name = etcdNames(config)[i] as string;
+    return make(etcdSpec(name, m, dir, bin, place(name), etcdCluster(config)));
+  });
+  const etcd = etcdNodes[0] as ManagedServer;
   const postgres = make(postgresSpec(config.postgres, p.postgres, dir, bin, place('postgres')));
   // nginx reaches each instance at its own address or through its forwarder
   const upstream =
@@ -221,8 +233,8 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
   const apps = p.instances.map((port) => make(instanceSpec(config, port, dir, opts.instanceEnv)));
   const instances = apps.map((app) => inRotation(app, rotation));
   const links = linkSpecs(config, dir).map(make);
-  const servers = { mysql, redis, ...(redisReplica && { redisReplica }), sentinels, redlock, zookeeper, zookeeperEnsemble: zkNodes, etcd, postgres, nginx, ...(nginxPublish && { nginxPublish }), instances, links };
-  const all = [...links, mysql, redis, ...(redisReplica ? [redisReplica] : []), ...sentinels, ...redlockServers, ...zkNodes, etcd, postgres, ...apps, nginx, ...(nginxPublish ? [nginxPublish] : [])];
+  const servers = { mysql, redis, ...(redisReplica && { redisReplica }), sentinels, redlock, zookeeper, zookeeperEnsemble: zkNodes, etcd, etcdEnsemble: etcdNodes, postgres, nginx, ...(nginxPublish && { nginxPublish }), instances, links };
+  const all = [...links, mysql, redis, ...(redisReplica ? [redisReplica] : []), ...sentinels, ...redlockServers, ...zkNodes, ...etcdNodes, postgres, ...apps, nginx, ...(nginxPublish ? [nginxPublish] : [])];
   const stopOrder = inStopOrder(all);
   const stopAndUnplug = async () => {
     try {
@@ -267,7 +279,8 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
       ...redlockServers.map((s) => s.start()),
       // An ensemble's nodes wait for each other's quorum: they start together.
       ...zkNodes.map((s) => s.start()),
-      etcd.start(),
+      // A member of three answers only once the others are up: they start together.
+      ...etcdNodes.map((s) => s.start()),
       (async () => {
         await postgres.start();
         const t = Date.now();
@@ -366,7 +379,7 @@ async function settleAll(promises: Promise<unknown>[]): Promise<void> {
 export async function freeClusterConfig(dir: string, instances = 3, topology: 'single' | 'replicated' | 'hosts' | 'hosts,replicated' = 'single'): Promise<ClusterConfig> {
   const replicated = topology.endsWith('replicated');
   // replicated: a replica, three Sentinels, and two more ZooKeeper nodes with every node's quorum ports
-  const ports = await freePorts(12 + instances + (replicated ? 4 + 2 + 6 : 0));
+  const ports = await freePorts(12 + instances + (replicated ? 4 + 2 + 6 + 4 : 0));
   const take = () => ports.shift() as number;
   const defaults = loadClusterConfig({}); // the defaults, not whatever this shell exports
   const base = {
@@ -389,6 +402,7 @@ export async function freeClusterConfig(dir: string, instances = 3, topology: 's
         redisReplica: take(),
         sentinels: [take(), take(), take()],
         zookeeper: [base.zookeeper, take(), take()].map((client) => ({ client, peer: take(), election: take() })),
+        etcd: [{ client: base.etcd, peer: base.etcdPeer }, { client: take(), peer: take() }, { client: take(), peer: take() }],
       },
     }),
     redlockMasters: defaults.redlockMasters,

@@ -1,4 +1,5 @@
-// etcd from Debian's etcd-server, one member with its data under <dir>/etcd.
+// etcd from Debian's etcd-server with its data under <dir>/etcd/<name>: one member, or one of the
+// three of the replicated topology.
 import path from 'node:path';
 import type { Binaries } from './packages.js';
 import { ON_LOOPBACK, type Placement } from './placement.js';
@@ -11,9 +12,19 @@ export async function etcdHealthy(clientUrl: string, timeoutMs = 1_000): Promise
   return reply?.status === 200 && /"health":\s*"true"/.test(reply.body);
 }
 
-export function etcdSpec(name: string, ports: { client: number; peer: number }, dir: string, bin: Binaries, place: Placement = ON_LOOPBACK): ServerSpec {
+/**
+ * The cluster a member belongs to: every member's name and the peer URL the others reach it at
+ * (its delaying forwarder's, when the links are delayed: the member announces that one too).
+ */
+export interface EtcdCluster {
+  members: readonly { name: string; peerUrl: string }[];
+}
+
+export function etcdSpec(name: string, ports: { client: number; peer: number }, dir: string, bin: Binaries, place: Placement = ON_LOOPBACK, cluster?: EtcdCluster): ServerSpec {
   const clientUrl = `http://${place.host}:${ports.client}`;
-  const peerUrl = `http://${place.host}:${ports.peer}`;
+  const listenPeerUrl = `http://${place.host}:${ports.peer}`;
+  const members = cluster?.members ?? [{ name, peerUrl: listenPeerUrl }];
+  const peerUrl = members.find((m) => m.name === name)?.peerUrl ?? listenPeerUrl;
   return {
     name,
     port: ports.client,
@@ -28,9 +39,9 @@ export function etcdSpec(name: string, ports: { client: number; peer: number }, 
         '--data-dir', path.join(dir, 'etcd', name),
         '--listen-client-urls', clientUrl,
         '--advertise-client-urls', clientUrl,
-        '--listen-peer-urls', peerUrl,
+        '--listen-peer-urls', listenPeerUrl,
         '--initial-advertise-peer-urls', peerUrl,
-        '--initial-cluster', `${name}=${peerUrl}`,
+        '--initial-cluster', members.map((m) => `${m.name}=${m.peerUrl}`).join(','),
         '--initial-cluster-state', 'new',
         // etcd raises any lease below 1.5 election timeouts (rounded up to whole seconds): with
         // its defaults (100 ms, 1 s) no lease is shorter than 2 s. At 50 ms and 600 ms the floor
@@ -43,6 +54,7 @@ export function etcdSpec(name: string, ports: { client: number; peer: number }, 
         '--log-outputs', 'stderr',
       ],
     }),
+    // Serving, not merely running: a member of three answers healthy once the cluster has a leader.
     healthy: () => etcdHealthy(clientUrl),
   };
 }

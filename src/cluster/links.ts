@@ -7,7 +7,7 @@
 // master far away), can change on a running cluster: rewrite the file, SIGHUP the forwarder.
 import fs from 'node:fs';
 import path from 'node:path';
-import { hostPort, reachAt, serverOfLink, zookeeperNames, type ClusterConfig, type HostPort } from '../config.js';
+import { etcdMembers, etcdNames, hostPort, reachAt, serverOfLink, zookeeperNames, type ClusterConfig, type HostPort } from '../config.js';
 import { REPO_ROOT } from '../paths.js';
 import { pollUntil } from '../time.js';
 import { placementOf, type Placement } from './placement.js';
@@ -55,7 +55,8 @@ export function linkTargets(cfg: ClusterConfig): LinkTarget[] {
     ...p.redlock.map((port, i) => ({ key: `redlock-${i}`, port })),
     ...zkClients.map((port, i) => ({ key: zkNames[i] as string, port })),
     ...(rep ? rep.zookeeper.flatMap((n, i) => [{ key: `${zkNames[i] as string}-peer`, port: n.peer }, { key: `${zkNames[i] as string}-election`, port: n.election }]) : []),
-    { key: 'etcd', port: p.etcd },
+    ...etcdMembers(cfg).map((m, i) => ({ key: etcdNames(cfg)[i] as string, port: m.client })),
+    ...(rep ? etcdMembers(cfg).map((m, i) => ({ key: `${etcdNames(cfg)[i] as string}-peer`, port: m.peer })) : []),
     { key: 'postgres', port: p.postgres },
     ...p.instances.map((port) => ({ key: `app-${port}`, port })),
   ];

@@ -81,7 +81,7 @@ export async function probe(s: RecordedServer, info: ClusterInfo): Promise<boole
   if (s.name === 'mysql') return mysqlPing({ ...at, user: info.mysql.user, password: info.mysql.password, database: info.mysql.database });
   if (s.name.startsWith('redis') || s.name.startsWith('redlock-') || s.name.startsWith('sentinel-')) return redisPing(at, redisPasswordOf(info.redis));
   if (s.name.startsWith('zookeeper')) return zkServing(at);
-  if (s.name === 'etcd') return etcdHealthy(`http://${at.host}:${at.port}`);
+  if (s.name.startsWith('etcd')) return etcdHealthy(`http://${at.host}:${at.port}`);
   if (s.name === 'postgres') return info.postgres !== undefined && postgresPing({ ...at, user: info.postgres.user, password: info.postgres.password });
   return healthOk(at);
 }

@@ -65,7 +65,10 @@ export interface ClusterServers {
   zookeeper: ServerHandle;
   /** Every ZooKeeper server: [zookeeper], or the three nodes of the ensemble. */
   zookeeperEnsemble: ServerHandle[];
+  /** The one etcd member, or the first of three. */
   etcd: ServerHandle;
+  /** Every etcd member: [etcd], or the three of the replicated topology. */
+  etcdEnsemble: ServerHandle[];
   postgres: ServerHandle;
   nginx: ServerHandle;
   /** The hosts topology: what publishes nginx (in its namespace) on 127.0.0.1. */

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clusterInfo, ensembleMember, freeClusterConfig, inStopOrder } from '../../src/cluster/cluster.js';
+import { clusterInfo, ensembleMember, etcdCluster, freeClusterConfig, inStopOrder } from '../../src/cluster/cluster.js';
 import { linkSpecs, linkTargets, retimedRecord, retimeLinks, selectLinks, withLinks, writeRttFile } from '../../src/cluster/links.js';
 import { renderNginxConf } from '../../src/cluster/nginx.js';
 import { ManagedServer } from '../../src/cluster/server.js';
@@ -71,10 +71,14 @@ describe('delayed links', () => {
     const cfg = await withLinks(loadClusterConfig({ CLUSTER_RTT_MS: '0.5', TOPOLOGY: 'replicated' }));
     const keys = linkTargets(cfg).map((t) => t.key);
     expect(keys).toEqual(expect.arrayContaining(['redis-replica', 'sentinel-0', 'sentinel-2', 'zookeeper-2', 'zookeeper-peer', 'zookeeper-1-election', 'zookeeper-2-peer']));
-    expect(keys).toHaveLength(2 + 1 + 3 + 5 + 3 + 6 + 2 + 3);
+    expect(keys).toHaveLength(2 + 1 + 3 + 5 + 3 + 6 + 3 + 3 + 1 + 3);
     const links = cfg.links ?? {};
     const service = loadServiceConfig(serviceEnvFor(cfg, 8000));
     expect(service.redis.sentinel?.sentinels).toEqual([0, 1, 2].map((i) => ({ host: '127.0.0.1', port: links[`sentinel-${i}`] })));
+    // etcd: three members, each reached by clients and by its peers through its forwarders
+    expect(keys).toEqual(expect.arrayContaining(['etcd', 'etcd-1', 'etcd-2', 'etcd-peer', 'etcd-1-peer', 'etcd-2-peer']));
+    expect(service.etcd.endpoints).toEqual(['etcd', 'etcd-1', 'etcd-2'].map((n) => `http://127.0.0.1:${links[n]}`));
+    expect(etcdCluster(cfg).members).toEqual(['etcd', 'etcd-1', 'etcd-2'].map((name) => ({ name, peerUrl: `http://127.0.0.1:${links[`${name}-peer`]}` })));
 
     const lines = zooCfg(12182, '/data', ensembleMember(cfg, 1)).split('\n').filter((l) => l.startsWith('server.'));
     expect(lines).toEqual([
