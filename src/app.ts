@@ -63,33 +63,34 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
   });
 
   readRoute(app, '/stock', async (_req, res) => {
-    const [mysql, redis] = await Promise.all([stock.mysql.read(), stock.redis.read()]);
-    res.json({ ok: true, product: PRODUCT_CODE, warehouse: STOCK_CODE, mysql, redis, instance });
+    const [mysql, redis, postgres] = await Promise.all([stock.mysql.read(), stock.redis.read(), stock.postgres.read()]);
+    res.json({ ok: true, product: PRODUCT_CODE, warehouse: STOCK_CODE, mysql, redis, postgres, instance });
   });
 
   // JSON only, checked before the body is read: a web page can send a form or text/plain to
   // localhost without a preflight, and must not reset the stock with it.
   postRoute(app, '/stock/reset', (req, _res, next) => next(requireJsonBody(req.headers['content-type'])), express.json({ limit: RESET_BODY_LIMIT }), async (req, res) => {
     const count = parseResetBody(req.body);
-    // Read both stores first so a store that is down fails the reset before anything changes.
-    await Promise.all([stock.mysql.read(), stock.redis.read()]);
-    await Promise.all([stock.mysql.reset(count), stock.redis.reset(count)]);
+    // Read every store first so a store that is down fails the reset before anything changes.
+    await Promise.all([stock.mysql.read(), stock.redis.read(), stock.postgres.read()]);
+    await Promise.all([stock.mysql.reset(count), stock.redis.reset(count), stock.postgres.reset(count)]);
     const [locksNotCleared, demosNotCleared] = await Promise.all([catalog.clearLocks(), demos.reset()]);
     res.json({
       ok: true,
       mysql: count,
       redis: count,
+      postgres: count,
       instance,
       ...(locksNotCleared.length > 0 && { locksNotCleared }),
       ...(demosNotCleared.length > 0 && { demosNotCleared }),
     });
   });
 
-  // Request id → how many times its deduction committed, both stores together (X-Request-Id).
+  // Request id → how many times its deduction committed, every store together (X-Request-Id).
   readRoute(app, '/sales', async (_req, res) => {
-    const [mysql, redis] = await Promise.all([stock.mysql.sales(), stock.redis.sales()]);
-    const sales: Record<string, number> = { ...mysql };
-    for (const [id, n] of Object.entries(redis)) sales[id] = (sales[id] ?? 0) + n;
+    const perStore = await Promise.all([stock.mysql.sales(), stock.redis.sales(), stock.postgres.sales()]);
+    const sales: Record<string, number> = {};
+    for (const store of perStore) for (const [id, n] of Object.entries(store)) sales[id] = (sales[id] ?? 0) + n;
     res.json({ ok: true, sales, instance });
   });
 

@@ -7,10 +7,12 @@ import { demoFactories } from './demos/groups.js';
 import { InFlight } from './http/in-flight.js';
 import type { ServiceConfig } from './config.js';
 import { createDataSource } from './db/data-source.js';
+import { openPostgresPool } from './db/postgres-pool.js';
 import { createLogger, type Logger } from './logger.js';
 import { sleep } from './time.js';
 import { connectMainRedis, waitReady } from './redis-client/connect.js';
 import { MysqlStock } from './stock/mysql-stock.js';
+import { PostgresStock } from './stock/postgres-stock.js';
 import { INITIAL_COUNT } from './stock/product.js';
 import { RedisStock } from './stock/redis-stock.js';
 import { Catalog } from './strategies/catalog.js';
@@ -48,7 +50,10 @@ export async function openService(config: ServiceConfig): Promise<RunningService
   const redisReady = await waitReady(redis, Math.min(config.startupTimeoutMs, 5_000));
   if (!redisReady) logger.warn('redis not reachable yet; continuing');
 
-  const deps: SharedDeps = { config, logger, db, redis, stock: { mysql: new MysqlStock(db), redis: new RedisStock(redis) } };
+  // PostgreSQL is optional at start too: its pool connects on first use (PG_CONNECT_TIMEOUT_MS), and
+  // store=postgres answers 503 postgres_unavailable until it is reachable.
+  const pgPool = openPostgresPool(config.postgres, config.postgres.poolSize, `stocklab-${config.instanceId}-stock`);
+  const deps: SharedDeps = { config, logger, db, redis, stock: { mysql: new MysqlStock(db), redis: new RedisStock(redis), postgres: new PostgresStock(pgPool) } };
   // The MySQL row is seeded by its migration; the Redis copy starts where the course does too.
   if (redisReady) await deps.stock.redis.seed(INITIAL_COUNT);
   const catalog = await Catalog.open(deps);
@@ -85,7 +90,7 @@ export async function openService(config: ServiceConfig): Promise<RunningService
       });
       await Promise.all([catalog.close(), demos.close()]);
       redis.disconnect();
-      await db.destroy();
+      await Promise.all([db.destroy(), pgPool.end().catch(() => undefined)]);
     },
   };
 }

@@ -40,4 +40,10 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       'CREATE INDEX idx_tb_sale_request ON tb_sale (request_id)',
     ],
   },
+  {
+    name: '1763800000500-fence-sequence',
+    // The advisory locks' fencing tokens: nextval right after each grant. A sequence never hands a
+    // value out twice, rolled-back transactions included, so every grant's token outranks the last.
+    statements: ['CREATE SEQUENCE stock_fence_seq AS BIGINT START 1'],
+  },
 ];

@@ -25,7 +25,7 @@ export const ALLOWED_ANSWERS: readonly AllowedAnswer[] = [
     refusal: false,
   },
   { status: 503, error: 'fenced', meaning: 'a later holder of the lock claimed the stock first (fenced=1); nothing sold', refusal: true },
-  { status: 503, error: 'busy', meaning: 'this instance is at capacity: its cap of deductions in flight (MAX_IN_FLIGHT), or no MySQL connection came free in time; nothing sold', refusal: true },
+  { status: 503, error: 'busy', meaning: 'this instance is at capacity: its cap of deductions in flight (MAX_IN_FLIGHT), or no MySQL or PostgreSQL connection came free in time; nothing sold', refusal: true },
   {
     status: 503,
     error: 'busy',
@@ -41,6 +41,8 @@ export const ALLOWED_ANSWERS: readonly AllowedAnswer[] = [
   { status: 503, error: 'redis_unavailable', meaning: 'Redis could not be reached; nothing sold', refusal: true },
   { status: 503, error: 'redlock_unavailable', meaning: 'no quorum of RedLock masters could be reached; nothing sold', refusal: true },
   { status: 503, error: 'zookeeper_unavailable', meaning: 'ZooKeeper could not be reached; nothing sold', refusal: true },
+  { status: 503, error: 'etcd_unavailable', meaning: 'etcd could not be reached; nothing sold', refusal: true },
+  { status: 503, error: 'postgres_unavailable', meaning: 'PostgreSQL could not be reached; nothing sold', refusal: true },
   { status: 503, error: 'dependency_unavailable', meaning: 'a server could not be reached; nothing sold', refusal: true },
 ];
 

@@ -1,7 +1,7 @@
 import type { Fence } from '../fencing.js';
 
 /** Where a read-then-write deduction reads and writes the count. */
-export type StoreKind = 'mysql' | 'redis';
+export type StoreKind = 'mysql' | 'redis' | 'postgres';
 
 /**
  * A request id to record with a deduction (X-Request-Id), in the same atomic step as the write, so

@@ -7,6 +7,7 @@ import type { HoldRecord } from '../http/server-timing.js';
 import { LOCK_PAUSE_POINTS, type Lease, type LeaseExtras, type Lock, type LockOptions, type LockWithExpiry } from '../locks/lock.js';
 import type { Held, Scope } from '../locks/scope.js';
 import type { MysqlStock } from '../stock/mysql-stock.js';
+import type { PostgresStock } from '../stock/postgres-stock.js';
 import type { RedisStock } from '../stock/redis-stock.js';
 import type { StoreKind } from '../stock/store.js';
 import type { Bilingual } from '../lang.js';
@@ -179,7 +180,7 @@ export interface SharedDeps {
   logger: Logger;
   db: DataSource;
   redis: Redis;
-  stock: { mysql: MysqlStock; redis: RedisStock };
+  stock: { mysql: MysqlStock; redis: RedisStock; postgres: PostgresStock };
 }
 
 export type FamilyFactory = (deps: SharedDeps) => Promise<StrategyFamily>;

@@ -41,7 +41,7 @@ async function setUp(): Promise<{ lockRedis: Redis; stock: StockWithAfterWrite; 
   const stock = new StockWithAfterWrite(stockRedis!);
   await stock.reset(5);
   await lockRedis!.del(stringLockKey(STOCK_LOCK_RESOURCE));
-  const deduct = guardedDeduction({ logger: createLogger('silent'), stock: { redis: stock, mysql: undefined as never } }, {
+  const deduct = guardedDeduction({ logger: createLogger('silent'), stock: { redis: stock, mysql: undefined as never, postgres: undefined as never } }, {
     name: 'redis-owned',
     family: 'redis',
     course: 'beyond the course',

@@ -1,0 +1,156 @@
+// PostgreSQL connections, as the stock store and the advisory locks use them: a `pg` pool whose
+// connect is bounded, a checkout whose wait is bounded per call (pg's pool has one bound for both,
+// and none per call), and pg's ways of saying "the connection is gone" turned into the errors
+// dependency.ts judges (a fast 503, or outcome_unknown for a write whose answer was lost).
+import pg from 'pg';
+import type { PostgresConfig } from '../config.js';
+import { PoolBusyError } from './connections.js';
+
+/** How long a new connection may take to open: a server that does not answer is down for us. */
+export const PG_CONNECT_TIMEOUT_MS = 2_000;
+
+/** A connection's own connect timeout; the pool's wait for a free one stays unbounded here and is bounded per checkout. */
+class BoundedConnectClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    const given = typeof config === 'string' ? { connectionString: config } : config;
+    // The pool hides the password from its options' enumeration (stack traces): a spread drops it.
+    super({ ...given, ...(given?.password !== undefined && { password: given.password }), connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
+  }
+}
+
+/** A pool on `cfg`, `size` connections at most (cfg.poolSize by default). */
+export function openPostgresPool(cfg: PostgresConfig, size = cfg.poolSize, applicationName = 'stocklab'): pg.Pool {
+  const pool = new pg.Pool({
+    host: cfg.host,
+    port: cfg.port,
+    user: cfg.user,
+    password: cfg.password,
+    database: cfg.database,
+    max: size,
+    application_name: applicationName,
+    keepAlive: true,
+    Client: BoundedConnectClient,
+  });
+  // An idle connection that dies (a restart, a terminated backend) is dropped by the pool; without
+  // a listener its error would end the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** No pooled PostgreSQL connection came free within the wait: nothing was sent (503 busy). */
+export class PostgresPoolBusyError extends PoolBusyError {
+  constructor(waitMs: number) {
+    super(waitMs);
+    this.message = `no PostgreSQL connection free within ${waitMs} ms; nothing was sent`;
+  }
+}
+
+/**
+ * The connection failed under a statement. `code` makes dependency.ts judge it a connection
+ * failure; `mayHaveApplied` says whether what was sent can have taken effect (a COMMIT, an
+ * autocommitted change), so a write's caller answers outcome_unknown rather than "no".
+ */
+export class PostgresConnectionError extends Error {
+  readonly code = 'ECONNRESET';
+  constructor(
+    cause: unknown,
+    readonly mayHaveApplied: boolean,
+  ) {
+    super(`PostgreSQL connection failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** SQLSTATEs that end the session: the server shut down or was told to end this backend, or the link broke. */
+const SESSION_ENDED = /^(57P01|57P02|57P03|08\w{3})$/;
+const LOST_MESSAGES = ['Connection terminated', 'Client was closed', 'Client has encountered a connection error', 'not queryable'];
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+/** True when `err` says the connection is gone (or never came up), whatever pg wrapped it in. */
+export function isPgConnectionLost(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const { code } = err as Error & { code?: unknown };
+  if (typeof code === 'string' && (SESSION_ENDED.test(code) || NOT_SENT_CODES.has(code) || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT')) return true;
+  return LOST_MESSAGES.some((m) => err.message.includes(m));
+}
+
+/**
+ * `err` as dependency.ts should judge it: a lost connection becomes PostgresConnectionError
+ * (refused connects keep their own code: they prove nothing was sent); anything else as it is.
+ */
+export function pgFailure(err: unknown, mayHaveApplied: boolean): unknown {
+  if (err instanceof PostgresConnectionError || err instanceof PoolBusyError) return err;
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return err;
+  return isPgConnectionLost(err) ? new PostgresConnectionError(err, mayHaveApplied) : err;
+}
+
+/** A checked-out connection; `done(broken)` gives it back, or destroys it when broken. */
+export interface Checkout {
+  client: pg.PoolClient;
+  /** Aborted when the connection reports an error while checked out (it died, or was terminated). */
+  readonly broken: AbortSignal;
+  done(destroy?: boolean): void;
+}
+
+/**
+ * A connection from `pool`, waited for at most `waitMs` when the pool is full (PostgresPoolBusyError
+ * past it, nothing sent; one that comes free later goes straight back). A pool with room opens a
+ * new one for this call, bounded by its connect timeout alone: a wait of 0 still gets one. While
+ * checked out its errors are caught (pg's pool listens only to idle ones) and abort `broken`.
+ */
+export async function checkout(pool: pg.Pool, waitMs: number): Promise<Checkout> {
+  const opensOne = pool.idleCount === 0 && pool.totalCount < (pool.options.max ?? 10);
+  const pending = pool.connect();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_resolve, reject) => {
+    if (!opensOne) timer = setTimeout(() => reject(new PostgresPoolBusyError(waitMs)), waitMs);
+  });
+  let client: pg.PoolClient;
+  try {
+    client = await Promise.race([pending, timedOut]);
+  } catch (err) {
+    if (err instanceof PostgresPoolBusyError) pending.then((late) => late.release(), () => undefined);
+    else pending.catch(() => undefined);
+    throw pgFailure(err, false);
+  } finally {
+    clearTimeout(timer);
+  }
+  const broken = new AbortController();
+  const onError = (err: Error) => broken.abort(err);
+  client.on('error', onError);
+  let returned = false;
+  return {
+    client,
+    broken: broken.signal,
+    done(destroy = false) {
+      if (returned) return;
+      returned = true;
+      client.off('error', onError);
+      client.release(destroy || broken.signal.aborted ? true : undefined);
+    },
+  };
+}
+
+/** Statements on one checked-out connection; a connection that failed under them is destroyed, never reused. */
+export async function onPgConnection<T>(pool: pg.Pool, waitMs: number, work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const conn = await checkout(pool, waitMs);
+  try {
+    const value = await work(conn.client);
+    conn.done();
+    return value;
+  } catch (err) {
+    conn.done(isPgConnectionLost(err));
+    throw err;
+  }
+}
+
+/** True when PostgreSQL gave up waiting for a lock (lock_timeout): SQLSTATE 55P03 lock_not_available. */
+export function isPgLockTimeout(err: unknown): boolean {
+  return (err as { code?: unknown } | undefined)?.code === '55P03';
+}
+
+/** The first row's column as a bigint (pg sends BIGINT as text). */
+export function bigintOf(value: unknown): bigint {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return BigInt(value);
+  throw new TypeError(`expected a BIGINT, got ${typeof value}`);
+}
