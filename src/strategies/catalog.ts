@@ -1,7 +1,9 @@
 // The only place that knows which strategies exist. The route asks the catalog, never a family.
 import { baselineFamily } from './baseline.js';
+import { etcdFamily } from './etcd.js';
 import { libraryFamily } from './library.js';
 import { mysqlLockFamily } from './mysql-lock.js';
+import { postgresFamily } from './postgres.js';
 import { redisFamily } from './redis.js';
 import { redisLuaFamily } from './redis-lua.js';
 import { redissonFamily } from './redisson.js';
@@ -15,7 +17,7 @@ import type { FamilyFactory, SharedDeps, Strategy, StrategyFamily } from './stra
  * In the order the course introduces them, then the libraries; the bench and /strategies keep this
  * order. Redisson's locks and the Lua decrement are listed in the Redis family, after its hand-written locks.
  */
-const familyFactories: FamilyFactory[] = [baselineFamily, sqlFamily, redisFamily, redissonFamily, redisLuaFamily, redlockFamily, zookeeperFamily, mysqlLockFamily, libraryFamily];
+const familyFactories: FamilyFactory[] = [baselineFamily, sqlFamily, redisFamily, redissonFamily, redisLuaFamily, redlockFamily, zookeeperFamily, mysqlLockFamily, postgresFamily, etcdFamily, libraryFamily];
 
 export class Catalog {
   private readonly byName: Map<string, Strategy>;
