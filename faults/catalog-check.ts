@@ -8,7 +8,7 @@ import type { FaultRow } from './row.js';
 const entrySchema = z.object({
   name: z.string(),
   family: z.string().optional(),
-  stores: z.array(z.enum(['mysql', 'redis'])).optional(),
+  stores: z.array(z.enum(['mysql', 'redis', 'postgres'])).optional(),
   fencing: z.string().optional(),
   expected: z.object({
     threeInstances: z.string().optional(),

@@ -1,5 +1,6 @@
 // The lab's hands on the replicated topology: which server Sentinel names as master, replication
 // held back on purpose, and ZooKeeper's leader. Each step waits until its effect is observed.
+import { httpGet } from '../src/cluster/probes.js';
 import { Redis } from 'ioredis';
 import { SENTINEL_MASTER_NAME } from '../src/config.js';
 import type { RunningCluster, ServerHandle } from '../src/cluster/cluster.js';
@@ -153,6 +154,21 @@ export async function zkLeader(cluster: RunningCluster, except?: ServerHandle): 
   const nodes = cluster.servers.zookeeperEnsemble.filter((s) => s !== except);
   const modes = await Promise.all(nodes.map(async (s) => ((await zkMode({ host: s.host, port: s.port })) === 'leader' ? s : undefined)));
   return modes.find((s) => s !== undefined);
+}
+
+/**
+ * The etcd member that leads now (its /metrics says etcd_server_is_leader 1), other than `except`;
+ * undefined while none does. Asked at the member's own address, not through a forwarder.
+ */
+export async function etcdLeader(cluster: RunningCluster, except?: ServerHandle): Promise<ServerHandle | undefined> {
+  const members = cluster.servers.etcdEnsemble.filter((s) => s !== except);
+  const leading = await Promise.all(
+    members.map(async (s) => {
+      const reply = await httpGet(`http://${s.host}:${s.port}/metrics`, 1_000);
+      return reply?.status === 200 && /^etcd_server_is_leader 1$/m.test(reply.body) ? s : undefined;
+    }),
+  );
+  return leading.find((s) => s !== undefined);
 }
 
 /** The cluster's store addresses with the main Redis at the master Sentinel names now (unchanged when not replicated). */

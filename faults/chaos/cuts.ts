@@ -28,7 +28,7 @@ export const cutsAnInstance = (grudge: Grudge): boolean => anyPairCut(grudge, is
 export const cutsRedisFromSentinel = (grudge: Grudge): boolean => anyPairCut(grudge, isRedisServer, isSentinel);
 
 /** The servers a store's deductions go to (a replicated Redis's master is either). */
-const STORE_SERVERS: Readonly<Record<StoreKind, readonly string[]>> = { mysql: ['mysql'], redis: ['redis', 'redis-replica'] };
+const STORE_SERVERS: Readonly<Record<StoreKind, readonly string[]>> = { mysql: ['mysql'], redis: ['redis', 'redis-replica'], postgres: ['postgres'] };
 
 /**
  * The store's server dropped what an instance sent it: a deduction sent then reaches it only when

@@ -8,7 +8,7 @@ import { runCase, type Verdict } from '../case.js';
 import { instance } from '../cluster-ops.js';
 import { outcomeKey, type CheckParams } from '../client.js';
 import { answersText, freezeHolder, holderText, sellThrough } from '../holder.js';
-import { claimOf, FENCEABLE, LOCK_STRATEGIES, ZK_SESSION_MS } from '../locks.js';
+import { claimOf, FENCEABLE, homeStoreOf, leaseMsOf, LOCK_STRATEGIES, ZK_SESSION_MS } from '../locks.js';
 import { resume } from '../process-state.js';
 import { isSafe, type FaultRow } from '../row.js';
 import type { FaultContext, Scenario } from '../scenario.js';
@@ -41,16 +41,18 @@ export async function pauseCase(ctx: FaultContext, strategy: string, fencing: Fe
       return { expected: 'the holder stops at pause=before-write', holds: () => false, details: [holderText(frozen.answer)] };
     }
     const claim = claimOf(strategy);
-    const frozenMs = (claim === 'session' ? ZK_SESSION_MS : claim === 'ttl' ? HOLDER_TTL_MS : 0) + MARGIN_MS;
+    // Held for good while frozen: no lease (redis-setnx), or a lock that lives with the database session.
+    const keptWhileFrozen = claim === 'forever' || claim === 'connection';
+    const frozenMs = (claim === 'session' ? ZK_SESSION_MS : claim === 'ttl' ? leaseMsOf(strategy, HOLDER_TTL_MS) : 0) + MARGIN_MS;
     await sleep(frozenMs);
-    const sold = await sellThrough(c, sellers, n, { ...fence, ...(claim === 'forever' ? NO_LEASE_SELLER_PARAMS : SELLER_PARAMS) });
+    const sold = await sellThrough(c, sellers, n, { ...fence, ...(keptWhileFrozen ? NO_LEASE_SELLER_PARAMS : SELLER_PARAMS) });
     resume(frozen.pid);
     const holder = await frozen.answer;
     const holderKey = outcomeKey(holder.outcome);
     const details = [holderText(holder), `sellers (app-1, app-2, frozen ${frozenMs} ms in): ${answersText(sold)}`];
-    if (claim === 'forever') {
+    if (keptWhileFrozen) {
       return {
-        expected: 'no lease: the frozen holder keeps the lock, every seller gets 503 lock_timeout, nothing oversold',
+        expected: `${claim === 'forever' ? 'no lease' : 'held with its database session'}: the frozen holder keeps the lock, every seller gets 503 lock_timeout, nothing oversold`,
         details,
         holds: (m) => isSafe(m) && holderKey === '200' && m.deducted === 1 && (m.byRole.sell?.['503 lock_timeout'] ?? 0) === n,
       };
@@ -77,11 +79,12 @@ export const holderPause: Scenario = {
     `with ttlMs ${HOLDER_TTL_MS} (ZooKeeper: the ${ZK_SESSION_MS} ms session). The lab waits past the lease (+${MARGIN_MS} ms), sells N units one at a time through app-1 and app-2, ` +
     'then lets the holder run (SIGCONT) and awaits its answer. Unfenced: it writes the count it read, undoing the N sales (oversold = N). ' +
     'Fenced (every request with fenced=1): the store refuses its stale token, 503 fenced, nothing oversold. RedLock has no token and must refuse fenced=1 with a 400. ' +
-    `redis-setnx has no lease: the frozen holder keeps the lock, each seller gives up after waitMs ${NO_LEASE_SELLER_PARAMS.waitMs} (503 lock_timeout), and the holder's write is the only one.`,
+    `redis-setnx has no lease: the frozen holder keeps the lock, each seller gives up after waitMs ${NO_LEASE_SELLER_PARAMS.waitMs} (503 lock_timeout), and the holder's write is the only one. ` +
+    "PostgreSQL's advisory locks end with the holder's database session, which a frozen process keeps: the same as no lease (on the Postgres row). etcd's leases are whole seconds: ttlMs 500 is a 1 s lease.",
   async run(ctx) {
     const rows: FaultRow[] = [];
     for (const strategy of LOCK_STRATEGIES.filter(ctx.wants)) {
-      const stores: StoreKind[] = REDIS_STORE_TOO.has(strategy) ? ['mysql', 'redis'] : ['mysql'];
+      const stores: StoreKind[] = REDIS_STORE_TOO.has(strategy) ? ['mysql', 'redis'] : [homeStoreOf(strategy)];
       for (const store of stores) for (const fencing of ['unfenced', 'fenced'] as const) rows.push(await pauseCase(ctx, strategy, fencing, store));
     }
     return rows;

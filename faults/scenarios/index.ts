@@ -3,6 +3,7 @@
 import type { Scenario } from '../scenario.js';
 import { courseFlaws } from './course-flaws.js';
 import { dependencyStop } from './dependency-stop.js';
+import { etcdLease } from './etcd-lease.js';
 import { fairDeadWaiter } from './fair-dead-waiter.js';
 import { holderCrash } from './holder-crash.js';
 import { holderPause } from './holder-pause.js';
@@ -10,6 +11,7 @@ import { lostReply } from './lost-reply.js';
 import { nginxCut } from './nginx-cut.js';
 import { nginxRetry } from './nginx-retry.js';
 import { partition } from './partition.js';
+import { pgSession } from './pg-session.js';
 import { redisFailover } from './redis-failover.js';
 import { redlockClock } from './redlock-clock.js';
 import { redlockRestart } from './redlock-restart.js';
@@ -18,7 +20,7 @@ import { zkLeaderLoss } from './zk-leader-loss.js';
 import { zkLeaderPartition } from './zk-leader-partition.js';
 import { zkSessionExpiry } from './zk-session-expiry.js';
 
-export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply, redisFailover, redlockRestart, zkLeaderLoss, courseFlaws, redlockClock, fairDeadWaiter, partition, nginxCut, zkLeaderPartition, redisSplitBrain];
+export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply, redisFailover, redlockRestart, zkLeaderLoss, courseFlaws, redlockClock, fairDeadWaiter, partition, nginxCut, zkLeaderPartition, redisSplitBrain, etcdLease, pgSession];
 
 export function scenarioNamed(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);
