@@ -28,6 +28,8 @@ export function etcdStrategies(client: Etcd3, deps: SharedDeps): StrategyFamily 
           zh: 'etcd 的 concurrency Mutex：在一个每隔 ttl/3 续约的租约下写入 <前缀>/<租约 ID>；创建版本号（create revision）最小的键持有锁；每个等待者只监听比自己早创建的前一个键，醒来后再确认自己的键还在。创建版本号就是 fencing token。',
         },
         expected: expected("a crashed holder's key vanishes with its lease: after ttlMs rounded up to whole seconds (etcd may lengthen a short one to its minimum lease TTL)"),
+        // The fault lab measures it (holder-crash, holder-pause, etcd-lease): GET /strategies declares what it expects.
+        faultLab: true,
         lock: new EtcdMutexLock(client),
       },
       {
@@ -41,6 +43,7 @@ export function etcdStrategies(client: Etcd3, deps: SharedDeps): StrategyFamily 
         expected: expected(
           'exact while every waiter keeps its lease; a waiter whose lease expires while it waits (a paused process, a keep-alive that cannot reach etcd) has lost its key, yet is told it holds the lock once the keys before it are gone, and the next acquirer holds it too: two holders, an oversell',
         ),
+        faultLab: true,
         lock: new EtcdMutexNoRecheckLock(client),
       },
       {
