@@ -17,7 +17,7 @@ export const USAGE = `usage: npm run compose -- <command> [--topology base|repli
            healthy, print its addresses
   down     stop it and remove its containers, networks and volumes (down -v)
   bench    run \`npm run bench\` against it: nginx and app1 through their published ports, units
-           left read from its MySQL and Redis; options after a second -- go to the bench
+           left read from its MySQL, Redis and PostgreSQL; options after a second -- go to the bench
   faults   kill the Redis master of the replicated topology; Sentinel promotes the replica and a
            race through nginx must stay exact (replicated topology only)
   --topology   base (docker-compose.yml, default) or replicated (+ docker-compose.replicated.yml)
@@ -74,7 +74,7 @@ async function main(argv: string[]): Promise<number> {
       const t0 = Date.now();
       await up(project, 300_000, say);
       const e = await endpointsOf(project);
-      console.log(`${topology} topology healthy in ${((Date.now() - t0) / 1000).toFixed(1)} s\n  nginx    ${e.nginx}\n  app1     ${e.instance}\n  mysql    ${e.stores.mysql.host}:${e.stores.mysql.port}\n  redis    ${e.stores.redis.replace(/\/\/:[^@]*@/, '//')}`);
+      console.log(`${topology} topology healthy in ${((Date.now() - t0) / 1000).toFixed(1)} s\n  nginx    ${e.nginx}\n  app1     ${e.instance}\n  mysql    ${e.stores.mysql.host}:${e.stores.mysql.port}\n  redis    ${e.stores.redis.replace(/\/\/:[^@]*@/, '//')}${e.stores.postgres ? `\n  postgres ${e.stores.postgres.host}:${e.stores.postgres.port}` : ''}`);
       for (const [profile, service, port] of [['metrics', 'prometheus', 9090], ['live', 'live', 8090]] as const) {
         if (!profiles.includes(profile)) continue;
         const a = await publishedAddress(project, service, port);

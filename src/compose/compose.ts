@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { ClusterInfo } from '../cluster/types.js';
 
 /** The addresses a race reads units left from (bench/stores.ts's StoreAddresses). */
-type StoreAddresses = Pick<ClusterInfo, 'mysql' | 'redis'>;
+type StoreAddresses = Pick<ClusterInfo, 'mysql' | 'redis' | 'postgres'>;
 
 const run = promisify(execFile);
 
@@ -150,13 +150,14 @@ export interface ComposeEndpoints {
 }
 
 export async function endpointsOf(p: ComposeProject, env: NodeJS.ProcessEnv = process.env): Promise<ComposeEndpoints> {
-  const [nginx, instance, mysql, redis] = await Promise.all([
+  const [nginx, instance, mysql, redis, postgres] = await Promise.all([
     publishedAddress(p, 'nginx', 8080),
     publishedAddress(p, 'app1', 8000),
     publishedAddress(p, 'mysql', 3306),
     publishedAddress(p, 'redis', 6379),
+    publishedAddress(p, 'postgres', 5432),
   ]);
-  // the credentials docker-compose.yml gives the stocklab user and Redis
+  // the credentials docker-compose.yml gives the stocklab user, Redis and PostgreSQL
   const redisAuth = env.REDIS_PASSWORD ? `:${encodeURIComponent(env.REDIS_PASSWORD)}@` : '';
   return {
     nginx: `http://${nginx.host}:${nginx.port}`,
@@ -164,6 +165,7 @@ export async function endpointsOf(p: ComposeProject, env: NodeJS.ProcessEnv = pr
     stores: {
       mysql: { ...mysql, user: 'stocklab', password: env.MYSQL_PASSWORD ?? 'stocklab', database: 'stocklab' },
       redis: `redis://${redisAuth}${redis.host}:${redis.port}`,
+      postgres: { ...postgres, user: 'stocklab', password: env.PG_PASSWORD ?? 'stocklab', database: 'stocklab' },
     },
   };
 }

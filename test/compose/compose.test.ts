@@ -27,7 +27,7 @@ import { pollUntil } from '../../src/time.js';
 const run = promisify(execFile);
 const say = (line: string) => console.log(`[compose] ${line}`);
 
-const RACED = ['none', 'sql-update', 'redis-pubsub', 'redlock', 'zk-watch'];
+const RACED = ['none', 'sql-update', 'redis-pubsub', 'redlock', 'zk-watch', 'pg-advisory-xact', 'etcd-lock'];
 const RACE = { initial: 200, requests: 300, connections: 50 };
 /** The base topology runs with both optional profiles: Prometheus, and the live lab's page. */
 const BASE_PROFILES = ['metrics', 'live'];
@@ -103,6 +103,13 @@ async function tearDown(project: ComposeProject): Promise<void> {
   expect(await leftovers(project.name as string)).toEqual([]);
 }
 
+/** GET /health through nginx: every store and every family green, PostgreSQL's and etcd's included. */
+async function expectAllHealthy(e: ComposeEndpoints): Promise<void> {
+  const res = await fetch(`${e.nginx}/health`);
+  const body = (await res.json()) as { ok?: boolean; checks?: Record<string, boolean> };
+  expect({ status: res.status, ok: body.ok, postgres: body.checks?.postgres, etcd: body.checks?.etcd }, JSON.stringify(body)).toEqual({ status: 200, ok: true, postgres: true, etcd: true });
+}
+
 async function raceThrough(e: ComposeEndpoints, strategy: string): Promise<RaceResult> {
   const store = catalog.find((s) => s.name === strategy)?.stores[0];
   if (!store) throw new Error(`${strategy} is not in GET /strategies`);
@@ -143,7 +150,7 @@ describe('docker compose, base topology (docker-compose.yml, profiles metrics an
 
   it('comes up healthy: /health green through nginx, a foreign Host refused', async () => {
     ({ project, e } = await bringUp('base', BASE_PROFILES));
-    expect((await fetch(`${e.nginx}/health`)).status).toBe(200);
+    await expectAllHealthy(e);
     expect(await statusWithHost(`${e.nginx}/health`, 'attacker.example')).toBe(421);
     expect(catalog.map((s) => s.name)).toEqual(expect.arrayContaining(RACED));
   });
@@ -157,7 +164,7 @@ describe('docker compose, base topology (docker-compose.yml, profiles metrics an
   });
 
   for (const strategy of RACED.filter((s) => s !== 'none')) {
-    it(`${strategy} is exact through nginx against the compose MySQL and Redis`, async () => {
+    it(`${strategy} is exact through nginx against the compose stores and lock services`, async () => {
       const r = await timed(`race ${strategy}`, () => raceThrough(e, strategy));
       row('base', r);
       raced.set(strategy, r);
@@ -288,9 +295,9 @@ describe('docker compose, replicated topology (+ docker-compose.replicated.yml)'
   let project: ComposeProject;
   let e: ComposeEndpoints;
 
-  it('comes up healthy behind Sentinel and a ZooKeeper ensemble', async () => {
+  it('comes up healthy behind Sentinel, a ZooKeeper ensemble and three etcd members', async () => {
     ({ project, e } = await bringUp('replicated'));
-    expect((await fetch(`${e.nginx}/health`)).status).toBe(200);
+    await expectAllHealthy(e);
   });
 
   it('zk-watch is exact on the ensemble', async () => {

@@ -121,7 +121,7 @@ describe('docker-compose.yml', () => {
 
     it('has every server the lab needs, and the optional ones only in their profiles', () => {
       const names = Object.entries(compose.services).filter(([, s]) => !s.profiles).map(([n]) => n).sort();
-      expect(names).toEqual(['app1', 'app2', 'app3', 'migrate', 'mysql', 'nginx', 'redis', 'redlock1', 'redlock2', 'redlock3', 'redlock4', 'redlock5', 'zookeeper'].sort());
+      expect(names).toEqual(['app1', 'app2', 'app3', 'migrate', 'mysql', 'nginx', 'redis', 'redlock1', 'redlock2', 'redlock3', 'redlock4', 'redlock5', 'zookeeper', 'postgres', 'etcd'].sort());
       expect(svc('mysql').image).toMatch(/^mysql:8/);
       const optional = Object.entries(compose.services).filter(([, s]) => s.profiles).map(([n, s]) => [n, s.profiles]).sort();
       expect(optional).toEqual([['live', ['live']], ['prometheus', ['metrics']]]);
