@@ -10,6 +10,7 @@ import { STOCK_LOCK_RESOURCE } from '../stock/product.js';
 import { sleep } from '../time.js';
 import { declareStrategy } from './declare.js';
 import { guardedDeduction } from './guarded.js';
+import { takeOneUnit } from './row-lock.js';
 import type { Expected, FamilyFactory, LockedDeduction, SharedDeps, Strategy } from './strategy.js';
 
 /** How long GET /health waits for PostgreSQL, a free pooled connection included. */
@@ -108,16 +109,7 @@ export const postgresFamily: FamilyFactory = async (deps) => {
       pausePoints: ['after-read'],
       deduct: async (req) => {
         try {
-          const outcome = await stock.withRowLocked(
-            req.lock.waitMs,
-            async (count) => {
-              req.hooks?.at?.('after-read');
-              if (count <= 0) return { result: 'sold_out' as const };
-              if (req.workMs > 0) await sleep(req.workMs);
-              return { count: count - 1, result: 'deducted' as const };
-            },
-            req.requestId,
-          );
+          const outcome = await stock.withRowLocked(req.lock.waitMs, takeOneUnit(req), req.requestId);
           return { outcome };
         } catch (err) {
           // The row lock's wait ran out (lock_timeout, from waitMs): 503 lock_timeout.

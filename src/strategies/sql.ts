@@ -3,6 +3,7 @@ import { DeadlockError, isDeadlock, isLockWaitTimeout, type RowLockMode } from '
 import { sleep } from '../time.js';
 import { declareStrategies } from './declare.js';
 import { retryOnConflict } from './retry.js';
+import { takeOneUnit } from './row-lock.js';
 import type { DeductRequest, DeductResult, FamilyFactory } from './strategy.js';
 
 /** MySQL's own answers (course §1.7): one statement, a row lock, a version check. */
@@ -11,17 +12,7 @@ export const sqlFamily: FamilyFactory = async (deps) => {
   /** Read the row under its lock (pause=after-read stops here, the lock held), work, write, commit. */
   const lockedRowDeduction = async (req: DeductRequest, mode: RowLockMode): Promise<DeductResult> => {
     try {
-      const outcome = await stock.withRowLocked(
-        req.lock.waitMs,
-        async (count) => {
-          req.hooks?.at?.('after-read');
-          if (count <= 0) return { result: 'sold_out' as const };
-          if (req.workMs > 0) await sleep(req.workMs);
-          return { count: count - 1, result: 'deducted' as const };
-        },
-        req.requestId,
-        mode,
-      );
+      const outcome = await stock.withRowLocked(req.lock.waitMs, takeOneUnit(req), req.requestId, mode);
       return { outcome };
     } catch (err) {
       // The row lock's wait ran out (innodb_lock_wait_timeout, from waitMs): 503 lock_timeout.
