@@ -1,5 +1,6 @@
 // An etcd lease kept alive by its holder: granted, renewed at a third of its TTL on a keep-alive
 // stream of its own, revoked on release. `lost` fires once the holder can no longer count on it.
+import { LeaseClock } from '../lease-clock.js';
 import type { Etcd3, IDuplexStream, ILeaseKeepAliveRequest, ILeaseKeepAliveResponse } from 'etcd3';
 import { callBound, etcdCall } from './client.js';
 
@@ -13,14 +14,10 @@ export function leaseSeconds(ttlMs: number): number {
 }
 
 export class EtcdLease {
-  private readonly controller = new AbortController();
-  private readonly everyMs: number;
+  private readonly clock: LeaseClock;
   private stream: IDuplexStream<ILeaseKeepAliveRequest, ILeaseKeepAliveResponse> | undefined;
   /** When each keep-alive still unanswered was sent, oldest first: the stream answers in order. */
   private readonly unanswered: number[] = [];
-  private renewTimer: NodeJS.Timeout | undefined;
-  private expiryTimer: NodeJS.Timeout | undefined;
-  private stopped = false;
 
   private constructor(
     private readonly client: Etcd3,
@@ -29,9 +26,10 @@ export class EtcdLease {
     private readonly ttlMs: number,
     sentAt: number,
   ) {
-    this.everyMs = Math.max(1, Math.floor(ttlMs / 3));
-    this.validUntil(sentAt + ttlMs);
-    this.schedule();
+    this.clock = new LeaseClock(ttlMs, sentAt, () => void this.keepAlive(), 'no keep-alive succeeded within the lease TTL', () => {
+      this.stream?.end();
+      this.stream = undefined;
+    });
   }
 
   /** Grants a lease of leaseSeconds(ttlMs) and starts keeping it alive. */
@@ -48,12 +46,12 @@ export class EtcdLease {
 
   /** Aborted when a keep-alive finds the lease gone, or none succeeded within its TTL. */
   get lost(): AbortSignal {
-    return this.controller.signal;
+    return this.clock.lost;
   }
 
   /** Stops keeping it alive and revokes it, deleting every key attached to it. */
   async revoke(): Promise<void> {
-    this.stop();
+    this.clock.stop();
     try {
       await etcdCall(() => this.client.leaseClient.leaseRevoke({ ID: this.id }, callBound()));
     } catch (err) {
@@ -68,46 +66,21 @@ export class EtcdLease {
     return this.revoke().catch(() => undefined);
   }
 
-  private stop(): void {
-    this.stopped = true;
-    clearTimeout(this.renewTimer);
-    clearTimeout(this.expiryTimer);
-    this.stream?.end();
-    this.stream = undefined;
-  }
-
-  private lose(why: string): void {
-    if (this.stopped) return;
-    this.stop();
-    this.controller.abort(why);
-  }
-
-  private validUntil(at: number): void {
-    clearTimeout(this.expiryTimer);
-    this.expiryTimer = setTimeout(() => this.lose('no keep-alive succeeded within the lease TTL'), Math.max(0, at - Date.now()));
-    this.expiryTimer.unref();
-  }
-
-  private schedule(): void {
-    this.renewTimer = setTimeout(() => void this.keepAlive(), this.everyMs);
-    this.renewTimer.unref();
-  }
-
   private async keepAlive(): Promise<void> {
     try {
       const stream = this.stream ?? (await this.openStream());
-      if (this.stopped) return;
+      if (this.clock.stopped) return;
       this.unanswered.push(Date.now());
       stream.write({ ID: this.id });
     } catch {
       // No stream now (etcd unreachable): the next tick tries again, and the expiry timer decides.
     }
-    if (!this.stopped) this.schedule();
+    if (!this.clock.stopped) this.clock.schedule();
   }
 
   private async openStream(): Promise<IDuplexStream<ILeaseKeepAliveRequest, ILeaseKeepAliveResponse>> {
     const stream = await this.client.leaseClient.leaseKeepAlive();
-    if (this.stopped) {
+    if (this.clock.stopped) {
       stream.end();
       return stream;
     }
@@ -115,8 +88,8 @@ export class EtcdLease {
     stream.on('data', (res) => {
       const sentAt = this.unanswered.shift() ?? Date.now();
       // TTL 0: etcd no longer knows the lease (it expired, or was revoked).
-      if (res.TTL === '0' || Number(res.TTL) <= 0) return this.lose(`lease ${this.id} is gone (a keep-alive found it expired or revoked)`);
-      this.validUntil(sentAt + this.ttlMs);
+      if (res.TTL === '0' || Number(res.TTL) <= 0) return this.clock.lose(`lease ${this.id} is gone (a keep-alive found it expired or revoked)`);
+      this.clock.validUntil(sentAt + this.ttlMs);
     });
     stream.on('error', () => {
       if (this.stream === stream) this.stream = undefined;

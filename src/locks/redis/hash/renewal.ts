@@ -1,3 +1,4 @@
+import { LeaseClock } from '../../lease-clock.js';
 import { reportLockEvent } from '../../observer.js';
 
 /** What the watchdog renews: a hold that can extend its own lease (a lock's, a permit's). */
@@ -13,11 +14,7 @@ export interface Renewable {
  * holder stops before writing on a lock Redis may already have given to someone else.
  */
 export class Renewal {
-  private readonly controller = new AbortController();
-  private readonly everyMs: number;
-  private renewTimer: NodeJS.Timeout | undefined;
-  private expiryTimer: NodeJS.Timeout | undefined;
-  private stopped = false;
+  private readonly clock: LeaseClock;
 
   /** `grantedAt`: when the acquire that set the lease was sent (never later than Redis set it). */
   constructor(
@@ -25,37 +22,15 @@ export class Renewal {
     private readonly ttlMs: number,
     grantedAt: number,
   ) {
-    this.everyMs = Math.max(1, Math.floor(ttlMs / 3));
-    this.validUntil(grantedAt + ttlMs);
-    this.schedule();
+    this.clock = new LeaseClock(ttlMs, grantedAt, () => void this.tick(), 'the lease ran out before a renewal succeeded');
   }
 
   get lost(): AbortSignal {
-    return this.controller.signal;
+    return this.clock.lost;
   }
 
   stop(): void {
-    this.stopped = true;
-    clearTimeout(this.renewTimer);
-    clearTimeout(this.expiryTimer);
-  }
-
-  private lose(why: string): void {
-    if (this.stopped) return;
-    this.stop();
-    this.controller.abort(why);
-  }
-
-  private validUntil(at: number): void {
-    clearTimeout(this.expiryTimer);
-    this.expiryTimer = setTimeout(() => this.lose('the lease ran out before a renewal succeeded'), Math.max(0, at - Date.now()));
-    this.expiryTimer.unref();
-  }
-
-  private schedule(): void {
-    this.renewTimer = setTimeout(() => void this.tick(), this.everyMs);
-    // A pending renewal must not keep a shutting-down process alive.
-    this.renewTimer.unref();
+    this.clock.stop();
   }
 
   private async tick(): Promise<void> {
@@ -67,10 +42,10 @@ export class Renewal {
     } catch (err) {
       why = `renewal failed: ${err instanceof Error ? err.message : String(err)}`;
     }
-    if (this.stopped) return;
+    if (this.clock.stopped) return;
     reportLockEvent(renewed ? 'renewal' : 'renewal_failed');
-    if (!renewed) return this.lose(why);
-    this.validUntil(sentAt + this.ttlMs);
-    this.schedule();
+    if (!renewed) return this.clock.lose(why);
+    this.clock.validUntil(sentAt + this.ttlMs);
+    this.clock.schedule();
   }
 }
