@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
+import { openEtcd } from '../src/locks/etcd/client.js';
 import { CreateMode, createClient, type Client } from 'node-zookeeper-client';
 import { httpGet, zkPacketsReceived } from '../src/cluster/probes.js';
 import type { ClusterInfo } from '../src/cluster/types.js';
@@ -200,10 +201,52 @@ export async function rawRoundTrips(info: ClusterInfo, n: number): Promise<strin
         await zkCall((done) => zk.create(node, CreateMode.PERSISTENT, (err, path) => done(err, path)));
         await zkCall((done) => zk.remove(node, -1, (err) => done(err, undefined)));
       })}`,
+      ...(await etcdAndPostgresRoundTrips(info, n)),
     ];
   } finally {
     redis.disconnect();
     await mysql.end();
     zk.close();
   }
+}
+
+/** etcd's WAL fsyncs so far, by its own histogram: how many, and their total seconds. */
+async function walFsyncs(info: ClusterInfo): Promise<{ count: number; seconds: number }> {
+  const page = await etcdMetrics(info);
+  return { count: metricSum(page, 'etcd_disk_wal_fsync_duration_seconds_count'), seconds: metricSum(page, 'etcd_disk_wal_fsync_duration_seconds_sum') };
+}
+
+/**
+ * etcd's read and write, PostgreSQL's SELECT 1, and etcd's own time per WAL fsync over the writes
+ * (etcd answers a write once it is in its write-ahead log, fsync'd: what every lock key costs).
+ */
+async function etcdAndPostgresRoundTrips(info: ClusterInfo, n: number): Promise<string[]> {
+  const lines: string[] = [];
+  if (info.etcd) {
+    const etcd = openEtcd(info.etcd.split(','));
+    const key = `stocklab-rtt/${randomUUID()}`;
+    try {
+      lines.push(`etcd get (a read): ${await timed(n, () => etcd.get(key).string())}`);
+      const before = await walFsyncs(info);
+      lines.push(`etcd put (a write: raft, the WAL fsync'd): ${await timed(n, () => etcd.put(key).value('1').exec())}`);
+      const after = await walFsyncs(info);
+      const fsyncs = after.count - before.count;
+      const meanMs = fsyncs > 0 ? ((after.seconds - before.seconds) / fsyncs) * 1000 : NaN;
+      lines.push(`etcd WAL fsync, by etcd_disk_wal_fsync_duration_seconds: ${meanMs.toFixed(2)} ms mean over ${fsyncs} fsyncs (${(fsyncs / n).toFixed(2)} per put)`);
+      await etcd.delete().key(key);
+    } finally {
+      etcd.close();
+    }
+  }
+  if (info.postgres) {
+    const client = new pg.Client({ ...info.postgres, connectionTimeoutMillis: 5_000 });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      lines.push(`PostgreSQL SELECT 1: ${await timed(n, () => client.query('SELECT 1'))}`);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  return lines;
 }
