@@ -2,8 +2,10 @@
 // rotated order, so drift on a shared machine hits all of them alike; then one oversell race per
 // strategy and topology. Figures are medians of the rounds with their min–max.
 import os from 'node:os';
+import type { ClusterInfo } from '../src/cluster/types.js';
 import { fetchCatalog, selectStrategies, type CatalogEntry } from './catalog.js';
 import { stopLoad } from './fire.js';
+import { agent, kOf, messagesPerSale } from './message-counts.js';
 import { checkStoresMatch, expectedOutcome, measureNoop, measureNoopWithWrk, measureRace, measureWindow, type WindowSample, type WindowSettings } from './measure.js';
 import { chosenStrategies, MIN_RACE_UNITS, type BenchOptions } from './options.js';
 import { benchPlan, PREWARM_SECONDS, raceEstimate, stepKey } from './plan.js';
@@ -92,6 +94,21 @@ async function measureCeilings(bases: [Topology, string][], o: BenchOptions, wrk
 }
 
 /** `out`: a Progress (the CLIs'), or a plain log for lines with the plan's position. */
+/** Sales one at a time per strategy for its count of messages: few, as the counts do not vary (npm run round-trips uses 200). */
+const MESSAGE_SALES = 50;
+
+/** Each strategy's round trips per sale (k), counted by the native cluster's servers, one sale at a time on `base`. */
+async function countMessages(cluster: ClusterInfo, base: string, strategies: readonly CatalogEntry[], progress: Progress): Promise<Map<string, number>> {
+  progress.add(strategies.map((s) => ({ key: `messages/${s.name}`, phase: 'messages', seconds: 1 })));
+  const k = new Map<string, number>();
+  for (const s of strategies) {
+    const { per } = await progress.step(`messages/${s.name}`, `messages per sale: ${s.name}`, () => messagesPerSale(cluster, base, s.name, MESSAGE_SALES, 1));
+    k.set(s.name, kOf(per, cluster.redlock.length));
+  }
+  agent.destroy(); // its keep-alive sockets to the instance are done with
+  return k;
+}
+
 export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | Progress): Promise<BenchReport> {
   const progress = out instanceof Progress ? out : new Progress(out);
   const log = progress.line;
@@ -142,6 +159,8 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
       log(raceLine(c.s.name, c.topology, r));
     }
 
+    const messages = target.cluster ? await countMessages(target.cluster, target.one ?? target.three, strategies, progress) : new Map<string, number>();
+
     const runs: RunResult[] = cells.map((c) => {
       const w = windows.get(c.key)!;
       const race = races.get(c.key)!;
@@ -162,6 +181,7 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
         efficiency: null,
         rank: 0,
         tiesWith: [],
+        ...(messages.has(c.s.name) && { messagesPerSale: messages.get(c.s.name) }),
       };
     });
 

@@ -53,7 +53,7 @@ export function courseText(r: Pick<RunResult, 'worst' | 'expected'>): string {
 }
 
 export const RUN_COLUMNS = [
-  'family', 'strategy', 'store', 'instances', 'race units', 'race: 200 / 409 / 503 / left', 'oversold', 'goodput/s', '503/s', 'p50 ms', 'p99 ms', 'vs mutex', 'rank', 'course',
+  'family', 'strategy', 'store', 'instances', 'race units', 'race: 200 / 409 / 503 / left', 'oversold', 'goodput/s', '503/s', 'p50 ms', 'p99 ms', 'vs mutex', 'rank', 'msgs/sale', 'course',
 ] as const;
 
 /** A table's header in one language, its columns named by their English keys. */
@@ -68,7 +68,8 @@ export function runCells(r: RunResult, lang: Lang = 'en'): string[] {
   const t = r.throughput;
   return [
     r.family, r.strategy, r.store, BENCH_WORDS[lang].topology[r.topology], String(r.race.initial), raceText(r.race), oversoldText(r.worst), spreadText(t.goodput),
-    int(t.refusedPerSec.median), int(t.p50Ms.median), int(t.p99Ms.median), efficiencyText(r, lang), rankText(r), courseText(r),
+    int(t.refusedPerSec.median), int(t.p50Ms.median), int(t.p99Ms.median), efficiencyText(r, lang), rankText(r),
+    r.messagesPerSale === undefined ? '–' : r.messagesPerSale.toFixed(1), courseText(r),
   ];
 }
 

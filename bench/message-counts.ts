@@ -114,6 +114,11 @@ async function read(info: ClusterInfo): Promise<Pick<Counters, 'mysql' | 'zookee
 /** Statements one reading of postgresStatements adds to the count (its CREATE EXTENSION and SELECT). */
 const POSTGRES_READING_STATEMENTS = 2;
 
+/** k: the round trips in one sale's serial path: each server's messages, the RedLock masters' counted once (they are asked in parallel). */
+export function kOf(counts: Counters, masters: number): number {
+  return counts.redis + counts.redlock / Math.max(1, masters) + counts.mysql + counts.zookeeper + (counts.etcd ?? 0) + (counts.postgres ?? 0);
+}
+
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 function deduct(base: string, strategy: string): Promise<number> {

@@ -67,6 +67,12 @@ export interface RunResult {
   /** Among the strategies on the same topology, by goodput; ties are overlapping ranges. */
   rank: number;
   tiesWith: string[];
+  /**
+   * Round trips in one sale's serial path (k), counted by the servers for sales one at a time on
+   * one instance (npm run round-trips' c=1, with the RedLock masters counted once); absent when the
+   * target is not the recorded native cluster, or in runs made before it was measured.
+   */
+  messagesPerSale?: number;
 }
 
 /** GET /noop through the same path: what the load generator and the HTTP stack can do with no work. */

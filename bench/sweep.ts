@@ -11,7 +11,7 @@ import { fetchCatalog, selectStrategies, type CatalogEntry } from './catalog.js'
 import { stopLoad } from './fire.js';
 import { microseconds, mysqlRoundTrip, redisRoundTrip } from './link-time.js';
 import { expectedOutcome, measureRace, measureWindow, type WindowSample } from './measure.js';
-import { agent, messagesPerSale, type Counters } from './message-counts.js';
+import { agent, kOf, messagesPerSale, type Counters } from './message-counts.js';
 import { chosenStrategies, type BenchOptions } from './options.js';
 import { int, oversoldText, raceText } from './format.js';
 import type { RaceFigures } from './report.js';
@@ -86,11 +86,6 @@ export interface SweepReport {
 export interface SweepCluster {
   info: ClusterInfo;
   setRtt(ms: number): Promise<void>;
-}
-
-/** k: the round trips in one sale's serial path: each server's messages, the RedLock masters' counted once (they are asked in parallel). */
-export function kOf(counts: Counters, masters: number): number {
-  return counts.redis + counts.redlock / Math.max(1, masters) + counts.mysql + counts.zookeeper + (counts.etcd ?? 0) + (counts.postgres ?? 0);
 }
 
 /** 1/(k·r) in sales per second, for r in ms; null when there is no bound (r or k is 0). */

@@ -13,6 +13,8 @@ export interface BenchTarget {
   /** One instance directly; undefined when none is known, and the one-instance runs are skipped. */
   one: string | undefined;
   stores: StoreAddresses;
+  /** The native cluster under test, when it is the recorded one: its servers count each sale's messages. */
+  cluster?: ClusterInfo;
   /** Where the addresses came from, for the report. */
   source: string;
 }
@@ -57,7 +59,7 @@ export function resolveTarget(opts: BenchOptions, env: NodeJS.ProcessEnv, record
   const source = opts.target && !same ? '--target' : `the native cluster (.stocklab/cluster.json)${delayed}`;
   // PostgreSQL only from the record: a --target cluster's has no flag yet, and its rows are refused by unitsLeft.
   const postgres = same ? recorded.postgres : undefined;
-  return { three, one, stores: { mysql, redis, ...(postgres && { postgres }) }, source };
+  return { three, one, stores: { mysql, redis, ...(postgres && { postgres }) }, ...(same && { cluster: recorded }), source };
 }
 
 function sameOrigin(a: string, b: string): boolean {

@@ -37,7 +37,7 @@ const en = {
   topology: { one: '1 instance', three: '3 via nginx' } satisfies Record<Topology, string>,
   runColumns: {
     family: 'family', strategy: 'strategy', store: 'store', instances: 'instances', 'race units': 'race units', 'race: 200 / 409 / 503 / left': 'race: 200 / 409 / 503 / left',
-    oversold: 'oversold', 'goodput/s': 'goodput/s', '503/s': '503/s', 'p50 ms': 'p50 ms', 'p99 ms': 'p99 ms', 'vs mutex': 'vs mutex', rank: 'rank', course: 'course',
+    oversold: 'oversold', 'goodput/s': 'goodput/s', '503/s': '503/s', 'p50 ms': 'p50 ms', 'p99 ms': 'p99 ms', 'vs mutex': 'vs mutex', rank: 'rank', 'msgs/sale': 'msgs/sale', course: 'course',
   },
   ceilingColumns: { 'GET /noop': 'GET /noop', 'autocannon req/s': 'autocannon req/s', 'wrk req/s': 'wrk req/s', 'autocannon ÷ wrk': 'autocannon ÷ wrk' },
   definitions: [
@@ -45,6 +45,7 @@ const en = {
     'race: 200 / 409 / 503 / left = answers of the race (more requests than its race units): sold, sold out, refused (503s that sold nothing), and the units left in the store; a 503 outcome_unknown (the write was sent, not confirmed) is counted apart. oversold = 200 answers − units that really left the store (read from MySQL or Redis directly): the worst of the race and of every window, never a median. With unanswered requests it is a lower bound (≥).',
     'vs mutex = median goodput ÷ median goodput of mutex on one instance, the serialization limit of the same critical section.',
     'rank = 1 + the strategies on the same topology that were faster in every round. (tie) = its range overlaps another\'s: the repeats cannot tell them apart.',
+    'msgs/sale = the round trips in one sale\'s serial path, as the servers count them (Redis and RedLock commands, the five masters once, MySQL and PostgreSQL statements, ZooKeeper requests, etcd messages), for sales one at a time on one instance (as npm run round-trips does at c=1).',
   ],
   ties: (groups: string) => `Ties (overlapping ranges): ${groups}.`,
   soldNothing: 'sold nothing',
@@ -105,7 +106,7 @@ const zh: BenchWords = {
   topology: { one: '单实例', three: '三实例（经 nginx）' },
   runColumns: {
     family: '类别', strategy: '方案', store: '存储', instances: '实例', 'race units': '抢购件数', 'race: 200 / 409 / 503 / left': '抢购：200 / 409 / 503 / 剩余',
-    oversold: '超卖', 'goodput/s': '有效吞吐/秒', '503/s': '503/秒', 'p50 ms': 'p50 毫秒', 'p99 ms': 'p99 毫秒', 'vs mutex': '相对 mutex', rank: '名次', course: '课程结论',
+    oversold: '超卖', 'goodput/s': '有效吞吐/秒', '503/s': '503/秒', 'p50 ms': 'p50 毫秒', 'p99 ms': 'p99 毫秒', 'vs mutex': '相对 mutex', rank: '名次', 'msgs/sale': '每单消息数', course: '课程结论',
   },
   ceilingColumns: { 'GET /noop': 'GET /noop', 'autocannon req/s': 'autocannon 请求/秒', 'wrk req/s': 'wrk 请求/秒', 'autocannon ÷ wrk': 'autocannon ÷ wrk' },
   definitions: [
@@ -113,6 +114,7 @@ const zh: BenchWords = {
     '抢购：200 / 409 / 503 / 剩余 = 抢购（请求数多于件数）的响应：售出、已售罄、被拒绝（没有卖出的 503），以及存储里剩下的件数；503 outcome_unknown（写入已发出但未确认）单独计数。超卖 = 200 响应数 − 真正离开存储的件数（直接从 MySQL 或 Redis 读出）：取抢购和每个窗口中最坏的一次，从不取中位数。有请求未得到响应时，它是一个下界（≥）。',
     '相对 mutex = 有效吞吐中位数 ÷ mutex 在单实例上的有效吞吐中位数，即同一段临界区串行执行的上限。',
     '名次 = 1 + 同一拓扑下每一轮都比它快的方案数。(tie) = 它的区间与别的方案重叠：重复测量分不出高下。',
+    '每单消息数 = 一单串行路径上的往返次数，由服务器自己计数（Redis 和红锁的命令，五个主节点只算一次，MySQL 和 PostgreSQL 的语句，ZooKeeper 的请求，etcd 的消息），在单实例上一次卖一件（与 npm run round-trips 的 c=1 相同）。',
   ],
   ties: (groups) => `并列（区间重叠）：${groups}。`,
   soldNothing: '没有卖出',

@@ -270,6 +270,13 @@ describe('bench report', () => {
     expect(runCells({ ...run('mutex', 'one'), efficiency: 1, rank: 1 })[RUN_COLUMNS.indexOf('vs mutex')]).toBe('1.00×');
   });
 
+  it("gives each run its messages per sale where the cluster counted them, and '–' where it did not (another target, an older run)", () => {
+    const counted = runCells({ ...run('zk-watch', 'three'), messagesPerSale: 6.06 });
+    expect(counted).toHaveLength(RUN_COLUMNS.length);
+    expect(counted[RUN_COLUMNS.indexOf('msgs/sale')]).toBe('6.1');
+    expect(runCells(run('zk-watch', 'three'))[RUN_COLUMNS.indexOf('msgs/sale')]).toBe('–');
+  });
+
   it('draws each goodput bar with a whisker over its rounds\' min–max, and none where the rounds agree', () => {
     const chart = renderBarChart({
       title: 't',

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs, UsageError } from '../../bench/options.js';
 import { spreadOf } from '../../bench/stats.js';
-import { boundOf, kOf, type SweepReport } from '../../bench/sweep.js';
+import { kOf } from '../../bench/message-counts.js';
+import { boundOf, type SweepReport } from '../../bench/sweep.js';
 import { renderSweepHtml, renderSweepMarkdown } from '../../bench/sweep-report.js';
 import type { RaceFigures } from '../../bench/report.js';
 
