@@ -69,11 +69,14 @@ export async function composeServers(service: ServiceConfig, engine = new Docker
   const zookeeper = byService(/^zookeeper$/)[0];
   if (apps.length === 0 || !zookeeper) throw new Error(`live: compose project ${project} has no app or zookeeper containers`);
   const m = service.mysql;
+  const pg = service.postgres;
   const info: ClusterInfo = {
     dir: os.tmpdir(),
     nginx: NGINX,
     instances: apps.map((a) => a.url),
     mysql: { host: m.host, port: m.port, user: m.user, password: m.password, database: m.database },
+    // the stock's third copy, which the Postgres-only strategies deduct from and the race reads
+    postgres: { host: pg.host, port: pg.port, user: pg.user, password: pg.password, database: pg.database },
     redis: service.redis.url,
     redlock: service.redlock.urls,
     zookeeper: service.zookeeper.connect,

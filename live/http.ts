@@ -125,6 +125,8 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
       if (settings.freezeHolder && !servers.instances[0]?.stoppedItself) throw new InputError(400, 'bad_request', 'freezeHolder needs the native cluster (npm run live): its instances run with the fault hooks, these do not', 'freezeHolder');
       if (settings.cutHolder && !(servers.partitions && servers.instances[0]?.stoppedItself)) throw new InputError(400, 'bad_request', NEEDS_HOSTS, 'cutHolder');
       const strategy = strategies.find((s) => s.name === settings.strategy) as StrategyInfo;
+      // its stock is read where it deducts: refused before the race rather than failing after it
+      if (strategy.stores[0] === 'postgres' && !servers.info.postgres) throw new InputError(400, 'bad_request', `${strategy.name} deducts from PostgreSQL, and this lab's cluster records no PostgreSQL address`, 'strategy');
       racing = true;
       json(res, 202, { ok: true, started: true });
       try {

@@ -81,7 +81,9 @@ export async function runRace(settings: RaceSettings, strategy: StrategyInfo, ct
   const lanes = servers.instances.map((p) => p.name);
   const first = info.instances[0] as string;
   const target = settings.via === 'one' ? first : info.nginx;
-  const store = strategy.stores[0] === 'redis' ? 'redis' : 'mysql';
+  // the store the strategy deducts from when none is asked for (the race asks none): its own, first
+  const store = strategy.stores[0];
+  if (!store) throw new Error(`strategy ${strategy.name} names no store`);
   await resetStock(target, settings.units);
 
   const watch = await StockWatch.open(info);

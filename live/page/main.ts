@@ -350,7 +350,7 @@ function renderLive(): void {
   board?.paint();
   const stage = document.querySelector<HTMLElement>('[data-stage="live"]');
   if (stage) {
-    const store = summary?.store ?? (strategies.find((s) => s.name === settings.strategy)?.stores[0] === 'redis' ? 'redis' : 'mysql');
+    const store = summary?.store ?? strategies.find((s) => s.name === settings.strategy)?.stores[0] ?? 'mysql';
     const stateWord = { loading: '…', idle: t.stateIdle, racing: t.stateRacing, done: t.stateDone, failed: t.stateFailed }[pageState];
     const start = performance.now();
     const drawTimeline = pageState !== 'racing' || start >= timelineDueAt;

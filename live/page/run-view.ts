@@ -1,6 +1,7 @@
 // One run's figures, goodput chart and space-time view, painted at a moment: the race as it comes
 // (the live view), and recorded runs replayed with one time slider, alone (in the page or as an
 // exported file) or two side by side on one shared time axis.
+import type { StoreKind } from '../../src/stock/store.js';
 import { overlapping } from '../shared/holds.js';
 import type { FaultMark, Frame, Hold, RaceSettings, RaceSummary, RunLog } from '../shared/types.js';
 import { el } from './dom.js';
@@ -15,8 +16,12 @@ export interface RunData {
   holds: readonly Hold[];
   summary?: RaceSummary;
   /** the store whose stock counts, until the summary says */
-  store: 'mysql' | 'redis';
+  store: StoreKind;
 }
+
+/** Each store's stock figure (data-figure is the store's name), in this order. */
+const STOCK_LABEL = { mysql: 'mysqlStock', redis: 'redisStock', postgres: 'postgresStock' } as const satisfies Record<StoreKind, Key>;
+const STORES = Object.keys(STOCK_LABEL) as StoreKind[];
 
 export interface PaintOptions {
   /** ms since the race began; absent: everything so far */
@@ -51,7 +56,7 @@ export function figuresPanel(t: Dictionary, primary: boolean): HTMLElement {
     'section',
     { class: 'panel figures' },
     el('div', { class: 'status' }, el('span', part('state-word', primary)), el('span', part('verdict', primary))),
-    el('div', { class: 'figure-grid' }, figure(t, 'mysql', 'mysqlStock'), figure(t, 'redis', 'redisStock'), figure(t, 'sold', 'sold'), figure(t, 'deducted', 'deducted'), figure(t, 'oversold', 'oversold', 'oversoldTip'), figure(t, 'overlaps', 'overlaps', 'overlapTip'), figure(t, 'soldOut', 'soldOut'), figure(t, 'goodput', 'goodput')),
+    el('div', { class: 'figure-grid' }, ...STORES.map((store) => figure(t, store, STOCK_LABEL[store])), figure(t, 'sold', 'sold'), figure(t, 'deducted', 'deducted'), figure(t, 'oversold', 'oversold', 'oversoldTip'), figure(t, 'overlaps', 'overlaps', 'overlapTip'), figure(t, 'soldOut', 'soldOut'), figure(t, 'goodput', 'goodput')),
     el('div', { class: 'refused' }, el('span', { class: 'label' }, t.refused), el('span', part('refused-list', primary))),
     el('div', part('goodput-chart', primary)),
   );
@@ -94,8 +99,7 @@ export function paintRun(root: ParentNode, data: RunData, o: PaintOptions, t: Di
   const left = final?.left ?? stock[store];
   const deducted = left === undefined ? undefined : data.settings.units - left;
   const holds = data.holds.filter((h) => h.start <= at);
-  setFigure(root, 'mysql', stock.mysql);
-  setFigure(root, 'redis', stock.redis);
+  for (const s of STORES) setFigure(root, s, stock[s]);
   setFigure(root, 'sold', tally?.sold);
   setFigure(root, 'deducted', final?.deducted ?? deducted);
   setFigure(root, 'oversold', final?.oversold ?? (tally && deducted !== undefined ? tally.sold - deducted : undefined));

@@ -1,6 +1,7 @@
 // What the live lab's server and its page say to each other: race settings, frames, holds, faults,
 // and a run's event log. Plain data (JSON), shared by both sides.
 import type { Bilingual } from '../../src/lang.js';
+import type { StoreKind } from '../../src/stock/store.js';
 
 export type Via = 'one' | 'three';
 /** Where the race's first request stops its instance: every lock strategy's two, and those inside some locks' own steps. */
@@ -60,6 +61,9 @@ export interface FaultMark {
   cut?: { lanes: string[]; from: string[] };
 }
 
+/** Each store's stock as last read straight from it; a store not read (absent, or failing) is left out. */
+export type StockReading = Partial<Record<StoreKind, number>>;
+
 /** Counts so far in a race. */
 export interface Tally {
   answered: number;
@@ -78,7 +82,7 @@ export interface Frame {
   tally: Tally;
   /** units sold (200) in this frame's interval */
   goodput: number;
-  stock: { mysql?: number; redis?: number };
+  stock: StockReading;
   /** the holds answered since the last frame */
   holds: Hold[];
   faults: FaultMark[];
@@ -86,7 +90,8 @@ export interface Frame {
 
 export interface RaceSummary {
   settings: RaceSettings;
-  store: 'mysql' | 'redis';
+  /** the strategy's own store (its first), where `left` is read */
+  store: StoreKind;
   tally: Tally;
   /** initial − left, read from the store */
   deducted: number;
@@ -117,7 +122,8 @@ export interface StrategyInfo {
   course: Bilingual;
   description: Bilingual;
   expected: { oneInstance: string; threeInstances: string; workOverTtl?: string; note?: string };
-  stores: string[];
+  /** the stores it works on, its own (where a race counts) first */
+  stores: StoreKind[];
   fencing?: string;
   /** the pause points of this strategy's own steps, beyond after-acquire and before-write */
   pausePoints?: string[];

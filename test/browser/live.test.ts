@@ -38,7 +38,7 @@ afterAll(async () => {
 interface ListedRun {
   id: string;
   settings: { strategy: string; fenced: boolean };
-  summary: { oversold: number; tally: { refused: Record<string, number> } };
+  summary: { oversold: number; store: string; tally: { refused: Record<string, number> } };
 }
 const listRuns = async () => (await (await fetch(new URL('/api/runs', live.url))).json()) as { runs: ListedRun[] };
 
@@ -96,7 +96,7 @@ describe('the live page', () => {
 
   it('replays a recorded run inside the page: at its end, the figures it showed when it ran', async () => {
     // the fenced race just ended: what the live view shows now is what its replay must end on
-    const keys = ['mysql', 'redis', 'sold', 'deducted', 'oversold', 'overlaps', 'soldOut', 'goodput'];
+    const keys = ['mysql', 'redis', 'postgres', 'sold', 'deducted', 'oversold', 'overlaps', 'soldOut', 'goodput'];
     const live = await Promise.all(keys.map((k) => en.page.getAttribute(`[data-stage="live"] [data-figure="${k}"]`, 'data-value')));
     const liveHolds = await en.page.locator('[data-stage="live"] rect.hold').count();
     const liveRefused = await en.page.textContent('[data-stage="live"] [data-refused="fenced"]');
@@ -158,6 +158,34 @@ describe('the live page', () => {
     await en.page.setViewportSize({ width: 1280, height: 800 });
     await en.page.click('#back-live');
     await en.page.waitForSelector('[data-stage="live"]');
+  });
+
+  it('lists the etcd and PostgreSQL strategies; pg-advisory-xact is exact, its units read from PostgreSQL', async () => {
+    const catalog = (await (await fetch(`${own.current.info.instances[0]}/strategies`)).json()) as { strategies: { name: string; stores: string[] }[] };
+    const picker = await en.page.locator('#strategy option').evaluateAll((options) => options.map((o) => o.getAttribute('value')));
+    expect(picker).toEqual(catalog.strategies.map((s) => s.name));
+    const postgresOnly = ['pg-advisory-xact', 'pg-advisory-session', 'pg-try-advisory', 'pg-for-update', 'pg-update', 'lib-advisory-lock'];
+    expect(picker).toEqual(expect.arrayContaining([...postgresOnly, 'etcd-lock', 'etcd-lock-no-recheck', 'lib-etcd3-lock']));
+    expect(catalog.strategies.filter((s) => postgresOnly.includes(s.name)).map((s) => s.stores)).toEqual(postgresOnly.map(() => ['postgres']));
+    // a fresh page: the default settings (100 units, 200 requests, one instance), none of the tour's freeze or fencing
+    await en.page.goto(live.url);
+    await en.page.waitForSelector('body[data-state="idle"]');
+    await en.page.selectOption('#strategy', 'pg-advisory-xact');
+    await en.page.click('#race');
+    await en.page.waitForSelector('body[data-state="racing"]');
+    await en.page.waitForSelector('body[data-state="done"]', { timeout: 60_000 });
+    const left = await unitsLeft(own.current.info, 'postgres');
+    const [sold, deducted, oversold] = [await figure(en, 'sold'), await figure(en, 'deducted'), await figure(en, 'oversold')];
+    console.log(`pg-advisory-xact: sold ${sold}, PostgreSQL left ${left} (page ${await figure(en, 'postgres')}), MySQL ${await figure(en, 'mysql')}, oversold ${oversold}`);
+    expect((await listRuns()).runs[0]).toMatchObject({ settings: { strategy: 'pg-advisory-xact' }, summary: { store: 'postgres', oversold: 0 } });
+    expect(await figure(en, 'postgres')).toBe(left);
+    expect(deducted).toBe(100 - left);
+    expect(sold).toBe(deducted);
+    expect(sold).toBeGreaterThan(0);
+    expect(oversold).toBe(0);
+    // MySQL's copy was reset with the others and never deducted: it is not the one that counts
+    expect(await figure(en, 'mysql')).toBe(100);
+    expect(await en.page.textContent('#verdict')).toBe(DICTIONARIES.en.verdictExact);
   });
 
   it("walks the course's Redis series in its order; the steps whose lock holds stay exact", async () => {
@@ -231,6 +259,7 @@ describe('the live page', () => {
       expect(await zh.page.textContent('h1')).toBe('stocklab 实时实验台');
       expect(await zh.page.textContent('.fig-oversold .label')).toBe('超卖');
       expect(await en.page.textContent('.fig-oversold .label')).toBe('Oversold');
+      expect(await zh.page.textContent('.fig-postgres .label')).toBe('PostgreSQL 库存');
       // ?lang= overrides the browser
       await zh.page.goto(`${live.url}?lang=en`);
       await zh.page.waitForSelector('body[data-lang="en"]');

@@ -169,10 +169,11 @@ describe('the tour step on a loopback lab', () => {
 
   beforeAll(async () => {
     const strategy = { name: 'redis-owned', family: 'redis', course: '§2.5', description: 'owned lock', expected: { oneInstance: 'exact', threeInstances: 'exact' }, stores: ['mysql'] };
+    const postgresOnly = { ...strategy, name: 'pg-advisory-xact', family: 'postgres', description: 'advisory lock', stores: ['postgres'] };
     instance = http.createServer((req, res) => {
       const ok = req.method === 'GET' && (req.url ?? '').startsWith('/strategies');
       res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(ok ? { strategies: [strategy] } : { error: 'not_found' }));
+      res.end(JSON.stringify(ok ? { strategies: [strategy, postgresOnly] } : { error: 'not_found' }));
     });
     await new Promise<void>((resolve) => instance.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(instance.address() as AddressInfo).port}`;
@@ -202,6 +203,13 @@ describe('the tour step on a loopback lab', () => {
     const race = await post(live, '/api/race', TOUR[CUT_STEP]!.settings, token);
     expect(race.status).toBe(400);
     expect(await race.json()).toMatchObject({ ok: false, field: 'cutHolder' });
+  });
+
+  it('refuses a race of a Postgres-only strategy where the cluster records no PostgreSQL', async () => {
+    const settings = { strategy: 'pg-advisory-xact', units: 10, requests: 10, connections: 2, workMs: 0, ttlMs: 1_000, fenced: false, via: 'one' };
+    const race = await post(live, '/api/race', settings, { [TOKEN_HEADER]: live.token });
+    expect(race.status).toBe(400);
+    expect(await race.json()).toMatchObject({ ok: false, field: 'strategy' });
   });
 });
 
