@@ -43,6 +43,8 @@ const VARIANTS: readonly Phrase[] = [
   ['holder cut from zookeeper, unfenced', '持锁者与 ZooKeeper 断开，不加防护令牌'],
   ['holder cut from zookeeper, fenced', '持锁者与 ZooKeeper 断开，加防护令牌'],
   ['holder cut from mysql, unfenced', '持锁者与 MySQL 断开，不加防护令牌'],
+  ['holder cut from etcd, unfenced', '持锁者与 etcd 断开，不加防护令牌'],
+  ['holder cut from etcd, fenced', '持锁者与 etcd 断开，加防护令牌'],
   ['nginx cut from the instance with a request in flight', 'nginx 与一个有请求在途的实例断开'],
   ['masters split #|#', '主节点按 {0}|{1} 分裂'],
   ['masters split #|#|#', '主节点按 {0}|{1}|{2} 分裂'],

@@ -26,6 +26,7 @@ export const LOCK_SERVICE: Readonly<Record<string, string>> = {
   'redis-watchdog': 'redis',
   'redis-pubsub': 'redis',
   'zk-watch': 'zookeeper',
+  'etcd-lock': 'etcd',
   // The lock table is in the stock's own database: the one cut takes both.
   'mysql-lock-table': 'mysql',
 };
@@ -45,6 +46,8 @@ export const HOLDER_FATE: Readonly<Record<string, HolderFate>> = {
   'redis-pubsub': 'writes',
   // It takes a lost connection as a lost lock (Curator's SUSPENDED), long before the session expires.
   'zk-watch': 'refuses',
+  // Its keep-alives get no answer: its lease clock runs out at ttlMs and takes the lock as lost.
+  'etcd-lock': 'refuses',
   'mysql-lock-table': 'cut from the stock',
 };
 

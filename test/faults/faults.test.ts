@@ -19,6 +19,8 @@ import { lostReply } from '../../faults/scenarios/lost-reply.js';
 import { pauseCase } from '../../faults/scenarios/holder-pause.js';
 import { nginxRetry } from '../../faults/scenarios/nginx-retry.js';
 import { zkSessionExpiry } from '../../faults/scenarios/zk-session-expiry.js';
+import { etcdLease } from '../../faults/scenarios/etcd-lease.js';
+import { pgSession } from '../../faults/scenarios/pg-session.js';
 import { withOwnCluster } from '../support/cluster.js';
 
 const own = withOwnCluster({ instances: 3, instanceEnv: { ...LAB_INSTANCE_ENV } });
@@ -168,5 +170,32 @@ describe('the fault lab', () => {
     expect(isSafe(row), JSON.stringify(figures(row))).toBe(true);
     expect(row.answers['no answer'] ?? 0).toBe(0);
     liveness(row, 'dependency-stop redis-owned, mysql stopped');
+  });
+
+  it("etcd-lease: Jepsen's etcd finding, sequenced: a waiter whose lease is revoked is refused by etcd-lock, told it holds the lock by etcd-lock-no-recheck (oversold 1), refused fenced", async () => {
+    const rows = await run(etcdLease, 'etcd-lock-no-recheck');
+    const [unfenced, fenced] = rows;
+    expect({ variant: unfenced!.variant, waiterToldItHolds: unfenced!.facts.waiterToldItHolds, oversold: unfenced!.oversold }, JSON.stringify(figures(unfenced!))).toEqual({ variant: "waiter's lease revoked, unfenced", waiterToldItHolds: true, oversold: 1 });
+    expect({ waiter: fenced!.byRole.waiter, safe: isSafe(fenced!) }, JSON.stringify(figures(fenced!))).toEqual({ waiter: { '503 fenced': 1 }, safe: true });
+    // etcd-lock: its check after the wait refuses the waiter; the holder's revoked lease oversells unfenced, never fenced
+    const recipe = await run(etcdLease, 'etcd-lock');
+    expect(recipe.map((r) => [r.variant, r.oversold, r.asExpected])).toEqual([
+      ["holder's lease revoked, unfenced", SIZES.sell, true],
+      ["holder's lease revoked, fenced", 0, true],
+      ["waiter's lease revoked, unfenced", 0, true],
+    ]);
+    expect(rows.every((r) => r.asExpected)).toBe(true);
+  });
+
+  it("pg-session: a terminated backend frees pg-advisory-xact's lock at once and the holder refuses; the pooled session lock is granted to a second request of the same instance (oversold 1)", async () => {
+    const rows = await run(pgSession, 'pg-advisory-xact', 'pg-advisory-session');
+    const byVariant = Object.fromEntries(rows.map((r) => [r.variant, r]));
+    const killed = byVariant['backend terminated after-acquire']!;
+    expect({ holder: killed.byRole.holder, safe: isSafe(killed), freed: killed.facts.lockFreedWithSession }, JSON.stringify(figures(killed))).toEqual({ holder: { '503 lock_lost': 1 }, safe: true, freed: true });
+    expect(byVariant['backend terminated before-write, unfenced']!.oversold).toBe(SIZES.sell);
+    expect(isSafe(byVariant['backend terminated before-write, fenced']!)).toBe(true);
+    const pooled = byVariant['two requests on one instance, one pool']!;
+    expect({ oversold: pooled.oversold, second: pooled.byRole.second, other: pooled.byRole.other }, JSON.stringify(figures(pooled))).toEqual({ oversold: 1, second: { 200: 1 }, other: { '503 lock_timeout': 1 } });
+    expect(rows.map((r) => r.asExpected)).toEqual([true, true, true, true]);
   });
 });
