@@ -152,6 +152,9 @@ export const BENCH_FLAGS = {
   ...HELP_FLAG,
 } as const;
 
+/** `npm run round-trips`' flags: which strategies, and how many sales each count is taken over. */
+export const ROUND_TRIPS_FLAGS = { strategies: { type: 'string' }, requests: { type: 'string', default: '200' } } as const;
+
 /** `npm run lab` takes the bench's flags and these. */
 export const LAB_FLAGS = { stop: { type: 'boolean' } } as const;
 

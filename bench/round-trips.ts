@@ -6,13 +6,14 @@
 // Needs a running native cluster (npm run cluster -- up); it resets the stock.
 import { parseArgs } from 'node:util';
 import { fetchCatalog, selectStrategies } from './catalog.js';
+import { ROUND_TRIPS_FLAGS } from './options.js';
 import { agent, messagesPerSale, rawRoundTrips } from './message-counts.js';
 import { recordedCluster } from './target.js';
 
 const fmt = (n: number) => (n === 0 ? '–' : n < 10 ? n.toFixed(1) : n.toFixed(0));
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { strategies: { type: 'string' }, requests: { type: 'string', default: '200' } }, strict: true });
+  const { values } = parseArgs({ options: ROUND_TRIPS_FLAGS, strict: true });
   const info = recordedCluster();
   if (!info) throw new Error('no native cluster recorded: start one with `npm run cluster -- up`');
   const base = info.instances[0] ?? info.nginx;

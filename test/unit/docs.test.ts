@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { blockNames } from '../../bench/docs-blocks.js';
 import { DOCS_FLAGS, GENERATED_BLOCKS, ZH_DOCS } from '../../bench/docs.js';
-import { BENCH_FLAGS, LAB_FLAGS } from '../../bench/options.js';
+import { BENCH_FLAGS, LAB_FLAGS, ROUND_TRIPS_FLAGS } from '../../bench/options.js';
 import { FAULT_FLAGS } from '../../faults/options.js';
 import { MUTATION_FLAGS } from '../../mutation/options.js';
 import { SOAK_FLAGS } from '../../faults/soak/options.js';
@@ -49,6 +49,7 @@ const FLAGS: Record<string, readonly string[]> = {
   soak: Object.keys(SOAK_FLAGS),
   docs: Object.keys(DOCS_FLAGS),
   mutation: Object.keys(MUTATION_FLAGS),
+  'round-trips': Object.keys(ROUND_TRIPS_FLAGS),
   // after a second --, the bench's
   compose: [...Object.keys(COMPOSE_FLAGS), ...Object.keys(BENCH_FLAGS)],
 };
