@@ -30,7 +30,7 @@ describe('a cluster at rtt 2', () => {
     const { info, servers } = own.current;
     expect(info.rttMs).toBe(RTT_MS);
     const names = info.links?.map((l) => l.name);
-    expect(names).toEqual(['mysql', 'redis', 'redlock-0', 'redlock-1', 'redlock-2', 'redlock-3', 'redlock-4', 'zookeeper', ...servers.instances.map((s) => s.name)]);
+    expect(names).toEqual(['mysql', 'redis', 'redlock-0', 'redlock-1', 'redlock-2', 'redlock-3', 'redlock-4', 'zookeeper', 'etcd', 'postgres', ...servers.instances.map((s) => s.name)]);
     const mysqlLink = info.links?.find((l) => l.name === 'mysql');
     expect(mysqlLink?.server).toBe(`${servers.mysql.host}:${servers.mysql.port}`);
     expect(`${info.mysql.host}:${info.mysql.port}`).toBe(mysqlLink?.forwarder);

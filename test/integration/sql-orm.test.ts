@@ -33,7 +33,13 @@ const fenced = (column: string) => [
 ];
 const STOCK_SQL = {
   readThenWrite: [SELECT_COUNT, WRITE],
-  readThenWriteFenced: { redis: fenced('fence_redis'), zookeeper: fenced('fence_zookeeper'), 'lock-table': fenced('fence_lock_table') },
+  readThenWriteFenced: {
+    redis: fenced('fence_redis'),
+    zookeeper: fenced('fence_zookeeper'),
+    'lock-table': fenced('fence_lock_table'),
+    etcd: fenced('fence_etcd'),
+    postgres: fenced('fence_postgres'),
+  },
   decrement: ['UPDATE `db_stock` SET `count` = `count` - 1, `version` = `version` + 1 ' + WHERE_ROW + ' AND `count` >= 1'],
   forUpdate: [
     'SET SESSION innodb_lock_wait_timeout = ?',

@@ -49,7 +49,7 @@ describe.skipIf(!hasNetAdmin())('the hosts topology (needs root)', () => {
   it('puts every server in a namespace of its own, each with its own address, and nginx on 127.0.0.1', () => {
     const namespaces = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' });
     const names = cluster.info.hosts?.map((h) => h.name) ?? [];
-    expect(names).toEqual(['mysql', 'redis', 'redlock-0', 'redlock-1', 'redlock-2', 'redlock-3', 'redlock-4', 'zookeeper', ...cluster.servers.instances.map((s) => s.name), 'nginx']);
+    expect(names).toEqual(['mysql', 'redis', 'redlock-0', 'redlock-1', 'redlock-2', 'redlock-3', 'redlock-4', 'zookeeper', 'etcd', 'postgres', ...cluster.servers.instances.map((s) => s.name), 'nginx']);
     for (const h of layout.hosts) expect(namespaces).toMatch(new RegExp(`^${h.namespace}\\b`, 'm'));
     expect(new Set(layout.hosts.map((h) => h.address)).size).toBe(layout.hosts.length);
     for (const h of layout.hosts) expect(h.address.startsWith('198.18.') || h.address.startsWith('198.19.')).toBe(true);
