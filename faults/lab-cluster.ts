@@ -6,6 +6,7 @@ import path from 'node:path';
 import { freeClusterConfig, startCluster, type RunningCluster } from '../src/cluster/cluster.js';
 import { REDIS_COMMAND_TIMEOUT_MS, ZK_SESSION_MS } from './locks.js';
 import type { LabTopology } from './scenario.js';
+import { removeTree } from '../src/paths.js';
 
 /**
  * The env every lab instance runs with: the pause hooks on, the short ZooKeeper session, and a short
@@ -44,7 +45,7 @@ export async function startLabCluster(log: (line: string) => void, topology: Lab
         fs.cpSync(path.join(dir, 'logs'), keepLogsIn, { recursive: true });
         log(`the servers' logs are kept in ${keepLogsIn}`);
       }
-      fs.rmSync(dir, { recursive: true, force: true });
+      removeTree(dir);
     },
   };
 }

@@ -23,6 +23,7 @@ import { hasNetAdmin, type HostsLayout } from '../../src/net/hosts.js';
 import { grudgeInForce, type PartitionRecord } from '../../src/net/partition.js';
 import { openPage, type OpenPage } from '../support/browser.js';
 import { withFixture } from '../support/fixture.js';
+import { removeTree } from '../../src/paths.js';
 
 const SHOTS = process.env.LIVE_SCREENSHOTS;
 /** The tour's two steps of the holder cut from Redis: unfenced, then fenced. */
@@ -188,7 +189,7 @@ describe('the tour step on a loopback lab', () => {
     await p?.close();
     await live?.close();
     await new Promise<void>((resolve) => (instance ? instance.close(() => resolve()) : resolve()));
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    if (dir) removeTree(dir);
   });
 
   it('says it needs --topology hosts, offers no cut, and the server refuses one', async () => {

@@ -17,6 +17,7 @@ import { freeClusterConfig, startCluster, type RunningCluster } from '../../src/
 import { hasNetAdmin } from '../../src/net/hosts.js';
 import { grudgeInForce } from '../../src/net/partition.js';
 import { expectChaosHolds } from '../support/chaos-verdict.js';
+import { removeTree } from '../../src/paths.js';
 
 /** Three: a turn a cut strikes waits for its answers and a quiet network, so more would leave the last without a turn. */
 const CHAOS_STRATEGIES = ['sql-update', 'redis-owned', 'zk-watch'];
@@ -31,7 +32,7 @@ describe.skipIf(!hasNetAdmin())('chaos on the hosts topology (needs root)', () =
   });
   afterAll(async () => {
     await cluster?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   });
 
   it('a 55 s chaos run (seed 20261845: a halving, a majorities ring and a one-way cut among kills and freezes): each cut recorded with its times and healed, nothing oversold, every sale answered, each strategy sells again', async () => {

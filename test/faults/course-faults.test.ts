@@ -13,10 +13,11 @@ import { deadWaiterCase } from '../../faults/scenarios/fair-dead-waiter.js';
 import { JUMPS, jumpCase, splitCase } from '../../faults/scenarios/redlock-clock.js';
 import { STAY_IN_LINE_MS } from '../../src/locks/redis/redisson/fair.js';
 import { withOwnCluster } from '../support/cluster.js';
+import { removeTree } from '../../src/paths.js';
 
 const own = withOwnCluster({ instances: 3, instanceEnv: { ...LAB_INSTANCE_ENV } });
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-course-faults-'));
-afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
+afterAll(() => removeTree(workDir));
 
 const ctx = (): FaultContext => ({ cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: () => true, log: () => undefined, workDir });
 const figures = (r: FaultRow) => ({ variant: r.variant, sold: r.sold, deducted: r.deducted, oversold: r.oversold, answers: r.byRole, details: r.details, facts: r.facts });

@@ -22,11 +22,12 @@ import { zkSessionExpiry } from '../../faults/scenarios/zk-session-expiry.js';
 import { etcdLease } from '../../faults/scenarios/etcd-lease.js';
 import { pgSession } from '../../faults/scenarios/pg-session.js';
 import { withOwnCluster } from '../support/cluster.js';
+import { removeTree } from '../../src/paths.js';
 
 const own = withOwnCluster({ instances: 3, instanceEnv: { ...LAB_INSTANCE_ENV } });
 const SIZES: FaultSizes = { initial: 30, sell: 5, inFlight: 3 };
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-faults-test-'));
-afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
+afterAll(() => removeTree(workDir));
 
 function ctxFor(...strategies: string[]): FaultContext {
   return { cluster: own.current, sizes: SIZES, wants: (s) => strategies.includes(s), log: () => undefined, workDir };

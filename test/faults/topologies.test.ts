@@ -19,10 +19,11 @@ import { SENTINEL_MASTER_NAME } from '../../src/config.js';
 import { connectMainRedis, waitReady } from '../../src/redis-client/connect.js';
 import { pollUntil } from '../../src/time.js';
 import { withOwnCluster } from '../support/cluster.js';
+import { removeTree } from '../../src/paths.js';
 
 const own = withOwnCluster({ instances: 3, topology: 'replicated', instanceEnv: { ...LAB_INSTANCE_ENV } });
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-topologies-test-'));
-afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
+afterAll(() => removeTree(workDir));
 
 async function run(scenario: Scenario, ...strategies: string[]): Promise<FaultRow[]> {
   const ctx: FaultContext = { cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: (s) => strategies.includes(s), log: () => undefined, workDir };

@@ -17,7 +17,7 @@ import { isPortFree } from '../../src/cluster/ports.js';
 import { waitGroupGone } from '../../src/cluster/processes.js';
 import { zkServing } from '../../src/cluster/probes.js';
 import { readState } from '../../src/cluster/state.js';
-import { REPO_ROOT } from '../../src/paths.js';
+import { REPO_ROOT, removeTree } from '../../src/paths.js';
 import { withOwnCluster } from '../support/cluster.js';
 
 const run = promisify(execFile);
@@ -58,7 +58,7 @@ describe('nginx config', () => {
       const { stderr } = await run(ensureBinaries().nginx, ['-t', '-p', prefix + '/', '-c', conf, '-e', 'stderr']);
       expect(stderr).toContain('test is successful');
     } finally {
-      fs.rmSync(prefix, { recursive: true, force: true });
+      removeTree(prefix);
     }
   });
 });
@@ -188,7 +188,7 @@ describe('npm run cluster -- up|down', () => {
     } finally {
       // if an assertion failed half-way, still take the detached servers down
       if (readState(dir)) await cli('down').catch(() => undefined);
-      fs.rmSync(dir, { recursive: true, force: true });
+      removeTree(dir);
     }
   });
 });

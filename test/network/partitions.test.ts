@@ -25,6 +25,7 @@ import { freeClusterConfig, startCluster, type RunningCluster } from '../../src/
 import { isPortFree } from '../../src/cluster/ports.js';
 import { hasNetAdmin, hostsLeft, type HostsLayout } from '../../src/net/hosts.js';
 import { expectSafe } from '../support/race-checks.js';
+import { removeTree } from '../../src/paths.js';
 
 const figures = (r: FaultRow) => JSON.stringify({ variant: r.variant, sold: r.sold, deducted: r.deducted, oversold: r.oversold, answers: r.byRole, details: r.details });
 
@@ -43,7 +44,7 @@ describe.skipIf(!hasNetAdmin())('the hosts topology (needs root)', () => {
   });
   afterAll(async () => {
     if (!stopped) await cluster?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   });
 
   it('puts every server in a namespace of its own, each with its own address, and nginx on 127.0.0.1', () => {

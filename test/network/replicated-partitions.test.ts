@@ -16,6 +16,7 @@ import { zkLeaderPartition } from '../../faults/scenarios/zk-leader-partition.js
 import { isRefusal } from '../../src/http/answers.js';
 import { hasNetAdmin } from '../../src/net/hosts.js';
 import { withOwnCluster } from '../support/cluster.js';
+import { removeTree } from '../../src/paths.js';
 
 const figures = (r: FaultRow) => JSON.stringify({ variant: r.variant, sold: r.sold, deducted: r.deducted, oversold: r.oversold, recoverMs: r.recoverMs, facts: r.facts, answers: r.byRole, details: r.details });
 
@@ -23,7 +24,7 @@ describe.skipIf(!hasNetAdmin())('the hosts,replicated topology (needs root): Sen
   const own = withOwnCluster({ instances: 3, topology: 'hosts,replicated', instanceEnv: { ...LAB_INSTANCE_ENV } });
   let workDir = '';
   beforeAll(() => void (workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-split-brain-test-'))));
-  afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
+  afterAll(() => removeTree(workDir));
   const ctx = (): FaultContext => ({ cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: () => true, log: () => undefined, workDir });
 
   it('without min-replicas both masters grant the lock: 2 holders, 1 oversold; healed, the old master is demoted and its grant is gone; fenced, the colliding token is refused', async () => {

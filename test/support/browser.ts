@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { removeTree } from '../../src/paths.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -29,7 +30,7 @@ export async function openPage(url: string, locale: string, viewport = { width: 
     context,
     async close() {
       await context.close();
-      fs.rmSync(profile, { recursive: true, force: true });
+      removeTree(profile);
     },
   };
 }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { removeTree } from '../../src/paths.js';
 
 export function withFixture<T>(what: string, start: (dir: string) => Promise<T>, stop: (value: T) => Promise<unknown>): { readonly current: T } {
   let value: T | undefined;
@@ -15,7 +16,7 @@ export function withFixture<T>(what: string, start: (dir: string) => Promise<T>,
   afterAll(async () => {
     if (value !== undefined) await stop(value);
     value = undefined;
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    if (dir) removeTree(dir);
   });
   return {
     get current(): T {

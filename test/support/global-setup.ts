@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freeClusterConfig, startCluster, type ClusterInfo } from '../../src/cluster/cluster.js';
+import { removeTree } from '../../src/paths.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,6 +34,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   return async () => {
     await cluster.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeTree(dir);
   };
 }
