@@ -11,6 +11,7 @@ import { fillBlocks } from './docs-blocks.js';
 import type { BenchReport } from './report.js';
 import { reliabilityBlocks } from './docs-reliability.js';
 import { rampDocBlock, rampSummaryBlock } from './ramp-report.js';
+import { RAMP_WORDS } from './ramp-words.js';
 import type { RampReport } from './ramp.js';
 import type { SweepReport } from './sweep.js';
 import { sweepDocBlock, sweepSummaryBlock } from './sweep-report.js';
@@ -39,24 +40,24 @@ runCli('docs', DOCS_USAGE, async () => {
   const blocks = blocksIn.get('en') ?? new Map<string, string>();
   const chaos = (values.chaos ?? []).map((file) => ({ report: readJson<ChaosReport>(file, ['history', 'verdict', 'options', 'rerun']), file }));
   const soak = values.soak ? { report: readJson<SoakReport>(values.soak, ['slopes', 'verdict', 'options']), file: values.soak } : undefined;
-  // the chaos, soak and ramp reports are in English only: their blocks are the same in both languages
-  for (const [name, body] of reliabilityBlocks(chaos, soak)) for (const langBlocks of blocksIn.values()) langBlocks.set(name, body);
+  for (const [lang, langBlocks] of blocksIn) for (const [name, body] of reliabilityBlocks(chaos, soak, lang)) langBlocks.set(name, body);
   if (values.ramp) {
     const report = readJson<RampReport>(values.ramp, ['results', 'strategies', 'steps']);
-    const from = `From \`${path.relative(process.cwd(), path.resolve(values.ramp))}\``;
-    for (const langBlocks of blocksIn.values()) {
-      langBlocks.set('ramp', `${from}: ${rampDocBlock(report)}`);
-      langBlocks.set('ramp-summary', `${rampSummaryBlock(report)}\n\n${from}, a 2-core machine shared with other work.`);
+    const file = path.relative(process.cwd(), path.resolve(values.ramp));
+    for (const [lang, langBlocks] of blocksIn) {
+      const w = RAMP_WORDS[lang].docs;
+      langBlocks.set('ramp', `${w.from(file)}${lang === 'zh' ? '：' : ': '}${rampDocBlock(report, lang)}`);
+      langBlocks.set('ramp-summary', `${rampSummaryBlock(report, lang)}\n\n${w.from(file)}${w.shared}`);
     }
   }
   if (values.rtt) {
     const report = readJson<SweepReport>(values.rtt, ['rows', 'rtts', 'linkTimes']);
     const file = path.relative(process.cwd(), path.resolve(values.rtt));
-    // The sweep's report is in English; only the README's link follows its reader to their results page.
+    // the README's link follows its reader to their own results page
     const resultsLink = { en: 'docs/results.md#at-a-datacenters-round-trip', zh: 'docs/zh-CN/results.md#数据中心的往返时延下' } as const;
     for (const [lang, langBlocks] of blocksIn) {
-      langBlocks.set('rtt-results', sweepDocBlock(report, file));
-      langBlocks.set('rtt-summary', sweepSummaryBlock(report, file, resultsLink[lang]));
+      langBlocks.set('rtt-results', sweepDocBlock(report, file, lang));
+      langBlocks.set('rtt-summary', sweepSummaryBlock(report, file, resultsLink[lang], lang));
     }
   }
   const root = process.cwd();

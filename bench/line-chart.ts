@@ -15,6 +15,8 @@ export interface LineChart {
   xLabel: string;
   xs: number[];
   lines: Line[];
+  /** A point's tooltip: "sql-update at 1000" by default; a report in another language says its own. */
+  at?: (name: string, x: number) => string;
 }
 
 const W = 960;
@@ -58,7 +60,7 @@ export function renderLineChart(c: LineChart): string {
     }
     l.values.forEach((v, i) => {
       if (v === null) return;
-      out.push(`<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${l.color}"><title>${escapeXml(`${l.name} at ${c.xs[i]}: ${fmt(v)} ${c.unit}`)}</title></circle>`);
+      out.push(`<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${l.color}"><title>${escapeXml(`${(c.at ?? ((n, x) => `${n} at ${x}`))(l.name, c.xs[i] as number)}: ${fmt(v)} ${c.unit}`)}</title></circle>`);
     });
   }
   out.push('</svg>');

@@ -1,5 +1,6 @@
 // A chaos run's report: <out>/<stamp>-chaos.{json,md,html}, beside the fault lab's. The JSON keeps
 // the whole history, so the checker can be run again on it.
+import { bilingualPage } from '../../bench/lang-switch.js';
 import { writeReportFiles, type WrittenFiles } from '../../bench/output.js';
 import { reportCss } from '../../bench/report-style.js';
 import { escapeXml as esc } from '../../bench/svg.js';
@@ -9,6 +10,8 @@ import { faultLine } from './fault-line.js';
 import type { ChaosHistory } from './history.js';
 import type { ChaosResult, ChaosOptions } from './run.js';
 import { renderTimeline } from './timeline.js';
+import { CHAOS_COLUMNS, CHAOS_WORDS, chaosText } from './words.js';
+import type { Lang } from '../../src/lang.js';
 
 export interface ChaosReport extends ChaosResult {
   stamp: string;
@@ -30,39 +33,44 @@ export function faultsByKind(r: Pick<ChaosResult, 'history'>): Record<string, nu
   return out;
 }
 
-const HEAD = ['strategy', 'store', 'fenced', 'requests', 'sold', 'deducted', 'oversold', 'unknown', 'refused', 'recover ms', 'verdict'];
+const HEAD = CHAOS_COLUMNS;
 
 /** `brief`: each problem without its list of request ids (the docs' tables; the report keeps them). */
-function verdictText(v: StrategyVerdict, brief = false): string {
-  const problems = (brief ? v.problems.map((p) => p.replace(/: [^:]*\.[^:]*$/, '')) : v.problems).join('; ');
-  if (v.exact) return v.notJudged ? `not judged: ${v.notJudged}` : 'exact';
-  if (v.asCatalogSays) return `reported (${v.allowedBy ?? 'catalog: holderPause oversells'}): ${problems}`;
-  return `FAILED: ${problems}`;
+function verdictText(v: StrategyVerdict, brief: boolean, lang: Lang): string {
+  const w = CHAOS_WORDS[lang];
+  const problems = (brief ? v.problems.map((p) => p.replace(/: [^:]*\.[^:]*$/, '')) : v.problems).map((p) => chaosText(p, lang)).join(w.then);
+  if (v.exact) return v.notJudged ? w.notJudged(chaosText(v.notJudged, lang)) : w.exact;
+  if (v.asCatalogSays) return w.reported(chaosText(v.allowedBy ?? 'catalog: holderPause oversells', lang), problems);
+  return w.failed(problems);
 }
 
-function cells(v: StrategyVerdict, boundMs: number, brief = false): string[] {
-  const recover = v.recoveryMs === null ? `never (> ${boundMs})` : String(v.recoveryMs);
-  return [v.strategy, v.store, v.fenced ? 'yes' : 'no', String(v.requests), String(v.sold), String(v.deducted), String(v.oversold), String(v.unknown), String(v.refused), recover, verdictText(v, brief)];
+function cells(v: StrategyVerdict, boundMs: number, brief: boolean, lang: Lang): string[] {
+  const w = CHAOS_WORDS[lang];
+  const recover = v.recoveryMs === null ? w.never(boundMs) : String(v.recoveryMs);
+  return [v.strategy, v.store, v.fenced ? w.yes : w.no, String(v.requests), String(v.sold), String(v.deducted), String(v.oversold), String(v.unknown), String(v.refused), recover, verdictText(v, brief, lang)];
 }
 
-export function summaryLines(r: ChaosReport): string[] {
-  const kinds = Object.entries(faultsByKind(r)).map(([k, n]) => `${k} ${n}`).join(', ');
+export function summaryLines(r: ChaosReport, lang: Lang = 'en'): string[] {
+  const w = CHAOS_WORDS[lang];
+  const kinds = Object.entries(faultsByKind(r)).map(([k, n]) => w.kind(k, n)).join(w.and);
+  const topology = topologyOf(r.history);
   return [
-    `${(r.options.seconds / 60).toFixed(1)} min of load, seed ${r.options.seed}${topologyOf(r.history) === 'single' ? '' : `, ${topologyOf(r.history)} topology`}; ${r.history.faults.length} faults injected (${kinds}); ${r.history.requests.length} requests checked${r.skipped ? `, ${r.skipped} sends skipped at the in-flight cap` : ''}.`,
-    `Load: ${r.options.load.rate} requests/s through nginx (at most ${r.options.load.maxInFlight} in flight), one strategy at a time, each turn's requests over before the next turn; a fixed modest rate, well under each strategy's goodput.`,
-    `Ledger: ${Object.entries(r.ledger).map(([store, l]) => `${store} deducted ${l.deducted}, GET /sales recorded ${l.recorded}`).join('; ')}.`,
-    `Recovery: each strategy's first 200 after the last heal (or after the previous strategy's), bound ${r.history.recoveryBoundMs} ms. Left held after every heal: ${r.verdict.leftovers.length === 0 ? 'nothing' : r.verdict.leftovers.join(', ')}.`,
+    w.load((r.options.seconds / 60).toFixed(1), r.options.seed, topology === 'single' ? '' : w.topology(topology), r.history.faults.length, kinds, r.history.requests.length, r.skipped),
+    w.rate(r.options.load.rate, r.options.load.maxInFlight),
+    w.ledger(Object.entries(r.ledger).map(([store, l]) => w.ledgerStore(store, l.deducted, l.recorded)).join(w.then)),
+    w.recovery(r.history.recoveryBoundMs, r.verdict.leftovers.length === 0 ? w.nothing : r.verdict.leftovers.join(w.and)),
     // Reports written before the checker said how much it saw have no such list: no line for them.
-    ...(r.verdict.notJudged === undefined ? [] : [`Not judged (too little seen for "exact" to mean anything): ${r.verdict.notJudged.length > 0 ? r.verdict.notJudged.join(', ') : 'none'}.`]),
-    `Servers that exited with no fault on them: ${r.history.crashes.length === 0 ? 'none' : r.history.crashes.map((c) => `${c.target} at ${(c.atMs / 1000).toFixed(1)} s`).join(', ')}.`,
-    r.verdict.ok ? 'Verdict: every check holds.' : `Verdict: ${r.verdict.failures.length} failure(s): ${r.verdict.failures.join(' | ')}`,
-    `Rerun: ${r.rerun}`,
+    ...(r.verdict.notJudged === undefined ? [] : [w.notJudgedLine(r.verdict.notJudged.length > 0 ? r.verdict.notJudged.join(w.and) : w.none)]),
+    w.crashes(r.history.crashes.length === 0 ? w.none : r.history.crashes.map((c) => w.crashAt(c.target, (c.atMs / 1000).toFixed(1))).join(w.and)),
+    r.verdict.ok ? w.verdictOk : w.verdictFailed(r.verdict.failures.length, r.verdict.failures.map((f) => chaosText(f, lang)).join(w.or)),
+    w.rerun(r.rerun),
   ];
 }
 
-export function renderChaosTable(r: ChaosReport, brief = false): string {
-  const rows = r.verdict.strategies.map((v) => `| ${cells(v, r.history.recoveryBoundMs, brief).join(' | ')} |`);
-  return [`| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`, ...rows].join('\n');
+export function renderChaosTable(r: ChaosReport, brief = false, lang: Lang = 'en'): string {
+  const head = HEAD.map((h) => CHAOS_WORDS[lang].columns[h]);
+  const rows = r.verdict.strategies.map((v) => `| ${cells(v, r.history.recoveryBoundMs, brief, lang).join(' | ')} |`);
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows].join('\n');
 }
 
 function renderMarkdown(r: ChaosReport): string {
@@ -70,27 +78,31 @@ function renderMarkdown(r: ChaosReport): string {
   return `# stocklab chaos ${r.stamp}\n\n${summaryLines(r).join('\n\n')}\n\n${renderChaosTable(r)}\n\n## Faults\n\n${faults.join('\n')}\n`;
 }
 
-function renderHtml(r: ChaosReport): string {
+/** The report in one language: the summary, the timeline, the verdict per strategy and every fault. */
+function htmlBody(r: ChaosReport, lang: Lang): string {
+  const w = CHAOS_WORDS[lang];
   const rows = r.verdict.strategies
-    .map((v) => `<tr>${cells(v, r.history.recoveryBoundMs).map((c, i) => `<td${i === HEAD.length - 1 ? ` class="${v.exact && !v.notJudged ? 'good' : v.exact || v.asCatalogSays ? 'warn' : 'bad'}" style="text-align:left;white-space:normal"` : ''}>${esc(c)}</td>`).join('')}</tr>`)
+    .map((v) => `<tr>${cells(v, r.history.recoveryBoundMs, false, lang).map((c, i) => `<td${i === HEAD.length - 1 ? ` class="${v.exact && !v.notJudged ? 'good' : v.exact || v.asCatalogSays ? 'warn' : 'bad'}" style="text-align:left;white-space:normal"` : ''}>${esc(c)}</td>`).join('')}</tr>`)
     .join('\n');
-  const faults = r.history.faults.map((f) => `<li>${esc(faultLine(f))}</li>`);
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>stocklab chaos ${esc(r.stamp)}</title>
-<style>${reportCss(1300)}</style></head>
-<body>
-<h1>stocklab: chaos (a random nemesis under a steady load)</h1>
-${summaryLines(r).map((l) => `<p class="${l.startsWith('Verdict: every') || !l.startsWith('Verdict') ? 'meta' : 'bad'}">${esc(l)}</p>`).join('\n')}
-${renderTimeline(r.history)}
-<h2>Per strategy</h2>
-<table><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>
+  const faults = r.history.faults.map((f) => `<li>${esc(faultLine(f, lang))}</li>`);
+  const lines = summaryLines(r, lang);
+  // the verdict is the line before the rerun command
+  const verdictAt = lines.length - 2;
+  return `<h1>${esc(w.html.title)}</h1>
+${lines.map((l, i) => `<p class="${i === verdictAt && !r.verdict.ok ? 'bad' : 'meta'}">${esc(l)}</p>`).join('\n')}
+${renderTimeline(r.history, lang)}
+<h2>${esc(w.html.perStrategy)}</h2>
+<table><tr>${HEAD.map((h) => `<th>${esc(w.columns[h])}</th>`).join('')}</tr>
 ${rows}</table>
-<h2>Faults</h2>
-<ul>${faults.join('\n')}</ul>
-</body></html>
-`;
+<h2>${esc(w.html.faults)}</h2>
+<ul>${faults.join('\n')}</ul>`;
+}
+
+export function renderChaosHtml(r: ChaosReport): string {
+  const title = { en: CHAOS_WORDS.en.html.pageTitle(r.stamp), zh: CHAOS_WORDS.zh.html.pageTitle(r.stamp) };
+  return bilingualPage(title, reportCss(1300), (lang) => htmlBody(r, lang));
 }
 
 export function writeChaosReport(r: ChaosReport, dir: string): WrittenFiles {
-  return writeReportFiles(dir, `${r.stamp}-chaos`, { data: r, md: renderMarkdown(r), html: renderHtml(r) });
+  return writeReportFiles(dir, `${r.stamp}-chaos`, { data: r, md: renderMarkdown(r), html: renderChaosHtml(r) });
 }

@@ -1,10 +1,13 @@
 // The soak's report: <out>/<stamp>-soak.{json,md,html}; the HTML draws each resource as a sparkline beside its slope.
+import { bilingualPage } from '../../bench/lang-switch.js';
 import { writeReportFiles, type WrittenFiles } from '../../bench/output.js';
 import { reportCss } from '../../bench/report-style.js';
 import { escapeXml as esc } from '../../bench/svg.js';
 import { machineInfo } from '../report/report.js';
 import type { SoakResult } from './run.js';
 import type { Judgeability, SlopeRow } from './verdict.js';
+import { SOAK_COLUMNS, SOAK_WORDS, soakText } from './words.js';
+import type { Lang } from '../../src/lang.js';
 
 export interface SoakReport extends Omit<SoakResult, 'history' | 'growth' | 'turnMs'> {
   /** Absent in reports written before the soak said whether it could judge growth. */
@@ -17,31 +20,35 @@ export interface SoakReport extends Omit<SoakResult, 'history' | 'growth' | 'tur
   requests: number;
 }
 
-const HEAD = ['resource', 'first (after warm-up)', 'last', 'slope /min', 'bound /min', 'growth bound', 'verdict'];
+const HEAD = SOAK_COLUMNS;
 
-function cells(r: SlopeRow): string[] {
-  return [r.resource, r.first.toFixed(1), r.last.toFixed(1), r.perMinute.toFixed(2), r.bound ? String(r.bound.perMinute) : '—', r.bound ? String(r.bound.growth) : '—', r.bound === undefined ? 'printed' : r.judged === false ? 'not judged' : r.grows ? 'GROWS' : 'flat'];
+function cells(r: SlopeRow, lang: Lang): string[] {
+  const w = SOAK_WORDS[lang];
+  return [r.resource, r.first.toFixed(1), r.last.toFixed(1), r.perMinute.toFixed(2), r.bound ? String(r.bound.perMinute) : '—', r.bound ? String(r.bound.growth) : '—', r.bound === undefined ? w.printed : r.judged === false ? w.notJudged : r.grows ? w.grows : w.flat];
 }
 
-export function summaryLines(r: SoakReport): string[] {
-  const per = r.verdict.strategies.map((v) => `${v.strategy} ${v.sold}/${v.deducted}${v.oversold ? ` OVERSOLD ${v.oversold}` : ''}`).join(', ');
+export function summaryLines(r: SoakReport, lang: Lang = 'en'): string[] {
+  const w = SOAK_WORDS[lang];
+  const per = r.verdict.strategies.map((v) => w.soldDeducted(v.strategy, v.sold, v.deducted, v.oversold)).join(w.and);
   return [
-    `${r.options.minutes} min of load at about 70 % of each strategy's goodput (measured first, ${'2 s'} with 16 clients), the strategies in turns of ${+(r.options.turnMs / 1000).toFixed(1)} s; ${r.requests} requests; samples every ${r.options.sampleEveryMs / 1000} s.`,
-    `Sold/deducted per strategy: ${per}.`,
-    growthRule(r.growth),
-    r.ok ? `Verdict: nothing oversold, every answer documented, ${r.growth?.judged === false ? 'growth too short to judge' : 'nothing keeps growing'}.` : `Verdict: ${r.failures.join(' | ')}`,
+    w.load(r.options.minutes, +(r.options.turnMs / 1000).toFixed(1), r.requests, r.options.sampleEveryMs / 1000),
+    w.perStrategy(per),
+    growthRule(r.growth, lang),
+    r.ok ? w.verdictOk(r.growth?.judged === false ? w.growthTooShort : w.nothingGrows) : w.verdictFailed(r.failures.map((f) => soakText(f, lang)).join(w.or)),
   ];
 }
 
 /** How growth was judged, or why it was not (a report from before the soak could say so keeps its own rule). */
-function growthRule(growth: Judgeability | undefined): string {
-  if (growth === undefined) return 'A resource keeps growing when its least-squares slope (after the first third of the samples) is above its bound and it grew by more than the growth bound.';
-  if (!growth.judged) return `Growth: too short to judge: ${growth.why}. A run of at least ${growth.leastMinutes} min (--minutes ${growth.leastMinutes}) can judge it.`;
-  return `A resource keeps growing when, after the warm-up (every strategy's first turn, ${(growth.fromMs / 60_000).toFixed(1)} min), the least value in each ${growth.windowMs / 1000} s window (${growth.windows} windows) rises with a least-squares slope above its bound and by more than its growth bound.`;
+function growthRule(growth: Judgeability | undefined, lang: Lang): string {
+  const w = SOAK_WORDS[lang];
+  if (growth === undefined) return w.oldRule;
+  if (!growth.judged) return w.tooShort(soakText(growth.why, lang), growth.leastMinutes);
+  return w.rule((growth.fromMs / 60_000).toFixed(1), growth.windowMs / 1000, growth.windows);
 }
 
-export function renderSlopeTable(r: SoakReport): string {
-  return [`| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`, ...r.slopes.map((s) => `| ${cells(s).join(' | ')} |`)].join('\n');
+export function renderSlopeTable(r: SoakReport, lang: Lang = 'en'): string {
+  const head = HEAD.map((h) => SOAK_WORDS[lang].columns[h]);
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...r.slopes.map((s) => `| ${cells(s, lang).join(' | ')} |`)].join('\n');
 }
 
 function sparkline(r: SoakReport, resource: string): string {
@@ -54,19 +61,23 @@ function sparkline(r: SoakReport, resource: string): string {
   return `<svg width="${w}" height="${h}"><polyline fill="none" stroke="#3b7dd8" stroke-width="1.5" points="${xy.join(' ')}"/></svg>`;
 }
 
-function renderHtml(r: SoakReport): string {
-  const rows = r.slopes.map((s) => `<tr>${cells(s).map((c, i) => `<td${i === HEAD.length - 1 ? ` class="${s.grows ? 'bad' : s.judged === false ? 'warn' : 'good'}"` : ''}>${esc(c)}</td>`).join('')}<td>${sparkline(r, s.resource)}</td></tr>`).join('\n');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>stocklab soak ${esc(r.stamp)}</title><style>${reportCss(1300)}</style></head>
-<body><h1>stocklab: soak</h1>
-${summaryLines(r).map((l) => `<p class="${l.startsWith('Verdict') && !r.ok ? 'bad' : 'meta'}">${esc(l)}</p>`).join('\n')}
-<table><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}<th>over the run</th></tr>
+/** The report in one language: the summary, then each resource's slope beside its sparkline. */
+function htmlBody(r: SoakReport, lang: Lang): string {
+  const w = SOAK_WORDS[lang];
+  const rows = r.slopes.map((s) => `<tr>${cells(s, lang).map((c, i) => `<td${i === HEAD.length - 1 ? ` class="${s.grows ? 'bad' : s.judged === false ? 'warn' : 'good'}"` : ''}>${esc(c)}</td>`).join('')}<td>${sparkline(r, s.resource)}</td></tr>`).join('\n');
+  const lines = summaryLines(r, lang);
+  return `<h1>${esc(w.html.title)}</h1>
+${lines.map((l, i) => `<p class="${i === lines.length - 1 && !r.ok ? 'bad' : 'meta'}">${esc(l)}</p>`).join('\n')}
+<table><tr>${HEAD.map((h) => `<th>${esc(w.columns[h])}</th>`).join('')}<th>${esc(w.overTheRun)}</th></tr>
 ${rows}</table>
-${r.sampleErrors.length ? `<p class="meta">Samples not read: ${esc(r.sampleErrors.slice(0, 5).join('; '))}</p>` : ''}
-</body></html>
-`;
+${r.sampleErrors.length ? `<p class="meta">${esc(w.html.samplesNotRead(r.sampleErrors.slice(0, 5).join('; ')))}</p>` : ''}`;
+}
+
+export function renderSoakHtml(r: SoakReport): string {
+  const title = { en: SOAK_WORDS.en.html.pageTitle(r.stamp), zh: SOAK_WORDS.zh.html.pageTitle(r.stamp) };
+  return bilingualPage(title, reportCss(1300), (lang) => htmlBody(r, lang));
 }
 
 export function writeSoakReport(r: SoakReport, dir: string): WrittenFiles {
-  return writeReportFiles(dir, `${r.stamp}-soak`, { data: r, md: `# stocklab soak ${r.stamp}\n\n${summaryLines(r).join('\n\n')}\n\n${renderSlopeTable(r)}\n`, html: renderHtml(r) });
+  return writeReportFiles(dir, `${r.stamp}-soak`, { data: r, md: `# stocklab soak ${r.stamp}\n\n${summaryLines(r).join('\n\n')}\n\n${renderSlopeTable(r)}\n`, html: renderSoakHtml(r) });
 }
