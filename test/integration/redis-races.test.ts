@@ -27,14 +27,21 @@ describe('exact on three instances behind nginx', () => {
   it.each([
     ['redis-lua-decr', 'redis', 0.01],
     ['redis-watch', 'redis', 0.02],
-    ['redis-setnx', 'mysql', 0.05],
-    ['redis-setnx-ex', 'mysql', 0.05],
-    ['redis-owned', 'mysql', 0.05],
-    ['redis-reentrant', 'mysql', 0.05],
     ['redis-watchdog', 'mysql', 0.05],
     ['redis-pubsub', 'mysql', 0.05],
   ] as const)('%s (store %s): 1100 requests for 1000 units', async (strategy, store, maxRefused) => {
     await exactRace(strategy, store, 1000, 1100, maxRefused);
+  });
+
+  // The locks whose waiters poll sell a few hundred a second: half the run proves the same
+  // exactness (100 clients still contend for every unit) in half the time.
+  it.each([
+    ['redis-setnx', 'mysql', 0.05],
+    ['redis-setnx-ex', 'mysql', 0.05],
+    ['redis-owned', 'mysql', 0.05],
+    ['redis-reentrant', 'mysql', 0.05],
+  ] as const)('%s (store %s): 550 requests for 500 units', async (strategy, store, maxRefused) => {
+    await exactRace(strategy, store, 500, 550, maxRefused);
   });
 
   // The same critical section on the Redis stock key: a shorter run shows the same exactness.
