@@ -123,7 +123,7 @@ export const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 function deduct(base: string, strategy: string): Promise<number> {
   return new Promise((resolve) => {
-    const req = http.get(`${base}/check/lock?strategy=${strategy}`, { agent }, (res) => {
+    const req = http.get(`${base}/check/lock?strategy=${encodeURIComponent(strategy)}`, { agent }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });

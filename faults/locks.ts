@@ -34,11 +34,15 @@ export const CLAIM: Readonly<Record<string, Claim>> = {
   'redis-watchdog': 'ttl',
   'redis-pubsub': 'ttl',
   redlock: 'ttl',
+  // the same lock behind a process line (src/strategies/lined.ts): a claim ends as the lock's does
+  'redlock+line': 'ttl',
   'zk-ephemeral': 'session',
   'zk-sequential': 'session',
   'zk-herd': 'session',
   'zk-watch': 'session',
+  'zk-watch+line': 'session',
   'zk-reentrant': 'session',
+  'zk-reentrant+line': 'session',
   'mysql-lock-table-basic': 'forever',
   'mysql-lock-table': 'ttl',
   'etcd-lock': 'ttl',
@@ -73,7 +77,7 @@ export const ZK_STRATEGIES: readonly string[] = LOCK_STRATEGIES.filter((s) => CL
  * Locks that issue no fencing token: RedLock (no single counter), the course's flawed steps that
  * draw none, and PostgreSQL's session lock (the course-style step).
  */
-const UNFENCED: ReadonlySet<string> = new Set(['redlock', 'redis-setnx-expire', 'redis-setnx-getset', 'mysql-lock-table-basic', 'pg-advisory-session']);
+const UNFENCED: ReadonlySet<string> = new Set(['redlock', 'redlock+line', 'redis-setnx-expire', 'redis-setnx-getset', 'mysql-lock-table-basic', 'pg-advisory-session']);
 
 /** Locks with a fencing token: the other Redis single-server locks (an INCR), ZooKeeper (from the node's czxid), the lock table. */
 export const FENCEABLE: ReadonlySet<string> = new Set(LOCK_STRATEGIES.filter((s) => !UNFENCED.has(s)));

@@ -4,6 +4,7 @@ import type { RequestLimits } from '../config.js';
 import { LOCK_CLOCK_OFFSET_MAX_MS } from '../locks/lock-clock.js';
 import { STEP_PAUSE_POINTS, type Strategy } from '../strategies/strategy.js';
 import type { Catalog } from '../strategies/catalog.js';
+import { LINE_SUFFIX, linedName } from '../strategies/lined.js';
 import type { StoreKind } from '../stock/store.js';
 import type { DeductRequest } from '../strategies/strategy.js';
 import { acceptedLanguages, firstKnownLang, isLang, LANGS, type Lang } from '../lang.js';
@@ -60,7 +61,7 @@ export function flag(query: Query, name: string): boolean {
 }
 
 /** Every parameter GET /check/lock reads; any other is refused, so a typo cannot run another experiment. */
-export const CHECK_PARAMS = ['strategy', 'store', 'workMs', 'ttlMs', 'waitMs', 'retryMs', 'fenced', 'pause'] as const;
+export const CHECK_PARAMS = ['strategy', 'store', 'workMs', 'ttlMs', 'waitMs', 'retryMs', 'fenced', 'line', 'pause'] as const;
 
 /**
  * The shortest pause between lock attempts: below it, one request with a long waitMs could make
@@ -77,11 +78,27 @@ export function rejectUnknownParams(query: Query, known: readonly string[]): voi
   }
 }
 
+/**
+ * The strategy asked for. `line=1` names its `+line` row (the same lock behind a process line), and
+ * `zk-watch line` is that row too: a `+` typed unescaped in a query string arrives as a space.
+ */
+function strategyOf(query: Query, catalog: Catalog, defaultStrategy: string): Strategy {
+  const asked = oneString(query, 'strategy') ?? defaultStrategy;
+  const name = asked.replace(/ line$/, LINE_SUFFIX);
+  const strategy = catalog.get(name);
+  if (!strategy) throw new BadRequestError('strategy', `unknown strategy "${asked}"`, catalog.names);
+  if (!flag(query, 'line') || name.endsWith(LINE_SUFFIX)) return strategy;
+  const lined = catalog.get(linedName(name));
+  if (!lined) {
+    const linedNames = catalog.names.filter((n) => n.endsWith(LINE_SUFFIX));
+    throw new BadRequestError('line', `strategy ${name} has no ${LINE_SUFFIX} row (no process line in front of its lock)`, linedNames.map((n) => n.slice(0, -LINE_SUFFIX.length)));
+  }
+  return lined;
+}
+
 export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy: string, limits: RequestLimits, faultInjection = false): CheckParams {
   rejectUnknownParams(query, CHECK_PARAMS);
-  const name = oneString(query, 'strategy') ?? defaultStrategy;
-  const strategy = catalog.get(name);
-  if (!strategy) throw new BadRequestError('strategy', `unknown strategy "${name}"`, catalog.names);
+  const strategy = strategyOf(query, catalog, defaultStrategy);
 
   const storeName = oneString(query, 'store') ?? strategy.stores[0];
   const store = strategy.stores.find((s) => s === storeName);

@@ -7,6 +7,7 @@ import { RedlockLock } from '../locks/redis/redlock/redlock.js';
 import { MAX_HANDOFF_STREAK } from '../locks/handoff.js';
 import { ProcessLine } from '../locks/process-line.js';
 import { declareStrategies } from './declare.js';
+import { withLinedRow } from './lined.js';
 import type { FamilyFactory } from './strategy.js';
 
 /**
@@ -33,24 +34,33 @@ export const redlockFamily: FamilyFactory = async (deps) => {
 
   return {
     strategies: declareStrategies(deps, [
-      {
-        name: 'redlock',
-        family: 'redlock',
-        course: '§2.9',
-        description: {
-          en: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease. One contender per instance: its requests line up in memory, and a holder passes its hold to the next one while the validity lasts, without a round trip to the masters (at most ${MAX_HANDOFF_STREAK} times in a row).`,
-          zh: `在 ${clients.length} 个相互独立的 Redis 主节点上 SET NX PX；租期内有 ${quorum} 个节点同意即加锁成功（红锁）。每个实例只有一个竞争者：实例内的请求在内存中排队，持锁者在有效期内把锁直接交给下一个请求，不再访问各主节点（最多连续 ${MAX_HANDOFF_STREAK} 次）。`,
+      ...withLinedRow(
+        {
+          name: 'redlock',
+          family: 'redlock',
+          course: '§2.9',
+          description: {
+            en: `SET NX PX on ${clients.length} independent Redis masters; held once ${quorum} agree within the lease. One hold per request: each request asks the masters, as the course has it.`,
+            zh: `在 ${clients.length} 个相互独立的 Redis 主节点上 SET NX PX；租期内有 ${quorum} 个节点同意即加锁成功（红锁）。与课程一致：每个请求各自向各主节点申请一次。`,
+          },
+          expected: {
+            oneInstance: 'exact',
+            threeInstances: 'exact',
+            workOverTtl: 'exact',
+            note: `survives ${clients.length - quorum} of ${clients.length} servers down; 503 without a quorum; no fencing token (no single counter)`,
+          },
+          lock: new RedlockLock(redlock, hints),
+          faultLab: true,
         },
-        expected: {
-          oneInstance: 'exact',
-          threeInstances: 'exact',
-          workOverTtl: 'exact',
-          note: `survives ${clients.length - quorum} of ${clients.length} servers down; 503 without a quorum; no fencing token (no single counter)`,
+        {
+          // The line passes a hold within the instance; a pass keeps the hold's validity, and its `lost`.
+          lock: new ProcessLine(new RedlockLock(redlock, hints)),
+          description: {
+            en: `redlock behind a process line: one contender per instance; its requests line up in memory, and a holder passes its hold to the next one while the validity lasts, without a round trip to the masters (at most ${MAX_HANDOFF_STREAK} times in a row).`,
+            zh: `在进程内排队的 redlock：每个实例只有一个竞争者；实例内的请求在内存中排队，持锁者在有效期内把锁直接交给下一个请求，不再访问各主节点（最多连续 ${MAX_HANDOFF_STREAK} 次）。`,
+          },
         },
-        // The line passes a hold within the instance; a pass keeps the hold's validity, and its `lost`.
-        lock: new ProcessLine(new RedlockLock(redlock, hints)),
-        faultLab: true,
-      },
+      ),
     ]),
     // Servers that are down keep their leftovers until they expire; the others are cleaned now.
     clearLocks: async () => void (await Promise.allSettled(clients.map((c) => deleteLockKeys(c)))),

@@ -12,6 +12,7 @@ import { ZkHerdLock } from '../locks/zk/herd.js';
 import { ZkWatchLock } from '../locks/zk/watch.js';
 import { STOCK_CODE } from '../stock/product.js';
 import { declareStrategies } from './declare.js';
+import { withLinedRow } from './lined.js';
 import type { FamilyFactory, OwnDeduction, SharedDeps, StrategyFamily } from './strategy.js';
 
 export const ZK_LOCK_ROOT = '/stocklab/locks';
@@ -32,7 +33,7 @@ const WAREHOUSE_LOCK_RESOURCE = `warehouse:${STOCK_CODE}`;
  */
 export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): StrategyFamily {
   const family = 'zookeeper';
-  /** zk-watch behind a process line: one node per instance in the queue, grants passed within the instance. */
+  /** zk-watch behind a process line (the `+line` rows, and zk-multi): one node per instance in the queue, grants passed within the instance. */
   const linedWatch = () => new ProcessLine(new ZkWatchLock(session), ZK_GRANTS_PER_NODE);
   return {
     strategies: declareStrategies(deps, [
@@ -72,31 +73,49 @@ export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): Strat
         lock: new ZkHerdLock(session),
         faultLab: true,
       },
-      {
-        name: 'zk-watch',
-        family,
-        course: '§3.4.2',
-        description: {
-          en: `Queue with an ephemeral-sequential child; watch only the predecessor and wake on its deletion (no herd). One node per instance: its requests line up in memory and the holder passes the node on (at most ${MAX_HANDOFF_STREAK} times in a row).`,
-          zh: `创建一个临时序列化子节点排队；只监听前一个节点，它被删除时才醒来（没有羊群效应）。每个实例只排一个节点：实例内的请求在内存中排队，持锁者把节点直接交给下一个请求（最多连续 ${MAX_HANDOFF_STREAK} 次）。`,
+      ...withLinedRow(
+        {
+          name: 'zk-watch',
+          family,
+          course: '§3.4.2',
+          description: {
+            en: 'Queue with an ephemeral-sequential child; watch only the predecessor and wake on its deletion (no herd). One node per request, as the course has it.',
+            zh: '创建一个临时序列化子节点排队；只监听前一个节点，它被删除时才醒来（没有羊群效应）。与课程一致：每个请求一个节点。',
+          },
+          expected,
+          lock: new ZkWatchLock(session),
+          faultLab: true,
         },
-        expected,
-        lock: linedWatch(),
-        faultLab: true,
-      },
-      {
-        name: 'zk-reentrant',
-        family,
-        course: '§3.5',
-        description: {
-          en: 'zk-watch, reentrant per request (count per owner in process); the critical section re-enters once.',
-          zh: '可重入的 zk-watch，按请求重入（每个持有者的次数记在进程内）；临界区会再进入一次。',
+        {
+          lock: linedWatch(),
+          description: {
+            en: `zk-watch behind a process line: one node per instance; its requests line up in memory and the holder passes the node on (at most ${MAX_HANDOFF_STREAK} times in a row).`,
+            zh: `在进程内排队的 zk-watch：每个实例只排一个节点；实例内的请求在内存中排队，持锁者把节点直接交给下一个请求（最多连续 ${MAX_HANDOFF_STREAK} 次）。`,
+          },
         },
-        expected,
-        lock: new ZkReentrantLock(session, linedWatch()),
-        scope: withLockReentered,
-        faultLab: true,
-      },
+      ),
+      ...withLinedRow(
+        {
+          name: 'zk-reentrant',
+          family,
+          course: '§3.5',
+          description: {
+            en: 'zk-watch, reentrant per request (count per owner in process); the critical section re-enters once. One node per request.',
+            zh: '可重入的 zk-watch，按请求重入（每个持有者的次数记在进程内）；临界区会再进入一次。每个请求一个节点。',
+          },
+          expected,
+          lock: new ZkReentrantLock(session, new ZkWatchLock(session)),
+          scope: withLockReentered,
+          faultLab: true,
+        },
+        {
+          lock: new ZkReentrantLock(session, linedWatch()),
+          description: {
+            en: 'zk-watch+line (zk-watch behind a process line), reentrant per request (count per owner in process); the critical section re-enters once. One node per instance.',
+            zh: '可重入的 zk-watch+line（在进程内排队的 zk-watch），按请求重入（每个持有者的次数记在进程内）；临界区会再进入一次。每个实例只排一个节点。',
+          },
+        },
+      ),
       {
         name: 'zk-semaphore-mutex',
         family,
@@ -128,6 +147,7 @@ export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): Strat
           zh: 'Curator 的 InterProcessMultiLock，同时锁住库存的锁和它所在仓库的锁（各是一把 zk-reentrant 锁）：要么都拿到，要么都不拿。',
         },
         expected,
+        // Lined only: not the course's row (§3.7 is Curator's), and its two locks per request are where the line pays most.
         lock: new MultiLock(new ZkReentrantLock(session, linedWatch()), () => [WAREHOUSE_LOCK_RESOURCE]),
       },
     ]),

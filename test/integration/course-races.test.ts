@@ -38,7 +38,7 @@ describe('the course’s flawed steps, exact in a plain race through nginx', () 
 
   it('GET /strategies lists each, in course order, with its expected outcomes, fault outcomes and pause points', async () => {
     const { body } = await getJson(`${info.nginx}/strategies`);
-    const list = body.strategies as { name: string; expected: { faults?: { holderCrash: string } }; pausePoints?: string[] }[];
+    const list = body.strategies as { name: string; course: string; description: string; expected: { faults?: { holderCrash: string } }; pausePoints?: string[] }[];
     const names = list.map((s) => s.name);
     const byName = Object.fromEntries(list.map((s) => [s.name, s]));
     const before = (a: string, b: string) => expect(names.indexOf(a), `${a} before ${b}`).toBeLessThan(names.indexOf(b));
@@ -55,5 +55,13 @@ describe('the course’s flawed steps, exact in a plain race through nginx', () 
     expect(byName['sql-share-mode']).toMatchObject({ pausePoints: ['after-read'] });
     expect(byName['sql-for-update']).toMatchObject({ pausePoints: ['after-read'] });
     expect(byName['zk-herd']).toMatchObject({ expected: { faults: { holderCrash: 'after the session timeout' } } });
+    // The course's form of each (one node, one hold per request), then its `+line` row: same section, same outcomes.
+    for (const name of ['redlock', 'zk-watch', 'zk-reentrant']) {
+      const lined = `${name}+line`;
+      before(name, lined);
+      expect(byName[lined], lined).toMatchObject({ course: byName[name]?.course, expected: byName[name]?.expected });
+      expect(byName[name]?.description, name).toMatch(/per request/);
+      expect(byName[lined]?.description, lined).toMatch(/process line/);
+    }
   });
 });

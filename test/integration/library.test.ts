@@ -44,7 +44,7 @@ describe.each(Object.keys(RACES))('%s', (strategy) => {
 
 it('the libraries issue no fencing token: fenced=1 is a 400', async () => {
   for (const strategy of ['lib-redis-semaphore', 'lib-redlock-mutex', 'lib-redlock']) {
-    const r = await getJson(`${cluster.nginx}/check/lock?strategy=${strategy}&fenced=1`);
+    const r = await getJson(`${cluster.nginx}/check/lock?strategy=${encodeURIComponent(strategy)}&fenced=1`);
     expect([r.status, r.body.param], strategy).toEqual([400, 'fenced']);
   }
 });

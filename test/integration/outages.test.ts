@@ -51,7 +51,7 @@ describe('MySQL stopped', () => {
     await servers.mysql.stop();
     try {
       for (const strategy of ['none', 'mutex', 'sql-update', 'sql-for-update', 'sql-optimistic']) {
-        const r = await getJson(`${base}/check/lock?strategy=${strategy}`);
+        const r = await getJson(`${base}/check/lock?strategy=${encodeURIComponent(strategy)}`);
         expect(r.status, strategy).toBe(503);
         expect(r.body, strategy).toMatchObject({ ok: false, error: 'mysql_unavailable' });
         expect(r.ms, strategy).toBeLessThan(5_000);

@@ -45,7 +45,7 @@ describe('ZooKeeper failures', () => {
       expect(await unitsLeft(info, 'mysql')).toBe(100);
 
       for (const strategy of ['zk-ephemeral', 'zk-sequential', 'zk-watch', 'zk-reentrant']) {
-        const down = await getJson(`${base}/check/lock?strategy=${strategy}`);
+        const down = await getJson(`${base}/check/lock?strategy=${encodeURIComponent(strategy)}`);
         expect(down.status, strategy).toBe(503);
         expect(down.body, strategy).toMatchObject({ error: 'zookeeper_unavailable' });
         expect(down.ms, strategy).toBeLessThan(1_000);

@@ -102,7 +102,7 @@ lockContract('redlock (3 masters)', { reentrant: false, lateRelease: 'refuses', 
   };
 });
 
-// The strategy's redlock: a process line in front, which passes a hold within the process. A hold
+// The redlock+line strategy's lock (plain RedlockLock above is the redlock strategy's): a process line in front, which passes a hold within the process. A hold
 // taken away on the masters still holds its own process's line, so no late-release case here.
 lockContract('redlock behind a process line', { reentrant: false, lost: 'fires' }, async () => {
   const masters = await Promise.all(servers.current.redis.map(openRedis));

@@ -62,6 +62,7 @@ recipe('zk-reentrant', true, (s) => new ZkReentrantLock(s));
 recipe('zk-semaphore-mutex', false, (s) => new ZkSemaphoreMutex(s));
 recipe('zk-rw-write', true, (s) => new ZkReadWriteLock(s).writeLock);
 recipe('zk-multi', true, (s) => new MultiLock(new ZkReentrantLock(s), (r) => [`${r}/second`]));
+// The `+line` strategies' locks (zk-watch+line, zk-reentrant+line; zk-multi's in the service); the plain ones above are zk-watch's and zk-reentrant's.
 recipe('zk-watch behind a process line', false, (s) => new ProcessLine(new ZkWatchLock(s), ZK_GRANTS_PER_NODE), true);
 recipe('zk-reentrant behind a process line', true, (s) => new ZkReentrantLock(s, new ProcessLine(new ZkWatchLock(s), ZK_GRANTS_PER_NODE)), true);
 

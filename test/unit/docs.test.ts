@@ -77,9 +77,14 @@ const isRoute = (p: string) => (p.endsWith('/') ? ROUTE_PATHS.some((r) => r.star
  * static list to import and no way to list them without opening the servers; every name is a string
  * literal there.
  */
-const STRATEGY_SHAPE = /^(none|mutex|redlock|(?:sql|redis|redlock|zk|mysql|lib)(?:-[a-z0-9]+)+)$/;
+const STRATEGY_SHAPE = /^(none|mutex|redlock|(?:sql|redis|redlock|zk|mysql|lib)(?:-[a-z0-9]+)+)(\+line)?$/;
 const STRATEGIES = new Set(
-  sourceFiles('src/strategies').flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(/'([a-z0-9-]+)'/g)].map((m) => m[1] as string).filter((s) => STRATEGY_SHAPE.test(s))),
+  sourceFiles('src/strategies').flatMap((file) => {
+    const text = fs.readFileSync(file, 'utf8');
+    // A declaration given to withLinedRow (src/strategies/lined.ts) has a `+line` row too.
+    const lined = [...text.matchAll(/withLinedRow\(\s*\{\s*name: '([a-z0-9-]+)'/g)].map((m) => `${m[1]}+line`);
+    return [...[...text.matchAll(/'([a-z0-9-]+)'/g)].map((m) => m[1] as string).filter((s) => STRATEGY_SHAPE.test(s)), ...lined];
+  }),
 );
 /** Names of that shape that are not strategies: fault scenarios, and packages the docs name. */
 const NOT_STRATEGIES = new Set([...SCENARIOS.map((s) => s.name), 'redis-server', 'redis-semaphore', 'mariadb-server']);

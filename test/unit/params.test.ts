@@ -25,12 +25,13 @@ function strategy(name: string, stores: Strategy['stores']): Strategy {
 
 // Validation needs only names, stores and guards, so a catalog of inert entries is enough here:
 // alpha takes no lock, beta takes one without tokens, gamma one that issues Redis tokens, delta one
-// with a pause point inside its lock.
+// with a pause point inside its lock; beta+line is beta's lock behind a process line.
 const catalog = await Catalog.open({} as SharedDeps, [
   async () => ({
     strategies: [
       strategy('alpha', ['mysql', 'redis']),
       { ...strategy('beta', ['redis']), guard: {} },
+      { ...strategy('beta+line', ['redis']), guard: {} },
       { ...strategy('gamma', ['mysql']), guard: { fencing: 'redis' } },
       { ...strategy('delta', ['mysql']), guard: {}, pausePoints: ['after-setnx'] },
     ],
@@ -63,7 +64,7 @@ describe('GET /check/lock parameters', () => {
   it('names an unknown strategy and lists the valid ones', () => {
     const err = rejection(() => parseCheckParams({ strategy: 'nope' }, catalog, 'alpha', limits));
     expect(err.param).toBe('strategy');
-    expect(err.valid).toEqual(['alpha', 'beta', 'gamma', 'delta']);
+    expect(err.valid).toEqual(['alpha', 'beta', 'beta+line', 'gamma', 'delta']);
   });
 
   it.each([
@@ -108,6 +109,21 @@ describe('GET /check/lock parameters', () => {
     const err = rejection(() => parseCheckParams({ strategy: 'beta', fenced: '1' }, catalog, 'alpha', limits));
     expect([err.param, err.valid]).toEqual(['fenced', ['gamma']]);
     expect(rejection(() => parseCheckParams({ strategy: 'gamma', fenced: 'yes' }, catalog, 'alpha', limits)).param).toBe('fenced');
+  });
+
+  it('takes line=1 for a strategy with a +line row, and "beta line" (an unescaped +) as that row', () => {
+    const named = (query: Record<string, string>) => parseCheckParams(query, catalog, 'alpha', limits).strategy.name;
+    expect(named({ strategy: 'beta', line: '1' })).toBe('beta+line');
+    expect(named({ strategy: 'beta+line' })).toBe('beta+line');
+    expect(named({ strategy: 'beta line' })).toBe('beta+line');
+    expect(named({ strategy: 'beta line', line: '1' })).toBe('beta+line');
+    expect(named({ strategy: 'beta+line', line: '1' })).toBe('beta+line');
+    expect(named({ strategy: 'beta', line: '0' })).toBe('beta');
+    const err = rejection(() => parseCheckParams({ strategy: 'gamma', line: '1' }, catalog, 'alpha', limits));
+    expect([err.param, err.valid]).toEqual(['line', ['beta']]);
+    expect(rejection(() => parseCheckParams({ line: '1' }, catalog, 'alpha', limits)).param).toBe('line');
+    expect(rejection(() => parseCheckParams({ strategy: 'beta', line: 'yes' }, catalog, 'alpha', limits)).param).toBe('line');
+    expect(rejection(() => parseCheckParams({ strategy: 'gamma line' }, catalog, 'alpha', limits)).param).toBe('strategy');
   });
 
   it('takes pause only with fault injection on, at a known point, for a strategy that takes a lock', () => {
