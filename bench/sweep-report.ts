@@ -10,7 +10,7 @@ import { escapeXml as esc } from './svg.js';
 import type { SweepCell, SweepReport, SweepRow } from './sweep.js';
 import { markdownTable } from './table.js';
 import { bilingualPage } from './lang-switch.js';
-import { zhCell } from './docs-zh.js';
+import { zhCell } from './zh-cells.js';
 import { SWEEP_WORDS } from './sweep-words.js';
 import type { Lang } from '../src/lang.js';
 

@@ -10,9 +10,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blockNames } from '../../bench/docs-blocks.js';
-import { README_ZH, ZH_DOCS } from '../../bench/docs.js';
-import { PHRASES } from '../../bench/docs-zh.js';
+import { blockNames } from '../../docgen/blocks.js';
+import { README_ZH, ZH_DOCS } from '../../docgen/docs.js';
+import { PHRASES } from '../../docgen/zh-faults.js';
 import { BENCH_WORDS } from '../../bench/words.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blockNames } from '../../bench/docs-blocks.js';
-import { DOCS_FLAGS, GENERATED_BLOCKS, ZH_DOCS } from '../../bench/docs.js';
+import { blockNames } from '../../docgen/blocks.js';
+import { DOCS_FLAGS, GENERATED_BLOCKS, ZH_DOCS } from '../../docgen/docs.js';
 import { BENCH_FLAGS, LAB_FLAGS, ROUND_TRIPS_FLAGS } from '../../bench/options.js';
 import { FAULT_FLAGS } from '../../faults/options.js';
 import { MUTATION_FLAGS } from '../../mutation/options.js';

@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const ROOTS = ['src', 'bench', 'faults', 'live', 'compose', 'mutation'];
+const ROOTS = ['src', 'bench', 'faults', 'docgen', 'live', 'compose', 'mutation'];
 /** The service and its servers: what the tools (bench, faults, live, compose) build on, never the other way. */
-const TOOLS = ['bench/', 'faults/', 'live/', 'compose/', 'mutation/'];
+const TOOLS = ['bench/', 'faults/', 'docgen/', 'live/', 'compose/', 'mutation/'];
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;'"]*?\bfrom\s+'(\.[^']+)'/g;
 
 function sourceFiles(dir: string): string[] {
@@ -52,5 +52,11 @@ describe('imports', () => {
   it('keeps src/ free of the tools built on it (bench, faults, live, compose)', () => {
     const backwards = [...graph].flatMap(([f, deps]) => (f.startsWith('src/') ? [...deps].filter((d) => TOOLS.some((t) => d.startsWith(t))).map((d) => `${f} → ${d}`) : []));
     expect(backwards).toEqual([]);
+  });
+
+  it('keeps the bench free of the fault lab, and both free of the docs generator that reads them', () => {
+    const upward = (from: string, to: readonly string[]) => [...graph].flatMap(([f, deps]) => (f.startsWith(from) ? [...deps].filter((d) => to.some((t) => d.startsWith(t))).map((d) => `${f} → ${d}`) : []));
+    expect(upward('bench/', ['faults/', 'docgen/'])).toEqual([]);
+    expect(upward('faults/', ['docgen/'])).toEqual([]);
   });
 });

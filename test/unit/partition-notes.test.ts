@@ -1,9 +1,9 @@
 // The partition family's rows, without a cluster: nginx's bounds read from the template the cluster
 // renders, and the notes these rows write (variants and expectations, with their figures) each with
-// a Chinese phrase in bench/docs-zh.ts, so the Chinese fault tables never show them in English.
+// a Chinese phrase in docgen/zh-faults.ts, so the Chinese fault tables never show them in English.
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { zhFaultCells } from '../../bench/docs-zh.js';
+import { zhFaultCells } from '../../docgen/zh-faults.js';
 import { COLUMNS } from '../../faults/report/cells.js';
 import { nginxBounds, nginxCutExpected } from '../../faults/scenarios/nginx-cut.js';
 import { cutFromStockExpected, holderCutFencings, LOCK_SERVICE, mysqlCutExpected } from '../../faults/scenarios/partition.js';

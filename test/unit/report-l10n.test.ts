@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { reliabilityBlocks } from '../../bench/docs-reliability.js';
+import { reliabilityBlocks } from '../../docgen/reliability.js';
 import type { RampReport } from '../../bench/ramp.js';
 import { rampDocBlock, rampSummaryBlock, renderRampHtml } from '../../bench/ramp-report.js';
 import type { SweepReport } from '../../bench/sweep.js';

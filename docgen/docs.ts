@@ -1,4 +1,4 @@
-// What `npm run docs` writes (docs-cli.ts runs it): the generated blocks of README.md and docs/*.md,
+// What `npm run docs` writes (cli.ts runs it): the generated blocks of README.md and docs/*.md,
 // of their Chinese twins (README.zh-CN.md, docs/zh-CN/*.md) from the same figures, and
 // docs/results.svg, from one bench run's JSON and optionally one fault run's, so every figure the
 // docs quote comes from a run and says which.
@@ -11,18 +11,19 @@ import { FAULT_WORDS } from '../faults/report/words.js';
 import type { FaultReport } from '../faults/report/report.js';
 import type { FaultRow } from '../faults/row.js';
 import { SCENARIOS } from '../faults/scenarios/index.js';
-import { faultsByLock } from './docs-faults.js';
-import { fillBlocks } from './docs-blocks.js';
-import { zhCell, zhFaultCells } from './docs-zh.js';
-import { familySummaries } from './docs-summary.js';
-import { ceilingCells, ceilingHeader, runCells, runHeader, runTableNotes } from './format.js';
-import { chartRows, goodputOf, goodputRange } from './html.js';
-import { parseBenchArgs } from './options.js';
-import { ceilingOf, TOPOLOGIES, TOPOLOGY_LABEL, verdictOf, type BenchReport } from './report.js';
-import { CHART_CSS } from './report-style.js';
-import { renderBarChart, standaloneSvg } from './svg.js';
-import { definitions, markdownTable, methodText, runsTable } from './table.js';
-import { BENCH_WORDS } from './words.js';
+import { faultsByLock } from './faults.js';
+import { fillBlocks } from './blocks.js';
+import { zhCell } from '../bench/zh-cells.js';
+import { zhFaultCells } from './zh-faults.js';
+import { familySummaries } from './summary.js';
+import { ceilingCells, ceilingHeader, runCells, runHeader, runTableNotes } from '../bench/format.js';
+import { chartRows, goodputOf, goodputRange } from '../bench/html.js';
+import { parseBenchArgs } from '../bench/options.js';
+import { ceilingOf, TOPOLOGIES, TOPOLOGY_LABEL, verdictOf, type BenchReport } from '../bench/report.js';
+import { CHART_CSS } from '../bench/report-style.js';
+import { renderBarChart, standaloneSvg } from '../bench/svg.js';
+import { definitions, markdownTable, methodText, runsTable } from '../bench/table.js';
+import { BENCH_WORDS } from '../bench/words.js';
 import type { Lang } from '../src/lang.js';
 
 /** Every flag `npm run docs` accepts. */

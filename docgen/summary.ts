@@ -2,9 +2,9 @@
 // given, one fault run): the strategy to use, the ones that oversell, the one to avoid, and the
 // faults that break them.
 import type { FaultRow } from '../faults/row.js';
-import { efficiencyText, int } from './format.js';
-import { verdictOf, type BenchReport, type RunResult, type Topology } from './report.js';
-import { BENCH_WORDS } from './words.js';
+import { efficiencyText, int } from '../bench/format.js';
+import { verdictOf, type BenchReport, type RunResult, type Topology } from '../bench/report.js';
+import { BENCH_WORDS } from '../bench/words.js';
 import type { Lang } from '../src/lang.js';
 
 export interface FamilySummary {
