@@ -1,5 +1,6 @@
-// `npm run live [--topology replicated|hosts] [--port N]`: brings the native cluster up as `npm run
-// cluster -- up` does (its instances with the fault hooks on), then serves the live lab's page on
+// `npm run live [--topology replicated|hosts] [--port N] [--rtt MS]`: brings the native cluster up as
+// `npm run cluster -- up` does (its instances with the fault hooks on; with --rtt, its links delayed
+// by forwarders the page may retime for a race), then serves the live lab's page on
 // 127.0.0.1 and prints its address. On the hosts topology the page may also cut links. Ctrl-C heals
 // every fault and cut and stops the page; the cluster stays up.
 import { parseFlags, runCli } from '../src/cli/args.js';
@@ -17,6 +18,7 @@ async function main(): Promise<number> {
   // Flags are environment variables under another name: src/config.ts parses and checks them.
   if (values.topology !== undefined) process.env.TOPOLOGY = values.topology;
   if (values.port !== undefined) process.env.LIVE_PORT = values.port;
+  if (values.rtt !== undefined) process.env.CLUSTER_RTT_MS = values.rtt;
   const config = loadClusterConfig();
   const live = loadLiveConfig();
   const say = (line: string) => console.error(line);

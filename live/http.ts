@@ -10,6 +10,7 @@ import { exportedRun, livePage, type Assets } from './assets.js';
 import { FaultError } from './fault-error.js';
 import { FaultBoard, MAX_FAULT_MS } from './faults.js';
 import { runRace } from './race.js';
+import { retime } from './rtt.js';
 import type { LabServers, Proc } from './servers.js';
 import { faultSchema, InputError, parseRace, parseWith, type FaultRequest } from './settings.js';
 import { CUT_FROM, type LabState, type LiveEvent, type RunLog, type StrategyInfo } from './shared/types.js';
@@ -23,6 +24,7 @@ const RUNS_KEPT = 20;
 /** With no page left open, every fault heals after this (a reload reconnects well within it). */
 const PAGE_GONE_MS = 2_000;
 const NEEDS_HOSTS = 'cutting a link needs the hosts topology, a network namespace per server (as root: npm run live -- --topology hosts)';
+const NEEDS_LINKS = 'rttMs needs a cluster brought up with delayed links (npm run live -- --rtt 2, or npm run cluster -- up --rtt 2): this one has no forwarders to retime';
 
 export interface LiveServer {
   url: string;
@@ -47,6 +49,8 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
     if (!racing) emit({ type: 'faults', faults: faults.marks() });
   });
   let goneTimer: NodeJS.Timeout | undefined;
+  /** While a race runs at its own round trip: the links' round trip before it, which a close sets back too. */
+  let rttBefore: number | undefined;
 
   const state = (): LabState => ({
     lanes: servers.instances.map((p) => p.name),
@@ -57,6 +61,7 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
     redlock: servers.redlock.map((p) => p.name),
     zookeeper: servers.zookeeper.name,
     limits: { maxRequests: config.maxRequests, maxSeconds: config.maxSeconds, maxFaultMs: MAX_FAULT_MS },
+    rttMs: servers.links ? servers.links.rttMs() : null,
   });
 
   const procByName = (name: string | undefined, list: Proc[], field = 'target'): Proc => {
@@ -124,10 +129,12 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
       if (racing) throw new InputError(409, 'race_running', 'a race is running; wait for it to end', 'race');
       if (settings.freezeHolder && !servers.instances[0]?.stoppedItself) throw new InputError(400, 'bad_request', 'freezeHolder needs the native cluster (npm run live): its instances run with the fault hooks, these do not', 'freezeHolder');
       if (settings.cutHolder && !(servers.partitions && servers.instances[0]?.stoppedItself)) throw new InputError(400, 'bad_request', NEEDS_HOSTS, 'cutHolder');
+      if (settings.rttMs !== undefined && !servers.links) throw new InputError(400, 'bad_request', NEEDS_LINKS, 'rttMs');
       const strategy = strategies.find((s) => s.name === settings.strategy) as StrategyInfo;
       // its stock is read where it deducts: refused before the race rather than failing after it
       if (strategy.stores[0] === 'postgres' && !servers.info.postgres) throw new InputError(400, 'bad_request', `${strategy.name} deducts from PostgreSQL, and this lab's cluster records no PostgreSQL address`, 'strategy');
       racing = true;
+      if (settings.rttMs !== undefined) rttBefore = servers.links?.rttMs();
       json(res, 202, { ok: true, started: true });
       try {
         const run = await runRace(settings, strategy, { servers, faults, maxSeconds: config.maxSeconds, emit });
@@ -136,6 +143,7 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
       } catch (err) {
         emit({ type: 'failed', message: (err as Error).message });
       } finally {
+        rttBefore = undefined;
         racing = false;
       }
     },
@@ -177,6 +185,8 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearTimeout(goneTimer);
       await faults.healAll();
+      // closed during a race at its own round trip (Ctrl-C): the process may end before the race does
+      if (servers.links && rttBefore !== undefined) await retime(servers.links, rttBefore, emit);
     },
   };
 }

@@ -9,6 +9,7 @@ import type { FaultBoard } from './faults.js';
 import type { LabServers } from './servers.js';
 import { overlapping } from './shared/holds.js';
 import type { FaultMark, Frame, Hold, LiveEvent, RaceSettings, RaceSummary, RunLog, StrategyInfo, Tally } from './shared/types.js';
+import { withRtt } from './rtt.js';
 import { StockWatch } from './stock-watch.js';
 
 export const FRAME_MS = 100;
@@ -75,7 +76,18 @@ async function holderCut(settings: RaceSettings, cut: NonNullable<RaceSettings['
   return { answer: answer.finally(() => faults.healMark(mark.id)) };
 }
 
+/**
+ * One race, with the links at its own round trip (settings.rttMs) while it runs and set back before
+ * its end is told (a failure, or a page gone: the race ends within maxSeconds and they are set back),
+ * so the next race never finds them delayed.
+ */
 export async function runRace(settings: RaceSettings, strategy: StrategyInfo, ctx: RaceContext): Promise<RunLog> {
+  const run = await withRtt(ctx.servers.links, settings.rttMs, ctx.emit, () => race(settings, strategy, ctx));
+  ctx.emit({ type: 'done', summary: run.summary as RaceSummary });
+  return run;
+}
+
+async function race(settings: RaceSettings, strategy: StrategyInfo, ctx: RaceContext): Promise<RunLog> {
   const { servers, faults } = ctx;
   const info = servers.info;
   const lanes = servers.instances.map((p) => p.name);
@@ -186,6 +198,5 @@ export async function runRace(settings: RaceSettings, strategy: StrategyInfo, ct
     goodput: tally.sold / seconds,
   };
   run.summary = summary;
-  ctx.emit({ type: 'done', summary });
   return run;
 }

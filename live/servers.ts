@@ -9,7 +9,8 @@ import type { Grudge } from '../src/net/grudge.js';
 import type { HostsLayout } from '../src/net/hosts.js';
 import { applyGrudge, type PartitionRecord } from '../src/net/partition.js';
 import { processState } from '../src/cluster/processes.js';
-import { recordedHandle } from '../src/cluster/lifecycle.js';
+import { readState } from '../src/cluster/state.js';
+import { clusterRetime, recordedHandle } from '../src/cluster/lifecycle.js';
 import type { ClusterConfig } from '../src/config.js';
 import { pollUntil } from '../src/time.js';
 import { FaultError } from './fault-error.js';
@@ -41,8 +42,18 @@ export interface Partitions {
   apply(grudge: Grudge): Promise<PartitionRecord>;
 }
 
+/** The cluster's delaying forwarders (src/cluster/links.ts), which the lab may retime for a race. */
+export interface Links {
+  /** The round trip (ms) they add now, as the cluster's record says. */
+  rttMs(): number;
+  /** Retimes every link; resolves once each forwarder has confirmed it. */
+  setRtt(ms: number): Promise<void>;
+}
+
 export interface LabServers {
   info: ClusterInfo;
+  /** present when the cluster was brought up with a round trip (forwarders on its links): elsewhere none can be delayed */
+  links?: Links;
   topology: 'single' | 'replicated';
   /** present on the hosts topology only: elsewhere no link can be cut */
   partitions?: Partitions;
@@ -102,6 +113,7 @@ export function runningServers(cluster: RunningCluster): LabServers {
   return {
     info: cluster.info,
     topology: s.redisReplica ? 'replicated' : 'single',
+    ...(s.links.length > 0 && { links: { rttMs: () => cluster.info.rttMs ?? 0, setRtt: (ms: number) => cluster.setRtt(ms) } }),
     instances: s.instances.map(fromHandle),
     redlock: s.redlock.map(fromHandle),
     zookeeper: fromHandle(s.zookeeper),
@@ -113,8 +125,14 @@ export function runningServers(cluster: RunningCluster): LabServers {
 export function recordedServers(info: ClusterInfo, config: ClusterConfig): LabServers {
   const handle = (name: string) => signalled(recordedHandle(name, config));
   const layout = layoutOfInfo(info);
+  // the cluster CLI's own path and record: `npm run cluster -- rtt MS` and the page see each other's
+  const links: Links = {
+    rttMs: () => readState(info.dir)?.rttMs ?? 0,
+    setRtt: (ms) => clusterRetime(() => undefined, ms, undefined, config),
+  };
   return {
     info,
+    ...(info.links && { links }),
     topology: config.replicated ? 'replicated' : 'single',
     instances: config.ports.instances.map((port) => handle(`app-${port}`)),
     redlock: config.ports.redlock.map((_p, i) => handle(`redlock-${i}`)),

@@ -2,6 +2,10 @@
 import { z } from 'zod';
 import { CUT_FROM, PAUSE_POINTS, type RaceSettings } from './shared/types.js';
 
+/** The largest round trip a race may ask of the links: enough to see, small enough to end in seconds. */
+export const MAX_RTT_MS = 50;
+const MAX_RTT_TEXT = `a round trip in ms, from 0 to ${MAX_RTT_MS}`;
+
 export interface Bounds {
   maxRequests: number;
   strategies: readonly string[];
@@ -20,6 +24,7 @@ export function raceSchema(b: Bounds) {
       via: z.enum(['one', 'three']),
       freezeHolder: z.object({ point: z.enum(PAUSE_POINTS), ms: z.number().int().min(0).max(30_000) }).strict().optional(),
       cutHolder: z.object({ from: z.enum(CUT_FROM), workMs: z.number().int().min(0).max(10_000), ms: z.number().int().min(0).max(30_000) }).strict().optional(),
+      rttMs: z.number({ message: MAX_RTT_TEXT }).min(0, MAX_RTT_TEXT).max(MAX_RTT_MS, MAX_RTT_TEXT).optional(),
     })
     .strict()
     .refine((s) => !(s.freezeHolder && s.cutHolder), { message: 'freezeHolder and cutHolder both stop the first holder: choose one', path: ['cutHolder'] });

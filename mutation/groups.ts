@@ -90,7 +90,7 @@ export const GROUPS: readonly MutationGroup[] = [
     name: 'live-guard',
     about: 'the live page’s guards: the Host check, no cross-origin, and the token on every request that changes something',
     // Line ranges: the guards, not the routes they guard.
-    mutate: ['live/http.ts:150-154', 'live/http.ts:210-224'],
+    mutate: ['live/http.ts:158-162', 'live/http.ts:220-234'],
     tests: [u('live-token')],
   },
   { name: LUA_GROUP, about: 'one mutant per lua/ script guard (mutation/lua-mutants.ts)', mutate: [], tests: [] },

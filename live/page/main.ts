@@ -5,7 +5,7 @@ import { PAUSE_POINTS, type FaultMark, type Frame, type Hold, type LabState, typ
 import { el } from './dom.js';
 import { chooseLang, DICTIONARIES, type Dictionary, type Key, type Lang } from './i18n.js';
 import { figuresPanel, legend, paintRun, replayBoard, runCaption, timelineBox, type ReplayBoard } from './run-view.js';
-import { stepRuns, TOUR } from './tour.js';
+import { stepNeeds, TOUR } from './tour.js';
 
 /** The label of each pause point in the freeze menu. */
 const POINT_LABEL = { 'before-write': 'beforeWrite', 'after-acquire': 'afterAcquire', 'after-setnx': 'afterSetnx', 'before-del': 'beforeDel', 'after-read': 'afterRead' } as const satisfies Record<PausePoint, Key>;
@@ -95,6 +95,9 @@ function onEvent(e: LiveEvent): void {
   } else if (e.type === 'faults') {
     faults = e.faults;
     schedule();
+  } else if (e.type === 'rtt') {
+    if (lab) lab = { ...lab, rttMs: e.rttMs };
+    document.getElementById('rtt')?.replaceWith(rttNote());
   }
 }
 
@@ -188,7 +191,8 @@ function tour(): HTMLElement {
     return el('li', {}, b);
   }));
   // a step this lab cannot run says what it needs instead of failing
-  const runs = stepRuns(step, lab?.network);
+  const needs = stepNeeds(step, lab);
+  const runs = needs === undefined;
   const run = el('button', { class: 'primary', id: 'tour-run', disabled: pageState === 'racing' || !runs, 'data-runs': runs ? undefined : 'no' }, `${t.tourRun} ▶`);
   run.addEventListener('click', () => {
     settings = { ...step.settings };
@@ -201,7 +205,7 @@ function tour(): HTMLElement {
     nav,
     el('h3', { id: 'tour-title' }, `${lang === 'zh' ? `${t.tourStep} ${tourIndex + 1} 步：` : `${t.tourStep} ${tourIndex + 1}: `}${t[step.title]}`),
     el('p', { id: 'tour-text' }, t[step.text]),
-    ...(runs ? [] : [el('p', { class: 'needs', id: 'tour-needs' }, t.needsHosts)]),
+    ...(needs ? [el('p', { class: 'needs', id: 'tour-needs' }, t[needs])] : []),
     run,
   );
 }
@@ -313,7 +317,15 @@ function header(): HTMLElement {
     });
     return a;
   }));
-  return el('header', {}, el('div', {}, el('h1', {}, t.title), el('p', { class: 'subtitle' }, t.subtitle)), sw);
+  return el('header', {}, el('div', {}, el('h1', {}, t.title), el('p', { class: 'subtitle' }, t.subtitle), rttNote()), sw);
+}
+
+/** What the cluster's links add now, from its record: a round trip, or loopback without forwarders. */
+function rttNote(): HTMLElement {
+  const ms = lab?.rttMs;
+  if (ms === undefined) return el('p', { class: 'rtt', id: 'rtt', hidden: true });
+  const text = ms === null ? t.rttLoopback : t.rttLinks.replace('{ms}', String(ms));
+  return el('p', { class: ms ? 'rtt delayed' : 'rtt', id: 'rtt', title: t.rttTip, 'data-rtt-ms': ms === null ? 'none' : String(ms) }, text);
 }
 
 function build(): void {

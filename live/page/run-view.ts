@@ -133,7 +133,7 @@ export function paintRun(root: ParentNode, data: RunData, o: PaintOptions, t: Di
 /** A run in a few words: strategy, instances, fencing, when, how long. */
 export function runCaption(run: Pick<RunLog, 'settings' | 'startedAt'> & { summary?: Pick<RaceSummary, 'seconds'> }, t: Dictionary): string {
   const s = run.settings;
-  return [s.strategy, s.via === 'one' ? t.viaOne : t.viaThree, ...(s.fenced ? ['fenced=1'] : []), ...(s.freezeHolder ? [`${t.freezeHolder} ${s.freezeHolder.ms} ms`] : []), ...(s.cutHolder ? [`✂ ${s.cutHolder.from}`] : []), run.startedAt.slice(11, 19), ...(run.summary ? [`${run.summary.seconds.toFixed(1)} s`] : [])].join(' · ');
+  return [s.strategy, s.via === 'one' ? t.viaOne : t.viaThree, ...(s.fenced ? ['fenced=1'] : []), ...(s.freezeHolder ? [`${t.freezeHolder} ${s.freezeHolder.ms} ms`] : []), ...(s.cutHolder ? [`✂ ${s.cutHolder.from}`] : []), ...(s.rttMs !== undefined ? [t.rttCaption.replace('{ms}', String(s.rttMs))] : []), run.startedAt.slice(11, 19), ...(run.summary ? [`${run.summary.seconds.toFixed(1)} s`] : [])].join(' · ');
 }
 
 export interface ReplayBoard {

@@ -1,5 +1,5 @@
 // The guided tour: one click per step, each a race with the settings that show one lesson.
-import type { RaceSettings } from '../shared/types.js';
+import type { LabState, RaceSettings } from '../shared/types.js';
 import type { Key } from './i18n.js';
 
 export interface TourStep {
@@ -13,6 +13,8 @@ export interface TourStep {
 const base = { units: 100, requests: 200, connections: 50, workMs: 5, ttlMs: 5_000, fenced: false } as const;
 
 const HOLDER_CUT = { strategy: 'redis-owned', via: 'three', units: 30, requests: 45, connections: 10, workMs: 20, ttlMs: 1_000, cutHolder: { from: 'redis', workMs: 3_000, ms: 20_000 } } as const satisfies Partial<RaceSettings>;
+
+const LINKS_RACE = { strategy: 'redis-pubsub', via: 'three', units: 40, requests: 60, connections: 6, workMs: 0, ttlMs: 5_000 } as const satisfies Partial<RaceSettings>;
 
 export const TOUR: readonly TourStep[] = [
   step('tour1Title', 'tour1Text', { strategy: 'none', via: 'one' }),
@@ -30,15 +32,25 @@ export const TOUR: readonly TourStep[] = [
   step('tour12Title', 'tour12Text', { strategy: 'redis-owned', via: 'three', workMs: 20, ttlMs: 300, connections: 20, fenced: true, freezeHolder: { point: 'before-write', ms: 2_000 } }),
   { ...step('tour13Title', 'tour13Text', { strategy: 'redlock', via: 'three', connections: 20 }), fault: { action: 'kill-redlock', afterMs: 500, ms: 8_000 } },
   step('tour14Title', 'tour14Text', { strategy: 'zk-watch', via: 'three', connections: 20, requests: 150 }),
+  // A cluster with delayed links only: one exact lock raced at 0 ms, then at 2 ms. redis-pubsub's
+  // holds read and write MySQL (two round trips inside each), and its hand-off is a release published
+  // through Redis to a sleeping waiter: a gap between one hold and the next.
+  step('tourRtt0Title', 'tourRtt0Text', { ...LINKS_RACE, rttMs: 0 }),
+  step('tourRtt2Title', 'tourRtt2Text', { ...LINKS_RACE, rttMs: 2 }),
   // The hosts topology only: the first holder cut from Redis (not from MySQL) while it holds, its
   // work (3 s) past its lease (1 s); the others sell meanwhile. Then the same fenced.
   step('tour15Title', 'tour15Text', HOLDER_CUT),
   step('tour16Title', 'tour16Text', { ...HOLDER_CUT, fenced: true }),
 ];
 
-/** Whether a step can run on this lab: cutting a link needs the hosts topology. */
-export function stepRuns(s: TourStep, network: 'hosts' | 'loopback' | undefined): boolean {
-  return !s.settings.cutHolder || network === 'hosts';
+/**
+ * What a step needs that this lab lacks, as the words that say so (undefined: it runs): cutting a
+ * link needs the hosts topology, a round trip of its own a cluster with delayed links.
+ */
+export function stepNeeds(s: TourStep, lab: Pick<LabState, 'network' | 'rttMs'> | undefined): 'needsHosts' | 'needsLinks' | undefined {
+  if (s.settings.cutHolder && lab?.network !== 'hosts') return 'needsHosts';
+  if (s.settings.rttMs !== undefined && (lab?.rttMs ?? null) === null) return 'needsLinks';
+  return undefined;
 }
 
 /** A step: its title and text, and the base settings with `own` over them. */

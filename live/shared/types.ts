@@ -29,6 +29,12 @@ export interface RaceSettings {
    * heals once that holder has answered, after `ms` at the latest.
    */
   cutHolder?: { from: CutFrom; workMs: number; ms: number };
+  /**
+   * The round trip (ms) the cluster's links add during this race: the lab retimes its delaying
+   * forwarders before the race and sets them back after it, however it ends. Needs a cluster
+   * brought up with links (`npm run live -- --rtt 2`).
+   */
+  rttMs?: number;
 }
 
 /** One lock hold, from an answer's Server-Timing: ms since the race began, on the monotonic clock. */
@@ -140,6 +146,8 @@ export interface LabState {
   redlock: string[];
   zookeeper: string;
   limits: { maxRequests: number; maxSeconds: number; maxFaultMs: number };
+  /** The round trip (ms) the cluster's links add now, from its record; null: no forwarders (loopback), none can be delayed. */
+  rttMs: number | null;
 }
 
 /** Server-sent events: `frame` during a race, `done` at its end, `faults` when faults change outside a race. */
@@ -148,4 +156,6 @@ export type LiveEvent =
   | { type: 'frame'; frame: Frame }
   | { type: 'done'; summary: RaceSummary }
   | { type: 'failed'; message: string }
-  | { type: 'faults'; faults: FaultMark[] };
+  | { type: 'faults'; faults: FaultMark[] }
+  /** The links were retimed (a race's rttMs, and back after it). */
+  | { type: 'rtt'; rttMs: number };
