@@ -114,6 +114,29 @@ export function sweepDocBlock(r: SweepReport, file: string, lang: Lang = 'en'): 
   return sweepBody(r, SWEEP_WORDS[lang].from(file, methodText(r, lang)), lang);
 }
 
+/** RedLock's drift allowance (src/strategies/redlock.ts: driftFactor 0.01, plus 2 ms). */
+const validityLeft = (ttlMs: number, rttMs: number) => ttlMs - (ttlMs * 0.01 + 2) - rttMs;
+
+/**
+ * docs/bench.md's lease block: a sweep run with a short --ttlMs, each strategy at each round trip
+ * with what is left of the lease once it is held, and what its race sold and refused (503 lock_lost:
+ * the lease ran out before the write).
+ */
+export function sweepLeaseBlock(r: SweepReport, file: string, lang: Lang = 'en'): string {
+  const w = SWEEP_WORDS[lang];
+  const ttl = r.params?.ttlMs;
+  if (ttl === undefined) throw new Error(`${file}: the lease block needs a sweep run with --ttlMs`);
+  const params = Object.entries(r.params ?? {}).map(([k, v]) => `\`${k}=${v}\``).join(w.and);
+  const rows = r.rows.flatMap((row) =>
+    row.cells.map((c) => {
+      const lost = c.race.byAnswer['503 lock_lost'] ?? 0;
+      const left = validityLeft(ttl, c.rttMs);
+      return [row.strategy, w.rtt(c.rttMs), left > 0 ? `${left.toFixed(1)} ms` : w.lease.none, int(c.goodput.median), String(c.race.ok), String(lost), String(c.race.refused - lost), verdictOf(c.race) === 'exact' ? w.exact : raceText(c, lang)];
+    }),
+  );
+  return [w.from(file, methodText(r, lang)), '', w.lease.params(params), '', markdownTable(w.lease.header, rows), '', `- ${w.lease.validity}`].join('\n');
+}
+
 /** The README's block: at the sweep's longest round trip, each strategy's goodput beside its loopback figure, k, the bound and the fraction. */
 export function sweepSummaryBlock(r: SweepReport, file: string, resultsLink: string, lang: Lang = 'en'): string {
   const w = SWEEP_WORDS[lang];

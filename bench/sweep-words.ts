@@ -38,9 +38,9 @@ const en = {
   aboveMany: (rtt: string, list: string) => `At ${rtt}, ${list} sell above their bound: `,
   aboveEach: (name: string, times: string) => `${name} (${times}×)`,
   aboveWhy:
-    'fewer round trips than k sit between one sale and the next: a row lock held inside the server (sql-update), a lock per instance (mutex), or a hold passed from request to request inside an instance with no round trip (the process line of redlock and zk-watch), so 1/(k·r) does not limit it.',
+    'fewer round trips than k sit between one sale and the next: a row lock held inside the server (sql-update), a lock per instance (mutex), or a hold passed from request to request inside an instance with no round trip (the process line of the +line rows), so 1/(k·r) does not limit it.',
   aboveWhyMany:
-    'fewer round trips than k sit between one sale and the next: a row lock held inside the server (sql-update), a lock per instance (mutex), or a hold passed from request to request inside an instance with no round trip (the process line of redlock and zk-watch), so 1/(k·r) does not limit them.',
+    'fewer round trips than k sit between one sale and the next: a row lock held inside the server (sql-update), a lock per instance (mutex), or a hold passed from request to request inside an instance with no round trip (the process line of the +line rows), so 1/(k·r) does not limit them.',
   belowHalf: (name: string, rtt: string, fraction: string) => `${name} at ${rtt} reaches ${fraction} of its bound`,
   besidesRoundTrips: ': something besides the round trips limits it.',
   notTheRoundTrip: (sells: string, quickest: string, atRtt: string, kept: string) =>
@@ -64,6 +64,12 @@ const en = {
   exactAtEach: 'exact at each',
   summaryFrom: (file: string, day: string, nproc: number, rounds: number, page: string, link: string) =>
     `From \`${file}\` (${day}, ${nproc} cores, medians of ${rounds} rounds; the links' own round trips and the ranges are in [${page}](${link})).`,
+  lease: {
+    header: ['strategy', 'round trip', 'validity left after the acquire, about', 'sold/s', 'race: sold', 'race: 503 lock_lost', 'race: other 503', 'race'],
+    params: (p: string) => `Every request carried ${p}.`,
+    validity: 'validity left after the acquire: ttlMs − (ttlMs × 0.01 + 2 ms) − one round trip (the masters are asked in parallel), what remains for the read, the work and the write; RedLock checks it before the write and refuses with 503 lock_lost when it has run out.',
+    none: 'none',
+  },
   html: {
     title: 'stocklab: goodput against the round trip',
     pageTitle: (stamp: string) => `stocklab round-trip sweep ${stamp}`,
@@ -97,9 +103,9 @@ const zh: SweepWords = {
   aboveMany: (rtt, list) => `${rtt}时，${list}都卖得比上限多：`,
   aboveEach: (name, times) => `${name}（${times} 倍）`,
   aboveWhy:
-    '相邻两单之间隔着的往返次数少于 k：行锁在服务器内部持有（sql-update）、每个实例一把锁（mutex），或者持有权在实例内从一个请求直接交给下一个请求，不经往返（redlock 和 zk-watch 的进程内队列），所以 1/(k·r) 限制不了它。',
+    '相邻两单之间隔着的往返次数少于 k：行锁在服务器内部持有（sql-update）、每个实例一把锁（mutex），或者持有权在实例内从一个请求直接交给下一个请求，不经往返（各 +line 行的进程内队列），所以 1/(k·r) 限制不了它。',
   aboveWhyMany:
-    '相邻两单之间隔着的往返次数少于 k：行锁在服务器内部持有（sql-update）、每个实例一把锁（mutex），或者持有权在实例内从一个请求直接交给下一个请求，不经往返（redlock 和 zk-watch 的进程内队列），所以 1/(k·r) 限制不了它们。',
+    '相邻两单之间隔着的往返次数少于 k：行锁在服务器内部持有（sql-update）、每个实例一把锁（mutex），或者持有权在实例内从一个请求直接交给下一个请求，不经往返（各 +line 行的进程内队列），所以 1/(k·r) 限制不了它们。',
   belowHalf: (name, rtt, fraction) => `${name} 在 ${rtt}时只达到上限的 ${fraction}`,
   besidesRoundTrips: '：限制它的是往返之外的东西。',
   notTheRoundTrip: (sells, quickest, atRtt, kept) =>
@@ -123,6 +129,12 @@ const zh: SweepWords = {
   exactAtEach: '每次都准确',
   summaryFrom: (file, day, nproc, rounds, page, link) =>
     `来自 \`${file}\`（${day}，${nproc} 核，${rounds} 轮的中位数；链路本身的往返时间和各项的范围见 [${page}](${link})）。`,
+  lease: {
+    header: ['方案', '往返', '加锁后剩余的有效期，约', '件/秒', '抢购：售出', '抢购：503 lock_lost', '抢购：其他 503', '抢购'],
+    params: (p) => `每个请求都带着 ${p}。`,
+    validity: '加锁后剩余的有效期：ttlMs − (ttlMs × 0.01 + 2 毫秒) − 一次往返（各主节点是并行询问的），读库存、做业务和写库存都得在这段时间里完成；红锁在写之前检查它，用完了就以 503 lock_lost 拒绝。',
+    none: '没有',
+  },
   html: {
     title: 'stocklab：有效吞吐与往返时延',
     pageTitle: (stamp) => `stocklab 往返时延扫描 ${stamp}`,

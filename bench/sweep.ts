@@ -73,6 +73,8 @@ export interface SweepReport {
   rounds: number;
   connections: number;
   windowSeconds: number;
+  /** The lock parameters every request carried (--ttlMs, --workMs, --waitMs; absent in older reports): the service's defaults otherwise. */
+  params?: Record<string, number>;
   target: string;
   /** One request's round trip through the forwarders at each r, and directly at the servers (r = 0, no forwarder). */
   linkTimes: LinkTimes[];
@@ -203,6 +205,7 @@ export async function runSweep(o: BenchOptions, rtts: readonly number[], target:
       rounds: o.rounds,
       connections: o.connections,
       windowSeconds: o.windowSeconds,
+      params,
       target: target.three,
       linkTimes,
       direct,

@@ -14,7 +14,7 @@ import { rampDocBlock, rampSummaryBlock } from '../bench/ramp-report.js';
 import { RAMP_WORDS } from '../bench/ramp-words.js';
 import type { RampReport } from '../bench/ramp.js';
 import type { SweepReport } from '../bench/sweep.js';
-import { sweepDocBlock, sweepSummaryBlock } from '../bench/sweep-report.js';
+import { sweepDocBlock, sweepLeaseBlock, sweepSummaryBlock } from '../bench/sweep-report.js';
 import type { ChaosReport } from '../faults/chaos/report.js';
 import type { SoakReport } from '../faults/soak/report.js';
 import { parseFlags, runCli, UsageError } from '../src/cli/args.js';
@@ -59,6 +59,14 @@ runCli('docs', DOCS_USAGE, async () => {
       langBlocks.set('rtt-results', sweepDocBlock(report, file, lang));
       langBlocks.set('rtt-summary', sweepSummaryBlock(report, file, resultsLink[lang], lang));
     }
+  }
+  // docs/bench.md's two sweeps: the process line against the round trip, and RedLock's validity
+  for (const [flag, block, render] of [['rtt-line', 'rtt-line', sweepDocBlock], ['rtt-lease', 'rtt-lease', sweepLeaseBlock]] as const) {
+    const given = values[flag];
+    if (!given) continue;
+    const report = readJson<SweepReport>(given, ['rows', 'rtts', 'linkTimes']);
+    const file = path.relative(process.cwd(), path.resolve(given));
+    for (const [lang, langBlocks] of blocksIn) langBlocks.set(block, render(report, file, lang));
   }
   const root = process.cwd();
   const filled = new Set<string>();

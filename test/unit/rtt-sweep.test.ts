@@ -6,7 +6,7 @@ import { parseBenchArgs, UsageError } from '../../bench/options.js';
 import { spreadOf } from '../../bench/stats.js';
 import { kOf } from '../../bench/message-counts.js';
 import { boundOf, type SweepReport } from '../../bench/sweep.js';
-import { renderSweepHtml, renderSweepMarkdown } from '../../bench/sweep-report.js';
+import { renderSweepHtml, renderSweepMarkdown, sweepLeaseBlock } from '../../bench/sweep-report.js';
 import type { RaceFigures } from '../../bench/report.js';
 
 const exactRace: RaceFigures = {
@@ -58,5 +58,29 @@ describe('the round-trip sweep', () => {
     expect(md).toMatch(/sql-update at 2 ms sells 4\.0× its bound/);
     expect(md).toContain('| through the forwarders at 2 ms | 2100 µs (1890–2310) | 2100 µs (1890–2310) |');
     expect(renderSweepHtml(report)).toContain('<svg');
+  });
+
+  it('shows, for a run with a short lease, what is left of it once held and what the race sold and refused at each round trip', () => {
+    const ms = (v: number) => spreadOf([v, v, v]);
+    const lostAll: RaceFigures = { ...exactRace, ok: 0, soldOut: 0, byAnswer: { '503 lock_lost': 108, '503 lock_timeout': 2 }, refused: 110, left: 100, deducted: 0 };
+    const base: SweepReport = {
+      kind: 'rtt-sweep', stamp: 's', date: 'd', machine: { nproc: 2, cpu: 'cpu', node: 'v20' }, rtts: [0, 10], rounds: 3, connections: 100, windowSeconds: 1.5,
+      target: 'http://127.0.0.1:8080', seconds: 60, notes: [], direct: { mysql: ms(0.1), redis: ms(0.08) }, linkTimes: [],
+      rows: [
+        { strategy: 'redlock', family: 'redlock', expected: 'exact', counts: { redis: 0, redlock: 10, mysql: 2, zookeeper: 0 }, k: 4, cells: [
+          { rttMs: 0, goodput: ms(300), bound: null, fraction: null, race: exactRace, windows: [] },
+          { rttMs: 10, goodput: ms(0), bound: 25, fraction: 0, race: lostAll, windows: [] },
+        ] },
+      ],
+    };
+    const report: SweepReport = { ...base, params: { ttlMs: 20 } };
+    const md = sweepLeaseBlock(report, 'docs/runs/x.json');
+    // 20 − (0.2 + 2) − r: 17.8 ms at 0, 7.8 ms at 10
+    expect(md).toContain('| redlock | 0 ms | 17.8 ms | 300 | 100 | 0 | 0 | exact |');
+    expect(md).toContain('| redlock | 10 ms | 7.8 ms | 0 | 0 | 108 | 2 | exact |');
+    expect(md).toContain('`ttlMs=20`');
+    expect(sweepLeaseBlock(report, 'docs/runs/x.json', 'zh')).toContain('| redlock | 10 毫秒 | 7.8 ms | 0 | 0 | 108 | 2 | 准确 |');
+    // a sweep run without --ttlMs has no lease to show
+    expect(() => sweepLeaseBlock(base, 'docs/runs/x.json')).toThrow(/--ttlMs/);
   });
 });
