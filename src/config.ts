@@ -21,6 +21,8 @@ const urlList = z
 
 /** MYSQL_STATEMENT_TIMEOUT_MS's default, also for a MysqlConfig made without it (tests, migrations). */
 export const MYSQL_STATEMENT_TIMEOUT_MS_DEFAULT = 10_000;
+/** PG_STATEMENT_TIMEOUT_MS's default, also for a PostgresConfig made without it (tests, migrations). */
+export const PG_STATEMENT_TIMEOUT_MS_DEFAULT = 10_000;
 
 const envSchema = z.object({
   // one service instance
@@ -72,6 +74,12 @@ const envSchema = z.object({
   PG_PASSWORD: z.string().default('stocklab'),
   PG_DATABASE: z.string().default('stocklab'),
   PG_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  // MYSQL_STATEMENT_TIMEOUT_MS's twin: one statement on a pooled connection unanswered this long is
+  // given up on and its connection closed, never reused (a partition sends no RST). A statement that
+  // waits for a lock under lock_timeout = waitMs (FOR UPDATE, the advisory locks) gets waitMs on top.
+  // 10 s, as MySQL's: a write queued behind a pg-for-update holder at its work (WORK_MS_MAX) is not
+  // given up on.
+  PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(PG_STATEMENT_TIMEOUT_MS_DEFAULT),
 
   // etcd: the lock service under Kubernetes (its concurrency recipes, written here, and the etcd3 package's).
   ETCD_ENDPOINTS: urlList.default(['http://127.0.0.1:12379']),
@@ -182,6 +190,8 @@ export interface PostgresConfig {
   password: string;
   database: string;
   poolSize: number;
+  /** PG_STATEMENT_TIMEOUT_MS; absent: PG_STATEMENT_TIMEOUT_MS_DEFAULT. */
+  statementTimeoutMs?: number;
 }
 
 export interface RequestLimits {
@@ -396,7 +406,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     },
     redlock: { urls: e.REDLOCK_URLS },
     zookeeper: { connect: e.ZK_CONNECT, sessionTimeoutMs: e.ZK_SESSION_TIMEOUT_MS },
-    postgres: { host: e.PG_HOST, port: e.PG_PORT, user: e.PG_USER, password: e.PG_PASSWORD, database: e.PG_DATABASE, poolSize: e.PG_POOL_SIZE },
+    postgres: { host: e.PG_HOST, port: e.PG_PORT, user: e.PG_USER, password: e.PG_PASSWORD, database: e.PG_DATABASE, poolSize: e.PG_POOL_SIZE, statementTimeoutMs: e.PG_STATEMENT_TIMEOUT_MS },
     etcd: { endpoints: e.ETCD_ENDPOINTS },
     limits: {
       workMsMax: e.WORK_MS_MAX,

@@ -1,20 +1,47 @@
 // PostgreSQL connections, as the stock store and the advisory locks use them: a `pg` pool whose
 // connect is bounded, a checkout whose wait is bounded per call (pg's pool has one bound for both,
-// and none per call), and pg's ways of saying "the connection is gone" turned into the errors
-// dependency.ts judges (a fast 503, or outcome_unknown for a write whose answer was lost).
+// and none per call), each statement bounded (PG_STATEMENT_TIMEOUT_MS: a partition sends no RST,
+// and TCP would wait minutes), and pg's ways of saying "the connection is gone" turned into the
+// errors dependency.ts judges (a fast 503, or outcome_unknown for a write whose answer was lost).
 import pg from 'pg';
-import type { PostgresConfig } from '../config.js';
+import { PG_STATEMENT_TIMEOUT_MS_DEFAULT, type PostgresConfig } from '../config.js';
 import { PoolBusyError } from './connections.js';
 
 /** How long a new connection may take to open: a server that does not answer is down for us. */
 export const PG_CONNECT_TIMEOUT_MS = 2_000;
 
-/** A connection's own connect timeout; the pool's wait for a free one stays unbounded here and is bounded per checkout. */
-class BoundedConnectClient extends pg.Client {
+/** pg's error for a statement given up on past its query_timeout. */
+const STATEMENT_TIMED_OUT = 'Query read timeout';
+
+/** True when `err` is a statement given up on past its bound (its connection is closed: see BoundedClient). */
+export function isPgStatementTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === STATEMENT_TIMED_OUT;
+}
+
+/**
+ * A connection with its own connect timeout (the pool's wait for a free one stays unbounded here
+ * and is bounded per checkout), and its statements bounded by the pool's query_timeout.
+ *
+ * pg's query_timeout rejects a statement past its bound but leaves it the connection's active
+ * one: the connection still waits for that answer (forever, on a dead link) and queues every later
+ * statement behind it, a ROLLBACK or the next user's. So a connection that gave up on a statement
+ * is ended at once: its socket destroyed (pg's end() does so while a statement is active), every
+ * later statement on it refused at once ("not queryable"), and the pool drops it when it comes back
+ * (it drops an ended client even released without an error): never handed out again.
+ */
+class BoundedClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
     const given = typeof config === 'string' ? { connectionString: config } : config;
     // The pool hides the password from its options' enumeration (stack traces): a spread drops it.
     super({ ...given, ...(given?.password !== undefined && { password: given.password }), connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
+    const query = this.query.bind(this) as (...args: unknown[]) => unknown;
+    const bounded = (...args: unknown[]): unknown => {
+      const sent = query(...args);
+      // Seen before the caller's own handler (attached first): by then the connection is ending.
+      if (sent instanceof Promise) sent.catch((err: unknown) => void (isPgStatementTimeout(err) && this.end().catch(() => undefined)));
+      return sent;
+    };
+    this.query = bounded as pg.Client['query'];
   }
 }
 
@@ -29,7 +56,8 @@ export function openPostgresPool(cfg: PostgresConfig, size = cfg.poolSize, appli
     max: size,
     application_name: applicationName,
     keepAlive: true,
-    Client: BoundedConnectClient,
+    query_timeout: cfg.statementTimeoutMs ?? PG_STATEMENT_TIMEOUT_MS_DEFAULT,
+    Client: BoundedClient,
   });
   // An idle connection that dies (a restart, a terminated backend) is dropped by the pool; without
   // a listener its error would end the process.
@@ -56,13 +84,37 @@ export class PostgresConnectionError extends Error {
     cause: unknown,
     readonly mayHaveApplied: boolean,
   ) {
-    super(`PostgreSQL connection failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      isPgStatementTimeout(cause)
+        ? 'PostgreSQL gave no answer within the statement bound (PG_STATEMENT_TIMEOUT_MS); its connection was closed'
+        : `PostgreSQL connection failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
   }
+}
+
+/** The statement bound of `pool`'s connections, ms (PG_STATEMENT_TIMEOUT_MS). */
+export function statementBoundOf(pool: pg.Pool): number {
+  return pool.options.query_timeout ?? PG_STATEMENT_TIMEOUT_MS_DEFAULT;
+}
+
+/**
+ * A statement that waits up to `waitMs` for a lock on the server, under lock_timeout = waitMs
+ * (FOR UPDATE, pg_advisory_xact_lock, pg_advisory_lock): its bound is `boundMs` (the pool's) on top
+ * of that wait. The server answers 55P03 once the wait runs out, so a legit wait, whatever waitMs
+ * (up to WAIT_MS_MAX, params.ts, 60 s: beyond the bound alone), still has the whole statement bound
+ * for its answer to arrive: only a link that stopped answering reaches it.
+ */
+export function lockWaitStatement(boundMs: number, text: string, values: readonly unknown[], waitMs: number): pg.QueryConfig {
+  // pg reads a query's own query_timeout before the connection's; its types do not list it.
+  const statement: pg.QueryConfig & { query_timeout: number } = { text, values: [...values], query_timeout: boundMs + Math.max(0, waitMs) };
+  return statement;
 }
 
 /** SQLSTATEs that end the session: the server shut down or was told to end this backend, or the link broke. */
 const SESSION_ENDED = /^(57P01|57P02|57P03|08\w{3})$/;
-const LOST_MESSAGES = ['Connection terminated', 'Client was closed', 'Client has encountered a connection error', 'not queryable'];
+// A statement past its bound counts as lost too: its connection is closed (BoundedClient).
+const LOST_MESSAGES = ['Connection terminated', 'Client was closed', 'Client has encountered a connection error', 'not queryable', STATEMENT_TIMED_OUT];
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 
 /** True when `err` says the connection is gone (or never came up), whatever pg wrapped it in. */

@@ -3,7 +3,7 @@
 // MysqlStock, in plain SQL sent through a `pg` pool.
 import type pg from 'pg';
 import { callDependency, callDependencyWrite } from '../dependency.js';
-import { isPgConnectionLost, onPgConnection, pgFailure } from '../db/postgres-pool.js';
+import { isPgConnectionLost, lockWaitStatement, onPgConnection, pgFailure, statementBoundOf } from '../db/postgres-pool.js';
 import { FENCE_SOURCES, type Fence, type FenceSource } from '../fencing.js';
 import { PRODUCT_CODE, STOCK_CODE } from './product.js';
 import type { SaleId, StockStore } from './store.js';
@@ -115,13 +115,16 @@ export class PostgresStock implements StockStore {
    * Runs `work` inside a transaction that holds the row's lock (SELECT … FOR UPDATE); `work` gets
    * the count and returns the new one, or undefined to leave it. The row-lock wait is bounded by
    * `waitMs` (lock_timeout, this transaction only; 0 would mean "forever" to PostgreSQL, so 1 ms);
-   * past it PostgreSQL's 55P03 is thrown (see isPgLockTimeout).
+   * past it PostgreSQL's 55P03 is thrown (see isPgLockTimeout). Every statement is bounded
+   * (PG_STATEMENT_TIMEOUT_MS), the locking read by that bound on top of its wait (lockWaitStatement).
    */
   withRowLocked<T>(waitMs: number, work: (count: number) => Promise<{ count?: number; result: T }>, sale?: SaleId): Promise<T> {
+    const lockWaitMs = Math.max(1, waitMs);
     return this.runWrite((c, state) =>
       transaction(c, state, async () => {
-        await c.query(PG_SQL.setLockTimeout, [String(Math.max(1, waitMs))]);
-        const row = (await c.query<{ count: number }>(PG_SQL.selectForUpdate, [...ROW])).rows[0];
+        await c.query(PG_SQL.setLockTimeout, [String(lockWaitMs)]);
+        const forUpdate = lockWaitStatement(statementBoundOf(this.pool), PG_SQL.selectForUpdate, ROW, lockWaitMs);
+        const row = (await c.query<{ count: number }>(forUpdate)).rows[0];
         const { count, result } = await work(Number(row?.count ?? 0));
         if (count !== undefined) {
           await c.query(PG_SQL.write, [...ROW, count]);
@@ -150,7 +153,10 @@ export class PostgresStock implements StockStore {
     });
   }
 
-  /** Statements that change nothing (or a reset, which the caller repeats): a lost connection is "down". */
+  /**
+   * Statements that change nothing (or a reset, which the caller repeats): a lost connection, or a
+   * statement past its bound, is "down".
+   */
   private run<T>(work: (c: pg.PoolClient) => Promise<T>, waitMs = this.acquireMs): Promise<T> {
     return callDependency('postgres', async () => {
       try {
@@ -161,7 +167,11 @@ export class PostgresStock implements StockStore {
     });
   }
 
-  /** A change of the count: a connection lost after its commit was sent is OutcomeUnknownError. */
+  /**
+   * A change of the count: a connection lost, or a statement past its bound, after its commit was
+   * sent (a COMMIT, an autocommitted change) is OutcomeUnknownError; before it, a refusal: the
+   * server rolls back a transaction whose session ends without its COMMIT.
+   */
   private runWrite<T>(work: (c: pg.PoolClient, state: TxState) => Promise<T>): Promise<T> {
     return callDependencyWrite('postgres', async () => {
       const state: TxState = { commitSent: false };

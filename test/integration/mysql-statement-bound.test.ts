@@ -5,7 +5,6 @@
 // serves the next call), and the answer says what may have happened: outcome unknown once a COMMIT
 // or an autocommit write was sent, a refusal when the transaction's COMMIT never was. The server's
 // own state is read on a direct connection. Sequenced: the proxy mutes on the statement's text.
-import net from 'node:net';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetStock } from '../../bench/race.js';
@@ -15,6 +14,7 @@ import { MysqlStock } from '../../src/stock/mysql-stock.js';
 import { INITIAL_COUNT } from '../../src/stock/product.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { sharedCluster } from '../support/cluster.js';
+import { MutingProxy, settled as settledWithin } from '../support/muting-proxy.js';
 import { holdRowLock } from '../support/row-lock.js';
 
 const cluster = sharedCluster();
@@ -23,71 +23,8 @@ const BOUND_MS = 1_000;
 /** Far beyond the bound on a loaded machine: past it, the call hung (what it did before the bound). */
 const HANG_MS = 15_000;
 
-/** A loopback proxy to MySQL; `muteOn(text)`: a connection that sends `text` gets no byte back from then on, and stays open. */
-class MutingProxy {
-  private trigger: string | undefined;
-  private readonly sockets = new Set<net.Socket>();
-
-  private constructor(private readonly server: net.Server) {}
-
-  static async start(target: { host: string; port: number }): Promise<MutingProxy> {
-    const server = net.createServer();
-    const proxy = new MutingProxy(server);
-    server.on('connection', (client) => proxy.pipe(client, target));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return proxy;
-  }
-
-  get port(): number {
-    return (this.server.address() as net.AddressInfo).port;
-  }
-
-  muteOn(text: string | undefined): void {
-    this.trigger = text;
-  }
-
-  private pipe(client: net.Socket, target: { host: string; port: number }): void {
-    const upstream = net.connect(target.port, target.host);
-    let muted = false;
-    for (const s of [client, upstream]) {
-      this.sockets.add(s);
-      s.on('error', () => undefined);
-    }
-    client.on('data', (chunk) => {
-      if (this.trigger !== undefined && chunk.includes(this.trigger)) muted = true;
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk) => {
-      if (!muted) client.write(chunk);
-    });
-    // The client giving up closes the server's side too, so the server ends the session (and rolls
-    // back what it had not committed) now, and the test can read what it applied.
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
 /** The call's outcome, or a failure naming the hang if it has none within HANG_MS. */
-async function settled<T>(call: Promise<T>): Promise<{ value?: T; error?: unknown; ms: number }> {
-  const t0 = Date.now();
-  let timer: NodeJS.Timeout | undefined;
-  const hang = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${HANG_MS} ms: the statement hung`)), HANG_MS);
-  });
-  try {
-    return { value: await Promise.race([call, hang]), ms: Date.now() - t0 };
-  } catch (error) {
-    if (error instanceof Error && error.message.includes('the statement hung')) throw error;
-    return { error, ms: Date.now() - t0 };
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const settled = <T>(call: Promise<T>) => settledWithin(call, HANG_MS);
 
 let proxy: MutingProxy;
 let proxied: DataSource;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { onPgConnection, PostgresPoolBusyError, isPgLockTimeout, pgFailure } from '../../db/postgres-pool.js';
+import { lockWaitStatement, onPgConnection, PostgresPoolBusyError, isPgLockTimeout, pgFailure, statementBoundOf } from '../../db/postgres-pool.js';
 import { callDependency } from '../../dependency.js';
 import { LockTimeoutError } from '../errors.js';
 import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
@@ -60,7 +60,9 @@ export class PgAdvisorySessionLock implements Lock {
         }
         await c.query(SESSION_SQL.setLockTimeout, [String(waitMs)]);
         try {
-          await c.query(SESSION_SQL.lock, [key]);
+          // The server may keep it waiting waitMs: its bound is the statement bound on top. Past
+          // that, its connection is closed, and the RESET below refused at once.
+          await c.query(lockWaitStatement(statementBoundOf(this.pool), SESSION_SQL.lock, [key], waitMs));
         } finally {
           await c.query(SESSION_SQL.resetLockTimeout).catch(() => undefined);
         }

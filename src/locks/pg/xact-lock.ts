@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { bigintOf, checkout, isPgConnectionLost, isPgLockTimeout, pgFailure, PostgresPoolBusyError, type Checkout } from '../../db/postgres-pool.js';
+import { bigintOf, checkout, isPgConnectionLost, isPgLockTimeout, isPgStatementTimeout, lockWaitStatement, pgFailure, PostgresPoolBusyError, statementBoundOf, type Checkout } from '../../db/postgres-pool.js';
 import { callDependency } from '../../dependency.js';
 import { LockNotHeldError, LockTimeoutError } from '../errors.js';
 import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
@@ -89,12 +89,16 @@ export class PgAdvisoryXactLock implements Lock {
       if (!granted) return undefined;
     } else {
       await c.query(XACT_SQL.setLockTimeout, [String(waitMs)]);
-      await c.query(XACT_SQL.lock, [key]);
+      // The server may keep it waiting waitMs: its bound is the statement bound on top.
+      await c.query(lockWaitStatement(statementBoundOf(this.pool), XACT_SQL.lock, [key], waitMs));
     }
     return bigintOf((await c.query<{ token: string }>(XACT_SQL.token)).rows[0]?.token);
   }
 
-  /** COMMIT ends the lock. A connection that failed during the hold had lost it already: LockNotHeldError. */
+  /**
+   * COMMIT ends the lock. A connection that failed during the hold had lost it already:
+   * LockNotHeldError. A COMMIT unanswered within its bound proves no loss: its error as it is.
+   */
   private async release(resource: string, conn: Checkout): Promise<void> {
     if (conn.broken.aborted) {
       conn.done(true);
@@ -106,7 +110,7 @@ export class PgAdvisoryXactLock implements Lock {
     } catch (err) {
       conn.done(true);
       // The session ended under the hold: its lock ended with it.
-      if (isPgConnectionLost(err)) throw new LockNotHeldError(resource);
+      if (isPgConnectionLost(err) && !isPgStatementTimeout(err)) throw new LockNotHeldError(resource);
       throw err;
     }
   }
