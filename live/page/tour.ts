@@ -32,6 +32,9 @@ export const TOUR: readonly TourStep[] = [
   step('tour12Title', 'tour12Text', { strategy: 'redis-owned', via: 'three', workMs: 20, ttlMs: 300, connections: 20, fenced: true, freezeHolder: { point: 'before-write', ms: 2_000 } }),
   { ...step('tour13Title', 'tour13Text', { strategy: 'redlock', via: 'three', connections: 20 }), fault: { action: 'kill-redlock', afterMs: 500, ms: 8_000 } },
   step('tour14Title', 'tour14Text', { strategy: 'zk-watch', via: 'three', connections: 20, requests: 150 }),
+  // The same race behind the process line: holds in runs per instance (at most MAX_HANDOFF_STREAK),
+  // each pass with a token of its own, so fenced stays exact.
+  step('tourLineTitle', 'tourLineText', { strategy: 'zk-watch+line', via: 'three', connections: 20, requests: 150, fenced: true }),
   // A cluster with delayed links only: one exact lock raced at 0 ms, then at 2 ms. redis-pubsub's
   // holds read and write MySQL (two round trips inside each), and its hand-off is a release published
   // through Redis to a sleeping waiter: a gap between one hold and the next.
