@@ -69,8 +69,8 @@ export const RAMP_STRATEGIES = ['sql-update', 'redis-pubsub'];
  */
 export const COURSE_LINE = [
   'none', 'mutex', 'sql-update', 'sql-for-update', 'sql-optimistic', 'redis-watch',
-  'redis-setnx', 'redis-setnx-ex', 'redis-owned', 'redis-reentrant', 'redis-watchdog', 'redis-pubsub', 'redlock',
-  'zk-ephemeral', 'zk-sequential', 'zk-watch', 'zk-reentrant', 'mysql-lock-table',
+  'redis-setnx', 'redis-setnx-ex', 'redis-owned', 'redis-reentrant', 'redis-watchdog', 'redis-pubsub', 'redlock', 'redlock+line',
+  'zk-ephemeral', 'zk-sequential', 'zk-watch', 'zk-watch+line', 'zk-reentrant', 'zk-reentrant+line', 'mysql-lock-table',
 ];
 
 /** The names a bench runs: --strategies, else every one with --all, else the course's line. */

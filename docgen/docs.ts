@@ -15,7 +15,7 @@ import { faultsByLock } from './faults.js';
 import { fillBlocks } from './blocks.js';
 import { zhCell } from '../bench/zh-cells.js';
 import { zhFaultCells } from './zh-faults.js';
-import { familySummaries } from './summary.js';
+import { familySummaries, linedPairs } from './summary.js';
 import { ceilingCells, ceilingHeader, runCells, runHeader, runTableNotes } from '../bench/format.js';
 import { chartRows, goodputOf, goodputRange } from '../bench/html.js';
 import { parseBenchArgs } from '../bench/options.js';
@@ -110,7 +110,8 @@ export function summaryBlock(report: BenchReport, faults?: FaultReport, lang: La
   const table = faults
     ? markdownTable([...header, w.whatBreaks(faultsCommand(faults))], rows.map((s) => [s.family, s.use, s.oversells, s.avoid, s.faults]))
     : markdownTable(header, rows.map((s) => [s.family, s.use, s.oversells, s.avoid]));
-  return `${table}\n\n${w.reference(mutex ? String(Math.round(mutex.throughput.goodput.median)) : 'n/a')}`;
+  const pairs = linedPairs(report, lang);
+  return [table, '', w.reference(mutex ? String(Math.round(mutex.throughput.goodput.median)) : 'n/a'), ...(pairs ? ['', w.lined(pairs)] : [])].join('\n');
 }
 
 /** A bench table's rows in a doc's language: the Chinese twins say the English cells' words in Chinese. */

@@ -6,6 +6,7 @@ import { efficiencyText, int } from '../bench/format.js';
 import { verdictOf, type BenchReport, type RunResult, type Topology } from '../bench/report.js';
 import { BENCH_WORDS } from '../bench/words.js';
 import type { Lang } from '../src/lang.js';
+import { LINE_SUFFIX } from '../src/strategies/lined.js';
 
 export interface FamilySummary {
   family: string;
@@ -86,4 +87,14 @@ export function familySummaries(report: BenchReport, faults?: readonly FaultRow[
       faults: faults ? faultsBreaking(faults, names, lang) : w.notRun,
     };
   });
+}
+
+/** Each course lock run per request beside its `+line` row (both in the run), with their ratios to mutex. */
+export function linedPairs(report: BenchReport, lang: Lang): string | undefined {
+  const w = BENCH_WORDS[lang].docs;
+  const ran = new Set(report.runs.map((r) => r.strategy));
+  const pairs = report.catalog
+    .filter((s) => s.name.endsWith(LINE_SUFFIX) && ran.has(s.name) && ran.has(s.name.slice(0, -LINE_SUFFIX.length)))
+    .map((s) => w.linedPair(withRatios(report.runs, s.name.slice(0, -LINE_SUFFIX.length), lang), withRatios(report.runs, s.name, lang)));
+  return pairs.length > 0 ? pairs.join(w.then) : undefined;
 }

@@ -11,6 +11,7 @@ import { spreadOf, standings, type Spread } from '../../bench/stats.js';
 import { niceMax, renderBarChart } from '../../bench/svg.js';
 import { renderMarkdown } from '../../bench/table.js';
 import { resolveTarget } from '../../bench/target.js';
+import { linedPairs } from '../../docgen/summary.js';
 import type { ClusterInfo } from '../../src/cluster/types.js';
 
 const entry = (name: string, family: string, three: 'exact' | 'oversells' = 'exact', one: 'exact' | 'oversells' = 'exact'): CatalogEntry => ({
@@ -295,5 +296,23 @@ describe('bench report', () => {
     // the value is written past the whisker's end, not over it
     expect(chart).toMatch(/<text x="578\.0"[^>]*class="value">1000</);
     expect(renderHtml(r).match(/class="whisker"/g)?.length).toBeGreaterThan(0);
+  });
+});
+
+describe("the README's summary: the course's per-request locks beside their +line rows", () => {
+  it('gives each pair its ratios to mutex, from the run, in each language; none when a form was not run', () => {
+    const lined = [entry('redlock', 'redlock'), entry('redlock+line', 'redlock')];
+    const runs = withStandings([
+      run('mutex', 'one', { goodput: spread(900, 1000, 1100) }),
+      run('mutex', 'three', { left: 123, expected: 'oversells' }),
+      run('redlock', 'one', { goodput: spread(290, 300, 310), family: 'redlock' }),
+      run('redlock', 'three', { goodput: spread(190, 200, 210), family: 'redlock' }),
+      run('redlock+line', 'one', { goodput: spread(850, 900, 950), family: 'redlock' }),
+      run('redlock+line', 'three', { goodput: spread(650, 700, 750), family: 'redlock' }),
+    ]);
+    const r: BenchReport = { ...report([]), catalog: [...CATALOG, ...lined], runs };
+    expect(linedPairs(r, 'en')).toBe('`redlock` 0.30× / 0.20× against `redlock+line` 0.90× / 0.70×');
+    expect(linedPairs(r, 'zh')).toBe('`redlock` 0.30× / 0.20× 对 `redlock+line` 0.90× / 0.70×');
+    expect(linedPairs({ ...r, runs: runs.filter((x) => x.strategy !== 'redlock') }, 'en')).toBeUndefined();
   });
 });
