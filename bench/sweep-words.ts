@@ -38,9 +38,9 @@ const en = {
   aboveMany: (rtt: string, list: string) => `At ${rtt}, ${list} sell above their bound: `,
   aboveEach: (name: string, times: string) => `${name} (${times}×)`,
   aboveWhy:
-    'fewer round trips than k sit between one sale and the next: a row lock held inside the server (sql-update), a lock per instance (mutex), or a hold passed from request to request inside an instance with no round trip (the process line of the +line rows), so 1/(k·r) does not limit it.',
+    'fewer round trips than k sit between one sale and the next. k counts every message of a sale as a round trip, but a waiter sends some before its turn (its queue node, its first look at the queue, while the holder works) and some travel together; and a row lock held inside the server (sql-update), a lock per instance (mutex) or a hold passed inside an instance with no round trip (the +line rows) take whole round trips off the path: 1/(k·r) does not limit it.',
   aboveWhyMany:
-    'fewer round trips than k sit between one sale and the next: a row lock held inside the server (sql-update), a lock per instance (mutex), or a hold passed from request to request inside an instance with no round trip (the process line of the +line rows), so 1/(k·r) does not limit them.',
+    'fewer round trips than k sit between one sale and the next. k counts every message of a sale as a round trip, but a waiter sends some before its turn (its queue node, its first look at the queue, while the holder works) and some travel together; and a row lock held inside the server (sql-update), a lock per instance (mutex) or a hold passed inside an instance with no round trip (the +line rows) take whole round trips off the path: 1/(k·r) does not limit them.',
   belowHalf: (name: string, rtt: string, fraction: string) => `${name} at ${rtt} reaches ${fraction} of its bound`,
   besidesRoundTrips: ': something besides the round trips limits it.',
   notTheRoundTrip: (sells: string, quickest: string, atRtt: string, kept: string) =>
@@ -103,9 +103,9 @@ const zh: SweepWords = {
   aboveMany: (rtt, list) => `${rtt}时，${list}都卖得比上限多：`,
   aboveEach: (name, times) => `${name}（${times} 倍）`,
   aboveWhy:
-    '相邻两单之间隔着的往返次数少于 k：行锁在服务器内部持有（sql-update）、每个实例一把锁（mutex），或者持有权在实例内从一个请求直接交给下一个请求，不经往返（各 +line 行的进程内队列），所以 1/(k·r) 限制不了它。',
+    '相邻两单之间隔着的往返次数少于 k。k 把一单的每条消息都算作一次往返，但等待者有些消息在轮到自己之前就发了（持锁者干活时，它已经建好排队节点、看过一次队列），有些消息是一起发出的；而行锁在服务器内部持有（sql-update）、每个实例一把锁（mutex），或者持有权在实例内直接交接、不经往返（各 +line 行），都会把整次往返从串行路径上拿掉：1/(k·r) 限制不了它。',
   aboveWhyMany:
-    '相邻两单之间隔着的往返次数少于 k：行锁在服务器内部持有（sql-update）、每个实例一把锁（mutex），或者持有权在实例内从一个请求直接交给下一个请求，不经往返（各 +line 行的进程内队列），所以 1/(k·r) 限制不了它们。',
+    '相邻两单之间隔着的往返次数少于 k。k 把一单的每条消息都算作一次往返，但等待者有些消息在轮到自己之前就发了（持锁者干活时，它已经建好排队节点、看过一次队列），有些消息是一起发出的；而行锁在服务器内部持有（sql-update）、每个实例一把锁（mutex），或者持有权在实例内直接交接、不经往返（各 +line 行），都会把整次往返从串行路径上拿掉：1/(k·r) 限制不了它们。',
   belowHalf: (name, rtt, fraction) => `${name} 在 ${rtt}时只达到上限的 ${fraction}`,
   besidesRoundTrips: '：限制它的是往返之外的东西。',
   notTheRoundTrip: (sells, quickest, atRtt, kept) =>

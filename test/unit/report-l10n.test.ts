@@ -133,7 +133,7 @@ describe("the Chinese docs' blocks of these runs", () => {
       const block = sweepDocBlock(rtt, RTT, lang);
       const above = rtt.rows.filter((row) => row.cells.some((c) => c.fraction !== null && c.fraction > 1));
       expect(above.length).toBeGreaterThan(1);
-      const why = lang === 'en' ? 'so 1/(k·r) does not limit' : '所以 1/(k·r) 限制不了';
+      const why = lang === 'en' ? ': 1/(k·r) does not limit' : '：1/(k·r) 限制不了';
       expect(block.split(why)).toHaveLength(2);
       for (const row of above) expect(block).toContain(row.strategy);
     }
