@@ -59,6 +59,17 @@ export function faultsBreaking(rows: readonly FaultRow[], strategies: readonly s
     .join(w.then);
 }
 
+/**
+ * The strategies a fault breaks (oversold, deducted twice, never recovered) where another of `names`
+ * stays whole under the same scenario and variant: a flawed step (etcd-lock-no-recheck beside
+ * etcd-lock, the basic lock table beside the one with a lease) is never the one to use, however fast.
+ */
+export function brokenWhereOthersHold(rows: readonly FaultRow[], names: readonly string[]): Set<string> {
+  const mine = rows.filter((r) => names.includes(r.strategy));
+  const broken = (r: FaultRow) => r.oversold > 0 || (r.doubleDeductions ?? 0) > 0 || (r.recoverMs === null && r.recoverBoundMs !== undefined);
+  return new Set(mine.filter((r) => broken(r) && mine.some((o) => o.strategy !== r.strategy && o.scenario === r.scenario && o.variant === r.variant && !broken(o))).map((r) => r.strategy));
+}
+
 export function familySummaries(report: BenchReport, faults?: readonly FaultRow[], lang: Lang = 'en'): FamilySummary[] {
   const w = BENCH_WORDS[lang].docs;
   const families = [...new Set(report.catalog.map((s) => s.family))];
@@ -69,7 +80,8 @@ export function familySummaries(report: BenchReport, faults?: readonly FaultRow[
     const measuredOversold = names.filter((n) => runs.some((r) => r.strategy === n && verdictOf(r.worst) === 'oversold'));
     const exact = names.filter((n) => !measuredOversold.includes(n) && runs.some((r) => r.strategy === n));
     const byGoodput = [...exact].sort((a, b) => goodputOn3(runs, b) - goodputOn3(runs, a));
-    const best = byGoodput[0];
+    const outdone = faults ? brokenWhereOthersHold(faults, names) : new Set<string>();
+    const best = byGoodput.find((n) => !outdone.has(n)) ?? byGoodput[0];
     const worst = byGoodput.length > 1 ? byGoodput[byGoodput.length - 1] : undefined;
     const overLease = entries.filter((s) => s.expected.workOverTtl === 'oversells' && !measuredOversold.includes(s.name)).map((s) => s.name);
     const oversells = [

@@ -11,7 +11,8 @@ import { spreadOf, standings, type Spread } from '../../bench/stats.js';
 import { niceMax, renderBarChart } from '../../bench/svg.js';
 import { renderMarkdown } from '../../bench/table.js';
 import { resolveTarget } from '../../bench/target.js';
-import { linedPairs } from '../../docgen/summary.js';
+import { brokenWhereOthersHold, linedPairs } from '../../docgen/summary.js';
+import type { FaultRow } from '../../faults/row.js';
 import type { ClusterInfo } from '../../src/cluster/types.js';
 
 const entry = (name: string, family: string, three: 'exact' | 'oversells' = 'exact', one: 'exact' | 'oversells' = 'exact'): CatalogEntry => ({
@@ -314,5 +315,20 @@ describe("the README's summary: the course's per-request locks beside their +lin
     expect(linedPairs(r, 'en')).toBe('`redlock` 0.30× / 0.20× against `redlock+line` 0.90× / 0.70×');
     expect(linedPairs(r, 'zh')).toBe('`redlock` 0.30× / 0.20× 对 `redlock+line` 0.90× / 0.70×');
     expect(linedPairs({ ...r, runs: runs.filter((x) => x.strategy !== 'redlock') }, 'en')).toBeUndefined();
+  });
+});
+
+describe("the README's summary: the strategy to use", () => {
+  const row = (strategy: string, variant: string, oversold: number, recoverMs: number | null = 500) =>
+    ({ scenario: 'etcd-lease', strategy, variant, store: 'mysql', oversold, doubleDeductions: 0, recoverMs, recoverBoundMs: 10_000 }) as unknown as FaultRow;
+  it('is never one a fault breaks where another of its family holds, whatever its speed', () => {
+    const rows = [
+      row('etcd-lock', 'unfenced pause', 20), row('etcd-lock-no-recheck', 'unfenced pause', 20), // both break: a lease's lesson, not a flaw
+      row('etcd-lock', "waiter's lease revoked", 0), row('etcd-lock-no-recheck', "waiter's lease revoked", 1),
+      row('lock-table', 'holder crash', 0), row('lock-table-basic', 'holder crash', 0, null),
+    ];
+    expect([...brokenWhereOthersHold(rows, ['etcd-lock', 'etcd-lock-no-recheck'])]).toEqual(['etcd-lock-no-recheck']);
+    expect([...brokenWhereOthersHold(rows, ['lock-table', 'lock-table-basic'])]).toEqual(['lock-table-basic']);
+    expect([...brokenWhereOthersHold(rows, ['etcd-lock'])]).toEqual([]);
   });
 });
