@@ -5,6 +5,7 @@ import { newOwnerToken } from './locks/owner.js';
 import { requireJsonBody } from './http/client-errors.js';
 import { errorHandler } from './http/errors.js';
 import { faultHooks } from './http/fault-hooks.js';
+import { leak } from './http/leak.js';
 import type { InFlight } from './http/in-flight.js';
 import { ServiceMetrics } from './http/metrics.js';
 import { observedBy } from './locks/observer.js';
@@ -37,10 +38,11 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
 
   // The course's GET, kept for the lab (a real shop would take a POST: see the README). HEAD is refused.
   changingGetRoute(app, '/check/lock', async (req, res) => {
-    const { strategy, request, pause } = parseCheckParams(req.query, catalog, config.defaultStrategy, config.limits, config.faultInjection);
+    const { strategy, request, pause, leakKb } = parseCheckParams(req.query, catalog, config.defaultStrategy, config.limits, config.faultInjection);
     res.locals.strategy = strategy.name; // the error handler counts refusals per strategy
     const requestId = parseRequestId(req.headers['x-request-id']);
     const hooks = faultHooks(pause);
+    if (leakKb !== undefined) leak(leakKb);
     const signal = inFlight.admit(res);
     const hold = new HoldRecord();
     let result: DeductResult;

@@ -54,8 +54,9 @@ export default defineConfig({
         test: { name: 'faults', include: ['test/faults/**/*.test.ts'], sequence: { groupOrder: 3 }, fileParallelism: false, testTimeout: 120_000, hookTimeout: 180_000 },
       },
       {
-        // The nemesis and the soak: a minute and a half of mixed faults and steady load on a private
-        // cluster, run as a step of its own (npm run test:chaos) so the suite keeps its budget.
+        // The nemesis and the soak: mixed faults, steady load and a soak that must find a real leak,
+        // on private clusters (a few minutes), run as a step of its own (npm run test:chaos) so the
+        // suite keeps its budget.
         extends: true,
         test: { name: 'chaos', include: ['test/chaos/**/*.test.ts'], sequence: { groupOrder: 3 }, fileParallelism: false, testTimeout: 240_000, hookTimeout: 180_000 },
       },

@@ -2,7 +2,7 @@
 // fault injected and healed, the store's count around each strategy's slice, and GET /sales.
 import type { Grudge } from '../../src/net/grudge.js';
 import type { StoreKind } from '../../src/stock/store.js';
-import type { Sent } from '../client.js';
+import type { CheckParams, Sent } from '../client.js';
 import type { FaultKind } from './plan.js';
 
 /** How a strategy runs in the chaos workload, and what the catalog lets it do under faults. */
@@ -24,6 +24,8 @@ export interface ChaosStrategy {
    * or a Redis sale record lost with its deduction, is then reported, not failed.
    */
   mayLoseInFailover: boolean;
+  /** Parameters every request of it carries beyond the workload's own (a soak's leakKb); absent: none. */
+  params?: CheckParams;
 }
 
 export interface Request extends Sent {

@@ -11,7 +11,7 @@ export const CHAOS_WAIT_MS = 2_000;
 export const CHAOS_REQUEST_TIMEOUT_MS = 30_000;
 
 export function paramsOf(s: ChaosStrategy): CheckParams {
-  return { ttlMs: CHAOS_TTL_MS, waitMs: CHAOS_WAIT_MS, ...(s.fenced && { fenced: 1 }) };
+  return { ttlMs: CHAOS_TTL_MS, waitMs: CHAOS_WAIT_MS, ...(s.fenced && { fenced: 1 }), ...s.params };
 }
 
 export interface Recorder {

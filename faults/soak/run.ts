@@ -17,7 +17,7 @@ import { CHAOS_TTL_MS, runLoad, sendRecorded, type Recorder } from '../chaos/wor
 import { ZK_SESSION_MS } from '../locks.js';
 import { sampleCluster, type Sample } from './sample.js';
 import { leastSoakMinutes, soakTurnMs, TURN_OVERHEAD_MS } from './turns.js';
-import { slopesOf, warmUpEnd, windowOf, type Judgeability, type SlopeRow } from './verdict.js';
+import { judgingOf, slopesOf, warmUpEnd, type GrowthJudging, type Judgeability, type SlopeRow } from './verdict.js';
 
 export interface SoakOptions {
   minutes: number;
@@ -25,6 +25,8 @@ export interface SoakOptions {
   sampleEveryMs: number;
   /** Each strategy's turn; absent: sized to the run (turns.ts). */
   turnMs?: number;
+  /** The floors' window and the least judged span; absent: from the sample period (verdict.ts's judgingOf). */
+  judge?: GrowthJudging;
 }
 
 export interface SoakResult {
@@ -162,12 +164,13 @@ export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (
     };
     // A soak injects no fault: its strategies are judged on their requests alone.
     const verdict = checkHistory(history, { requests: CHAOS_NEEDS.requests, faults: 0 });
-    const windowMs = windowOf(opts.sampleEveryMs);
+    const { windowMs, minJudgedMs } = judgingOf(opts.sampleEveryMs, opts.judge);
     const { growth, rows: slopes } = slopesOf(samples, {
       warmUpEndsMs: warmUpEnd(opts.strategies.map((s) => s.name), soakTurns),
       endMs: samples.at(-1)?.t ?? 0,
       windowMs,
-      leastMinutes: leastSoakMinutes(opts.strategies.length, windowMs, { ...(opts.turnMs !== undefined && { turnMs }), overheadMs: overheadOf(soakTurns, turnMs) }),
+      leastJudgedMs: minJudgedMs,
+      leastMinutes: leastSoakMinutes(opts.strategies.length, windowMs, { ...(opts.turnMs !== undefined && { turnMs }), overheadMs: overheadOf(soakTurns, turnMs), judgedMs: minJudgedMs }),
     });
     const failures = [...verdict.failures, ...slopes.filter((r) => r.grows).map((r) => `${r.resource} keeps growing: ${r.perMinute.toFixed(2)}/min (bound ${r.bound?.perMinute}/min), floors ${r.first.toFixed(1)} → ${r.last.toFixed(1)}`)];
     return { history, verdict, samples, sampleErrors, slopes, growth, turnMs, goodput, rates, ok: failures.length === 0, failures };

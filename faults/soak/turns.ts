@@ -19,11 +19,12 @@ export function soakTurnMs(minutes: number, strategies: number): number {
 export const roundMs = (strategies: number, turnMs: number, overheadMs = TURN_OVERHEAD_MS): number => strategies * (turnMs + overheadMs);
 
 /**
- * The least --minutes, in half minutes, that leaves minJudgedMs(windowMs) after the first round:
- * turns sized by soakTurnMs, or `turnMs` when the caller fixed it.
+ * The least --minutes, in half minutes, that leaves minJudgedMs(windowMs) (or `judgedMs`, when the
+ * caller set how growth is judged) after the first round: turns sized by soakTurnMs, or `turnMs`
+ * when the caller fixed it.
  */
-export function leastSoakMinutes(strategies: number, windowMs: number, opts: { turnMs?: number; overheadMs?: number } = {}): number {
-  const judged = minJudgedMs(windowMs);
+export function leastSoakMinutes(strategies: number, windowMs: number, opts: { turnMs?: number; overheadMs?: number; judgedMs?: number } = {}): number {
+  const judged = opts.judgedMs ?? minJudgedMs(windowMs);
   for (let halves = 1; ; halves++) {
     const minutes = halves / 2;
     const turn = opts.turnMs ?? soakTurnMs(minutes, strategies);

@@ -44,6 +44,25 @@ export const MIN_WINDOWS = 3;
  */
 export const minJudgedMs = (windowMs: number): number => Math.max(MIN_WINDOWS * windowMs, ...Object.values(SLOPE_BOUNDS).map((b) => (b.growth / b.perMinute) * 60_000));
 
+/**
+ * How growth is judged, when a caller sets it rather than the sample period: a test judging a short
+ * run over a leak far past the bounds (test/chaos/chaos.test.ts). The CLI never sets it.
+ */
+export interface GrowthJudging {
+  windowMs: number;
+  /** The judged part's least length; never below MIN_WINDOWS windows, as fewer floors judge nothing. */
+  minJudgedMs: number;
+}
+
+/** The window and least judged span of a run sampled every `sampleEveryMs`: the caller's, or windowOf and minJudgedMs. */
+export function judgingOf(sampleEveryMs: number, judge?: GrowthJudging): GrowthJudging {
+  if (judge === undefined) {
+    const windowMs = windowOf(sampleEveryMs);
+    return { windowMs, minJudgedMs: minJudgedMs(windowMs) };
+  }
+  return { windowMs: judge.windowMs, minJudgedMs: Math.max(MIN_WINDOWS * judge.windowMs, judge.minJudgedMs) };
+}
+
 export interface SlopeRow {
   resource: string;
   /** The first and last floor of the judged part (of the samples, when not judged). */
@@ -62,8 +81,10 @@ export interface SoakTiming {
   warmUpEndsMs: number | undefined;
   /** The last sample's time. */
   endMs: number;
-  /** The floors' window (windowOf the sample period). */
+  /** The floors' window (windowOf the sample period, or the caller's: judgingOf). */
   windowMs: number;
+  /** The judged part's least length; absent: minJudgedMs(windowMs). */
+  leastJudgedMs?: number;
   /** The least --minutes whose run can be judged, from the plan (see turns.ts). */
   leastMinutes: number;
 }
@@ -78,7 +99,7 @@ export function judgeability(t: SoakTiming): Judgeability {
   const minutes = (ms: number) => (ms / 60_000).toFixed(1);
   if (t.warmUpEndsMs === undefined) return { judged: false, why: 'not every strategy in the plan had a turn, so the run never left its warm-up', leastMinutes: t.leastMinutes };
   const span = t.endMs - t.warmUpEndsMs;
-  const least = minJudgedMs(t.windowMs);
+  const least = t.leastJudgedMs ?? minJudgedMs(t.windowMs);
   if (span < least) {
     return { judged: false, why: `${minutes(Math.max(0, span))} min after the warm-up (every strategy's first turn, ${minutes(t.warmUpEndsMs)} min); judging needs ${minutes(least)} min`, leastMinutes: t.leastMinutes };
   }

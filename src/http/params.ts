@@ -51,6 +51,8 @@ export interface CheckParams {
   /** Everything but the owner, the request id and the hooks, which the route adds. */
   request: Omit<DeductRequest, 'owner' | 'requestId' | 'hooks'>;
   pause?: PausePoint;
+  /** KB this request leaks on purpose (http/leak.ts), the soak's growth check's real leak; absent: none. */
+  leakKb?: number;
 }
 
 export function flag(query: Query, name: string): boolean {
@@ -61,7 +63,7 @@ export function flag(query: Query, name: string): boolean {
 }
 
 /** Every parameter GET /check/lock reads; any other is refused, so a typo cannot run another experiment. */
-export const CHECK_PARAMS = ['strategy', 'store', 'workMs', 'ttlMs', 'waitMs', 'retryMs', 'fenced', 'line', 'pause'] as const;
+export const CHECK_PARAMS = ['strategy', 'store', 'workMs', 'ttlMs', 'waitMs', 'retryMs', 'fenced', 'line', 'pause', 'leakKb'] as const;
 
 /**
  * The shortest pause between lock attempts: below it, one request with a long waitMs could make
@@ -96,6 +98,15 @@ function strategyOf(query: Query, catalog: Catalog, defaultStrategy: string): St
   return lined;
 }
 
+/** The most one request may leak (1 MB): it bounds what a client may ask, like RETRY_MS_MIN. */
+export const LEAK_KB_MAX = 1024;
+
+/** leakKb: gated like pause, as only the fault lab may make an instance leak. */
+function leakKbOf(query: Query, faultInjection: boolean): number {
+  if (query.leakKb !== undefined && !faultInjection) throw new BadRequestError('leakKb', 'leakKb is for the fault lab: start the instance with FAULT_INJECTION=1');
+  return intParam(query, 'leakKb', 0, LEAK_KB_MAX, 0);
+}
+
 export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy: string, limits: RequestLimits, faultInjection = false): CheckParams {
   rejectUnknownParams(query, CHECK_PARAMS);
   const strategy = strategyOf(query, catalog, defaultStrategy);
@@ -124,9 +135,12 @@ export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy
     }
   }
 
+  const leakKb = leakKbOf(query, faultInjection);
+
   return {
     strategy,
     ...(pause && { pause }),
+    ...(leakKb > 0 && { leakKb }),
     request: {
       fenced,
       workMs: intParam(query, 'workMs', 0, limits.workMsMax, 0),

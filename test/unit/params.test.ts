@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadServiceConfig } from '../../src/config.js';
-import { BadRequestError, CHECK_PARAMS, parseCheckParams, parseClockOffset, parseRequestId, parseResetBody, RETRY_MS_MIN } from '../../src/http/params.js';
+import { BadRequestError, CHECK_PARAMS, LEAK_KB_MAX, parseCheckParams, parseClockOffset, parseRequestId, parseResetBody, RETRY_MS_MIN } from '../../src/http/params.js';
 import { FencedError } from '../../src/fencing.js';
 import { describeError } from '../../src/http/errors.js';
 import { DependencyDownError, OutcomeUnknownError, callDependency, callDependencyWrite, isConnectionError } from '../../src/dependency.js';
@@ -139,6 +139,19 @@ describe('GET /check/lock parameters', () => {
     expect(rejection(() => parseCheckParams({ strategy: 'delta', pause: 'after-setnx' }, catalog, 'alpha', limits, false)).param).toBe('pause');
     const refused = rejection(() => parseCheckParams({ strategy: 'beta', pause: 'after-setnx' }, catalog, 'alpha', limits, true));
     expect([refused.param, refused.valid]).toEqual(['pause', ['after-acquire', 'before-write']]);
+  });
+
+  it('takes leakKb (the soak’s real leak) only with fault injection on, as whole KB from 0 to 1024, naming leakKb otherwise', () => {
+    expect(LEAK_KB_MAX).toBe(1024);
+    expect(parseCheckParams({ leakKb: '64' }, catalog, 'alpha', limits, true).leakKb).toBe(64);
+    expect(parseCheckParams({ leakKb: '1024' }, catalog, 'alpha', limits, true).leakKb).toBe(1024);
+    // 0 leaks nothing, so it is no leak at all; absent, the same
+    expect(parseCheckParams({ leakKb: '0' }, catalog, 'alpha', limits, true)).not.toHaveProperty('leakKb');
+    expect(parseCheckParams({}, catalog, 'alpha', limits, true)).not.toHaveProperty('leakKb');
+    const off = rejection(() => parseCheckParams({ leakKb: '64' }, catalog, 'alpha', limits, false));
+    expect([off.param, off.message]).toEqual(['leakKb', 'leakKb is for the fault lab: start the instance with FAULT_INJECTION=1']);
+    expect(rejection(() => parseCheckParams({ leakKb: '0' }, catalog, 'alpha', limits)).param).toBe('leakKb');
+    for (const value of ['1025', '-1', '1.5', 'abc', '', ['1', '2']]) expect(rejection(() => parseCheckParams({ leakKb: value }, catalog, 'alpha', limits, true)).param).toBe('leakKb');
   });
 
   it('takes a lock clock offset (POST /fault/clock) of whole ms within an hour either way, naming offsetMs otherwise', () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { slopePerMinute, type Point } from '../../faults/soak/slope.js';
 import { leastSoakMinutes, roundMs, soakTurnMs, TURN_MS, TURN_OVERHEAD_MS } from '../../faults/soak/turns.js';
-import { floorsPerWindow, judgeability, judgeResource, minJudgedMs, MIN_WINDOWS, slopesOf, warmUpEnd, windowOf, WINDOW_MS, type SoakTiming } from '../../faults/soak/verdict.js';
+import { floorsPerWindow, judgeability, judgeResource, judgingOf, minJudgedMs, MIN_WINDOWS, slopesOf, warmUpEnd, windowOf, WINDOW_MS, type SoakTiming } from '../../faults/soak/verdict.js';
 
 const SAMPLE_MS = 10_000;
 const HEAP = 'app-0 heap MB';
@@ -282,5 +282,57 @@ describe('the slope: least squares per minute', () => {
     expect(slopePerMinute([])).toBe(0);
     expect(slopePerMinute([{ t: 5, v: 1 }])).toBe(0);
     expect(slopePerMinute([{ t: 5, v: 1 }, { t: 5, v: 9 }])).toBe(0);
+  });
+});
+
+describe('a caller’s judging: a short run over a leak far past the bounds (test/chaos/chaos.test.ts)', () => {
+  const RSS = 'app-0 rss MB';
+  /** Samples every 2 s for 48 s; the warm-up (one strategy's first turn) ended at 11 s. */
+  const SHORT_MS = 2_000;
+  const short = (value: (t: number, i: number) => number): Point[] => Array.from({ length: 48_000 / SHORT_MS + 1 }, (_, i) => ({ t: i * SHORT_MS, v: value(i * SHORT_MS, i) }));
+  const JUDGE = { windowMs: 10_000, minJudgedMs: 30_000 };
+  const timing = (endMs: number, judge = judgingOf(SHORT_MS, JUDGE)): SoakTiming => ({ warmUpEndsMs: 11_000, endMs, windowMs: judge.windowMs, leastJudgedMs: judge.minJudgedMs, leastMinutes: 1 });
+
+  it('without one, the window and least judged span come from the sample period, as the CLI has them', () => {
+    expect(judgingOf(10_000)).toEqual({ windowMs: WINDOW_MS, minJudgedMs: minJudgedMs(WINDOW_MS) });
+    expect(judgingOf(30_000)).toEqual({ windowMs: 90_000, minJudgedMs: minJudgedMs(90_000) });
+    // A timing without leastJudgedMs (the reports and callers before it) judges as before.
+    expect(judgeability({ ...LONG, leastJudgedMs: minJudgedMs(WINDOW_MS) })).toEqual(judgedLong);
+  });
+
+  it('takes the caller’s window and span, but never fewer than MIN_WINDOWS windows', () => {
+    expect(judgingOf(SHORT_MS, JUDGE)).toEqual(JUDGE);
+    expect(judgingOf(SHORT_MS, { windowMs: 10_000, minJudgedMs: 5_000 })).toEqual({ windowMs: 10_000, minJudgedMs: MIN_WINDOWS * 10_000 });
+  });
+
+  it('judges from exactly the caller’s least span on, and says what it needs when short of it', () => {
+    expect(judgeability(timing(11_000 + 30_000))).toEqual({ judged: true, fromMs: 11_000, windowMs: 10_000, windows: 3 });
+    expect(judgeability(timing(11_000 + 30_000 - 1)).judged).toBe(false);
+    expect(judgeability(timing(11_000 + 20_000))).toEqual({ judged: false, why: "0.3 min after the warm-up (every strategy's first turn, 0.2 min); judging needs 0.5 min", leastMinutes: 1 });
+  });
+
+  it('calls a memory leak of 120 MB/min in 48 s, over a sawtooth and noise; not judged by the default windows', () => {
+    const r = noise(11);
+    const points = short((t, i) => 150 + (120 * t) / 60_000 + sawtooth(0, 4, 3)(t, i) + 2 * r());
+    const { growth, rows } = slopesOf(points.map((p) => ({ t: p.t, values: { [RSS]: p.v } })), timing(48_000));
+    expect(growth).toMatchObject({ judged: true, windows: 3 });
+    expect(rows[0]).toMatchObject({ resource: RSS, judged: true, grows: true });
+    expect(rows[0]!.perMinute).toBeGreaterThan(100);
+    const byDefault = slopesOf(points.map((p) => ({ t: p.t, values: { [RSS]: p.v } })), timing(48_000, judgingOf(SHORT_MS)));
+    expect(byDefault.growth.judged).toBe(false);
+    expect(byDefault.rows[0]).toMatchObject({ judged: false, grows: false });
+  });
+
+  it('does not call a flat memory under the same sawtooth and noise, nor a rise within its growth bound', () => {
+    const r = noise(12);
+    expect(judgeResource(RSS, short((t, i) => 150 + sawtooth(0, 4, 3)(t, i) + 2 * r()), judgeability(timing(48_000)), 48_000).grows).toBe(false);
+    // 30 MB/min over the 20 s between the first and last floor: 10 MB, under the 20 MB growth bound.
+    expect(judgeResource(RSS, short((t) => 150 + (30 * t) / 60_000), judgeability(timing(48_000)), 48_000)).toMatchObject({ judged: true, grows: false });
+  });
+
+  it('names as least run the first that leaves the caller’s span after the first round', () => {
+    // One turn of 10 s and 1.5 s, then 30 s: 41.5 s, so 1 min.
+    expect(leastSoakMinutes(1, 10_000, { turnMs: 10_000, judgedMs: 30_000 })).toBe(1);
+    expect(leastSoakMinutes(1, 10_000, { turnMs: 10_000 })).toBe(leastSoakMinutes(1, 10_000, { turnMs: 10_000, judgedMs: minJudgedMs(10_000) }));
   });
 });
