@@ -2,7 +2,7 @@
 // 1/(k·r), the measured goodput and its fraction of the bound at each r; as markdown and as HTML
 // (both languages, bench/lang-switch.ts) with a chart of goodput against the round trip.
 import { renderLineChart, type Line } from './line-chart.js';
-import { microseconds } from './link-time.js';
+import { microseconds, signedMicroseconds } from './link-time.js';
 import { int, oversoldText, spreadText } from './format.js';
 import { verdictOf } from './report.js';
 import { reportCss } from './report-style.js';
@@ -22,7 +22,13 @@ function linkRows(r: SweepReport, lang: Lang): string[][] {
   return [
     [w.direct, microseconds(r.direct.mysql), microseconds(r.direct.redis)],
     ...r.linkTimes.map((t) => [w.throughForwarders(w.rtt(t.rttMs)), microseconds(t.mysql), microseconds(t.redis)]),
+    ...(r.forwarderCost ? [[w.forwarderCost, signedMicroseconds(r.forwarderCost.mysql), signedMicroseconds(r.forwarderCost.redis)]] : []),
   ];
+}
+
+/** The links' table header: older reports timed 20 requests a link. */
+function linkHeader(r: SweepReport, lang: Lang): string[] {
+  return [SWEEP_WORDS[lang].oneRequest(r.linkSamples ?? 20), 'MySQL SELECT 1', 'Redis PING'];
 }
 
 function cellText(c: SweepCell, expected: SweepRow['expected'], lang: Lang): string[] {
@@ -99,7 +105,7 @@ function sweepBody(r: SweepReport, intro: string, lang: Lang): string {
   return [
     intro,
     '',
-    markdownTable(w.linkHeader, linkRows(r, lang)),
+    markdownTable(linkHeader(r, lang), linkRows(r, lang)),
     '',
     markdownTable(sweepHeader(r, lang), r.rows.map((row) => sweepRow(row, lang))),
     '',
@@ -174,7 +180,7 @@ function htmlBody(r: SweepReport, lang: Lang): string {
 <p class="meta">${esc(methodText(r, lang))}</p>
 ${chart}
 <h2>${esc(w.html.links)}</h2>
-${table(w.linkHeader, linkRows(r, lang))}
+${table(linkHeader(r, lang), linkRows(r, lang))}
 <h2>${esc(w.html.eachStrategy)}</h2>
 ${table(sweepHeader(r, lang), r.rows.map((row) => sweepRow(row, lang)))}
 <ul class="notes">${[...readings(r, lang), ...notes(r, lang), ...w.definitions].map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`;

@@ -9,7 +9,7 @@ import { Progress } from '../src/cli/progress.js';
 import type { ClusterInfo } from '../src/cluster/types.js';
 import { fetchCatalog, selectStrategies, type CatalogEntry } from './catalog.js';
 import { stopLoad } from './fire.js';
-import { microseconds, mysqlRoundTrip, redisRoundTrip } from './link-time.js';
+import { LINK_SAMPLES, microseconds, mysqlRoundTrip, mysqlRoundTrips, redisRoundTrip, redisRoundTrips, signedMicroseconds } from './link-time.js';
 import { expectedOutcome, measureRace, measureWindow, type WindowSample } from './measure.js';
 import { agent, kOf, messagesPerSale, type Counters } from './message-counts.js';
 import { chosenStrategies, type BenchOptions } from './options.js';
@@ -28,7 +28,7 @@ const STEP_OVERHEAD_SECONDS = 0.5;
 function sweepPlan(o: BenchOptions, rtts: readonly number[], strategies: readonly CatalogEntry[]): PlannedStep[] {
   const names = strategies.map((s) => s.name);
   return [
-    ...rtts.map((r) => ({ key: `links/${r}`, phase: 'links', seconds: 1 + r * 0.2 })),
+    ...rtts.map((r) => ({ key: `links/${r}`, phase: 'links', seconds: 1 + r * 0.6 })),
     ...names.map((s) => ({ key: `k/${s}`, phase: 'k', seconds: 2 })),
     ...Array.from({ length: o.rounds }, (_x, round) => rtts.flatMap((r) => names.map((s) => ({ key: `window/${round}/${r}/${s}`, phase: 'windows', seconds: o.warmupSeconds + o.windowSeconds + STEP_OVERHEAD_SECONDS })))).flat(),
     ...rtts.flatMap((r) => names.map((s) => ({ key: `race/${r}/${s}`, phase: 'races', seconds: (o.raceSeconds ?? 2) + STEP_OVERHEAD_SECONDS }))),
@@ -79,6 +79,13 @@ export interface SweepReport {
   /** One request's round trip through the forwarders at each r, and directly at the servers (r = 0, no forwarder). */
   linkTimes: LinkTimes[];
   direct: { mysql: Spread; redis: Spread };
+  /** Requests timed per link (20 in older reports). */
+  linkSamples?: number;
+  /**
+   * The forwarders' own cost at r = 0: the forwarded link's median less the direct one's, the two
+   * timed in turn (request by request, so drift hits both alike); absent in older reports.
+   */
+  forwarderCost?: { mysql: number; redis: number };
   rows: SweepRow[];
   seconds: number;
   notes: string[];
@@ -107,7 +114,8 @@ async function timeLinks(info: ClusterInfo, rttMs: number): Promise<LinkTimes> {
   return { rttMs, mysql: await mysqlRoundTrip(info.mysql), redis: await redisRoundTrip(info.redis) };
 }
 
-async function timeDirect(info: ClusterInfo): Promise<SweepReport['direct']> {
+/** At r = 0: the servers directly and through their forwarders, timed in turn. */
+async function timeDirectAndZero(info: ClusterInfo): Promise<{ direct: SweepReport['direct']; zero: LinkTimes }> {
   const mysql = directAddress(info, 'mysql') ?? info.mysql;
   const redis = directAddress(info, 'redis');
   const redisUrl = new URL(info.redis);
@@ -115,7 +123,9 @@ async function timeDirect(info: ClusterInfo): Promise<SweepReport['direct']> {
     redisUrl.hostname = redis.host;
     redisUrl.port = String(redis.port);
   }
-  return { mysql: await mysqlRoundTrip({ ...info.mysql, ...mysql }), redis: await redisRoundTrip(redisUrl.toString()) };
+  const [mysqlDirect, mysqlZero] = (await mysqlRoundTrips([{ ...info.mysql, ...mysql }, info.mysql])) as [Spread, Spread];
+  const [redisDirect, redisZero] = (await redisRoundTrips([redisUrl.toString(), info.redis])) as [Spread, Spread];
+  return { direct: { mysql: mysqlDirect, redis: redisDirect }, zero: { rttMs: 0, mysql: mysqlZero, redis: redisZero } };
 }
 
 export async function runSweep(o: BenchOptions, rtts: readonly number[], target: BenchTarget, cluster: SweepCluster, out: Progress = new Progress()): Promise<SweepReport> {
@@ -132,17 +142,20 @@ export async function runSweep(o: BenchOptions, rtts: readonly number[], target:
   try {
     // The forwarders' own cost: at 0 they pass bytes on at once, and the servers answer directly too.
     await cluster.setRtt(0);
-    const direct = await timeDirect(info);
+    const { direct, zero } = await timeDirectAndZero(info);
+    const forwarderCost = { mysql: zero.mysql.median - direct.mysql.median, redis: zero.redis.median - direct.redis.median };
     const linkTimes: LinkTimes[] = [];
     for (const r of rtts) {
       const t = await out.step(`links/${r}`, `rtt ${r} ms: the links' round trip`, async () => {
+        if (r === 0) return zero;
         await cluster.setRtt(r);
         return timeLinks(info, r);
       });
       linkTimes.push(t);
-      log(`rtt ${r} ms: one request's round trip, median of 20 (min–max): MySQL SELECT 1 ${microseconds(t.mysql)}, Redis PING ${microseconds(t.redis)}`);
+      log(`rtt ${r} ms: one request's round trip, median of ${LINK_SAMPLES} (min–max): MySQL SELECT 1 ${microseconds(t.mysql)}, Redis PING ${microseconds(t.redis)}`);
     }
     log(`directly to the servers (no forwarder): MySQL SELECT 1 ${microseconds(direct.mysql)}, Redis PING ${microseconds(direct.redis)}`);
+    log(`a forwarder's own cost at rtt 0 (timed in turn with the direct link): MySQL ${signedMicroseconds(forwarderCost.mysql)}, Redis ${signedMicroseconds(forwarderCost.redis)}`);
 
     // k does not depend on r (one request at a time): counted at the quickest.
     await cluster.setRtt(0);
@@ -209,6 +222,8 @@ export async function runSweep(o: BenchOptions, rtts: readonly number[], target:
       target: target.three,
       linkTimes,
       direct,
+      linkSamples: LINK_SAMPLES,
+      forwarderCost,
       rows,
       seconds: (Date.now() - started.getTime()) / 1000,
       notes,

@@ -58,6 +58,13 @@ describe('the round-trip sweep', () => {
     expect(md).toMatch(/sql-update at 2 ms sells 4\.0× its bound/);
     expect(md).toContain('| through the forwarders at 2 ms | 2100 µs (1890–2310) | 2100 µs (1890–2310) |');
     expect(renderSweepHtml(report)).toContain('<svg');
+    // an older report: 20 requests a link, no forwarder cost measured in turn
+    expect(md).toContain('| one request, median of 20 (min–max) |');
+    expect(md).not.toContain('own cost');
+    const paired = renderSweepMarkdown({ ...report, linkSamples: 200, forwarderCost: { mysql: 0.0351, redis: -0.002 } });
+    expect(paired).toContain('| one request, median of 200 (min–max) |');
+    expect(paired).toContain("| a forwarder's own cost at 0 (timed in turn with the direct link) | +35 µs | −2 µs |");
+    expect(renderSweepHtml({ ...report, linkSamples: 200, forwarderCost: { mysql: 0.0351, redis: 0.04 } })).toContain('往返为 0 时一个转发器自身的开销（与直连交替计时）');
   });
 
   it('shows, for a run with a short lease, what is left of it once held and what the race sold and refused at each round trip', () => {
