@@ -5,25 +5,22 @@
 // page's own markers (body[data-state], data-value, data-end). On a loopback lab the step says what
 // it needs instead of failing. Set LIVE_SCREENSHOTS=docs/img to keep the screenshots of the band.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundlePage, type Assets } from '../../live/assets.js';
 import { startLiveServer, TOKEN_HEADER, type LiveServer } from '../../live/http.js';
 import { DICTIONARIES } from '../../live/page/i18n.js';
 import { TOUR } from '../../live/page/tour.js';
-import { runningServers, type LabServers, type Proc } from '../../live/servers.js';
+import { runningServers } from '../../live/servers.js';
 import type { RunLog } from '../../live/shared/types.js';
-import { freeClusterConfig, startCluster, type ClusterInfo, type RunningCluster } from '../../src/cluster/cluster.js';
+import { freeClusterConfig, startCluster, type RunningCluster } from '../../src/cluster/cluster.js';
 import { partitionLog } from '../../src/cluster/partitions.js';
 import { loadLiveConfig } from '../../src/config.js';
 import { hasNetAdmin, type HostsLayout } from '../../src/net/hosts.js';
 import { grudgeInForce, type PartitionRecord } from '../../src/net/partition.js';
 import { openPage, type OpenPage } from '../support/browser.js';
 import { withFixture } from '../support/fixture.js';
-import { removeTree } from '../../src/paths.js';
+import { loopbackLab, type ListedStrategy } from '../support/loopback-lab.js';
 
 const SHOTS = process.env.LIVE_SCREENSHOTS;
 /** The tour's two steps of the holder cut from Redis: unfenced, then fenced. */
@@ -157,42 +154,14 @@ describe.skipIf(!hasNetAdmin())('partitions on the live page, hosts topology (ne
 });
 
 describe('the tour step on a loopback lab', () => {
-  // A lab with no hosts topology, against a stand-in instance that only lists strategies: nothing
-  // is raced or faulted; the step must say what it needs, and the server refuse a cut.
-  let instance: http.Server;
-  let live: LiveServer;
-  let p: OpenPage;
-  let dir = '';
-  const never = async (): Promise<never> => {
-    throw new Error('the loopback lab must not touch a server');
-  };
-  const untouchable = (name: string): Proc => ({ name, isUp: async () => true, freeze: never, resume: never, kill: never, start: never });
-
-  beforeAll(async () => {
-    const strategy = { name: 'redis-owned', family: 'redis', course: '§2.5', description: 'owned lock', expected: { oneInstance: 'exact', threeInstances: 'exact' }, stores: ['mysql'] };
-    const postgresOnly = { ...strategy, name: 'pg-advisory-xact', family: 'postgres', description: 'advisory lock', stores: ['postgres'] };
-    instance = http.createServer((req, res) => {
-      const ok = req.method === 'GET' && (req.url ?? '').startsWith('/strategies');
-      res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(ok ? { strategies: [strategy, postgresOnly] } : { error: 'not_found' }));
-    });
-    await new Promise<void>((resolve) => instance.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(instance.address() as AddressInfo).port}`;
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-loopback-lab-'));
-    const info: ClusterInfo = { dir, nginx: base, instances: [base], mysql: { host: '127.0.0.1', port: 0, user: '', password: '', database: '' }, redis: '', redlock: [], zookeeper: '' };
-    const servers: LabServers = { info, topology: 'single', instances: [untouchable('app-0')], redlock: [], zookeeper: untouchable('zookeeper') };
-    live = await startLiveServer(servers, { ...loadLiveConfig({}), port: 0 }, assets, 0);
-    p = await openPage(live.url, 'en-US');
-    await p.page.waitForSelector('body[data-state="idle"]');
-  });
-  afterAll(async () => {
-    await p?.close();
-    await live?.close();
-    await new Promise<void>((resolve) => (instance ? instance.close(() => resolve()) : resolve()));
-    if (dir) removeTree(dir);
-  });
+  // A lab with no hosts topology (test/support/loopback-lab.ts): nothing is raced or faulted; the
+  // step must say what it needs, and the server refuse a cut.
+  const strategy: ListedStrategy = { name: 'redis-owned', family: 'redis', course: '§2.5', description: 'owned lock', expected: { oneInstance: 'exact', threeInstances: 'exact' }, stores: ['mysql'] };
+  const postgresOnly: ListedStrategy = { ...strategy, name: 'pg-advisory-xact', family: 'postgres', description: 'advisory lock', stores: ['postgres'] };
+  const lab = loopbackLab([strategy, postgresOnly], { assets: () => assets, what: 'loopback-lab' });
 
   it('says it needs --topology hosts, offers no cut, and the server refuses one', async () => {
+    const { live, page: p } = lab;
     await p.page.click(`[data-tour-index="${CUT_STEP}"]`);
     expect(await p.page.textContent('#tour-needs')).toBe(DICTIONARIES.en.needsHosts);
     expect(await p.page.isDisabled('#tour-run')).toBe(true);
@@ -207,6 +176,7 @@ describe('the tour step on a loopback lab', () => {
   });
 
   it('refuses a race of a Postgres-only strategy where the cluster records no PostgreSQL', async () => {
+    const { live } = lab;
     const settings = { strategy: 'pg-advisory-xact', units: 10, requests: 10, connections: 2, workMs: 0, ttlMs: 1_000, fenced: false, via: 'one' };
     const race = await post(live, '/api/race', settings, { [TOKEN_HEADER]: live.token });
     expect(race.status).toBe(400);

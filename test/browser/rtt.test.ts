@@ -8,8 +8,6 @@
 // race with rttMs. Every wait is on the page's own markers. LIVE_SCREENSHOTS=/tmp/shots keeps its
 // screenshots at 1280×800 and 390×844 in both languages.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,14 +15,14 @@ import { bundlePage, type Assets } from '../../live/assets.js';
 import { startLiveServer, TOKEN_HEADER, type LiveServer } from '../../live/http.js';
 import { DICTIONARIES } from '../../live/page/i18n.js';
 import { TOUR } from '../../live/page/tour.js';
-import { runningServers, type LabServers, type Proc } from '../../live/servers.js';
+import { runningServers } from '../../live/servers.js';
 import type { Hold, LabState, RunLog } from '../../live/shared/types.js';
-import { freeClusterConfig, startCluster, type ClusterInfo, type RunningCluster } from '../../src/cluster/cluster.js';
+import { freeClusterConfig, startCluster, type RunningCluster } from '../../src/cluster/cluster.js';
 import { rttFile } from '../../src/cluster/links.js';
 import { loadLiveConfig } from '../../src/config.js';
-import { removeTree } from '../../src/paths.js';
 import { openPage, type OpenPage } from '../support/browser.js';
 import { withFixture } from '../support/fixture.js';
+import { loopbackLab } from '../support/loopback-lab.js';
 
 const SHOTS = process.env.LIVE_SCREENSHOTS;
 /** The tour's pair: one lock raced with the links at 0 ms, then at 2 ms. */
@@ -161,41 +159,15 @@ describe('the round trip on the live page, a cluster with delayed links', () => 
 });
 
 describe('the pair on a loopback lab (no forwarders)', () => {
-  // A lab whose cluster has no links, against a stand-in instance that only lists strategies:
-  // nothing is raced or retimed; the steps say what they need and the server refuses rttMs.
-  let instance: http.Server;
-  let live: LiveServer;
-  let p: OpenPage;
-  let dir = '';
-  const never = async (): Promise<never> => {
-    throw new Error('the loopback lab must not touch a server');
-  };
-  const untouchable = (name: string): Proc => ({ name, isUp: async () => true, freeze: never, resume: never, kill: never, start: never });
-
-  beforeAll(async () => {
-    const strategy = { name: 'redis-pubsub', family: 'redis', course: '§2.10', description: 'pubsub lock', expected: { oneInstance: 'exact', threeInstances: 'exact' }, stores: ['mysql'] };
-    instance = http.createServer((req, res) => {
-      const ok = req.method === 'GET' && (req.url ?? '').startsWith('/strategies');
-      res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(ok ? { strategies: [strategy] } : { error: 'not_found' }));
-    });
-    await new Promise<void>((resolve) => instance.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(instance.address() as AddressInfo).port}`;
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-loopback-rtt-'));
-    const info: ClusterInfo = { dir, nginx: base, instances: [base], mysql: { host: '127.0.0.1', port: 0, user: '', password: '', database: '' }, redis: '', redlock: [], zookeeper: '', rttMs: 0 };
-    const servers: LabServers = { info, topology: 'single', instances: [untouchable('app-0')], redlock: [], zookeeper: untouchable('zookeeper') };
-    live = await startLiveServer(servers, { ...loadLiveConfig({}), port: 0 }, assets, 0);
-    p = await openPage(live.url, 'en-US');
-    await p.page.waitForSelector('body[data-state="idle"]');
-  });
-  afterAll(async () => {
-    await p?.close();
-    await live?.close();
-    await new Promise<void>((resolve) => (instance ? instance.close(() => resolve()) : resolve()));
-    if (dir) removeTree(dir);
-  });
+  // A lab whose cluster has no links (test/support/loopback-lab.ts): nothing is raced or retimed;
+  // the steps say what they need and the server refuses rttMs.
+  const lab = loopbackLab(
+    [{ name: 'redis-pubsub', family: 'redis', course: '§2.10', description: 'pubsub lock', expected: { oneInstance: 'exact', threeInstances: 'exact' }, stores: ['mysql'] }],
+    { assets: () => assets, what: 'loopback-rtt', rttMs: 0 },
+  );
 
   it('shows loopback; each step says it needs delayed links and cannot run; the server refuses rttMs, and checks it', async () => {
+    const { live, page: p } = lab;
     expect(await p.page.getAttribute('#rtt', 'data-rtt-ms')).toBe('none');
     expect(await p.page.textContent('#rtt')).toBe(DICTIONARIES.en.rttLoopback);
     for (const index of [AT_0, AT_2]) {
