@@ -1,5 +1,6 @@
-// GET /strategies declares, per lock strategy, what each fault does (`expected.faults`) and whether
-// it issues fencing tokens (`fencing`). The lab measures the same things: this compares the two, so
+// GET /strategies declares, per lock strategy, what each fault does (`expected.faults`), whether
+// it issues fencing tokens (`fencing`) and what the lab's cases need beyond that (`faultLab`). The
+// lab builds its cases from it (locks.ts) and measures the same things: this compares the two, so
 // a declaration the measurements contradict is named in the report instead of read as documentation.
 import { z } from 'zod';
 import { httpGet } from '../src/cluster/probes.js';
@@ -10,6 +11,7 @@ const entrySchema = z.object({
   family: z.string().optional(),
   stores: z.array(z.enum(['mysql', 'redis', 'postgres'])).optional(),
   fencing: z.string().optional(),
+  faultLab: z.object({ wholeSecondLeases: z.literal(true).optional(), lostReplyCase: z.literal(true).optional() }).optional(),
   expected: z.object({
     threeInstances: z.string().optional(),
     faults: z.object({ holderCrash: z.string(), holderPause: z.string(), holderPauseFenced: z.string().optional(), lostReply: z.string().optional() }).optional(),
@@ -23,7 +25,12 @@ export type Declared = z.infer<typeof entrySchema>;
 export async function fetchDeclared(base: string): Promise<Map<string, Declared>> {
   const reply = await httpGet(`${base}/strategies`, 10_000);
   if (!reply || reply.status !== 200) throw new Error(`GET ${base}/strategies: ${reply ? reply.status : 'no answer'}`);
-  const { strategies } = strategiesSchema.parse(JSON.parse(reply.body));
+  return parseDeclared(reply.body);
+}
+
+/** GET /strategies' body, by name, in the catalog's order. */
+export function parseDeclared(body: string): Map<string, Declared> {
+  const { strategies } = strategiesSchema.parse(JSON.parse(body));
   const out = new Map<string, Declared>();
   for (const raw of strategies) {
     const parsed = entrySchema.safeParse(raw);
@@ -32,10 +39,11 @@ export async function fetchDeclared(base: string): Promise<Map<string, Declared>
   return out;
 }
 
-/** holder-crash in the catalog's words: 'never', 'after ttlMs' or 'after the session timeout'. */
+/** holder-crash in the catalog's words: 'never', 'after ttlMs', 'after the session timeout' or 'at once, with its database session'. */
 function crashOutcome(r: FaultRow): string | undefined {
   if (r.recoverMs === null) return 'never';
-  if (!r.asExpected) return undefined; // neither figure can be trusted to name the mechanism
+  if (!r.asExpected) return undefined; // no figure can be trusted to name the mechanism
+  if (r.expected.includes('database session')) return 'at once, with its database session';
   return r.expected.includes('session') ? 'after the session timeout' : 'after ttlMs';
 }
 

@@ -1,15 +1,18 @@
-// What the lab knows about each lock strategy: how a dead or frozen holder's claim ends, and
-// whether it issues fencing tokens (the service's contract: fenced=1 elsewhere answers 400).
+// What the lab knows about each lock strategy, all of it read from the catalog (GET /strategies,
+// once per cluster, before its first scenario): which locks it measures, how a dead or frozen holder's claim ends,
+// whether the lock issues fencing tokens (the service's contract: fenced=1 elsewhere answers 400),
+// how long its lease lasts, which store its cases deduct from. A lock added to the catalog with its
+// `expected.faults` gets its cases without an edit here.
+import type { RunningCluster } from '../src/cluster/cluster.js';
 import type { StoreKind } from '../src/stock/store.js';
+import type { FaultOutcomes } from '../src/strategies/strategy.js';
+import { fetchDeclared, type Declared } from './catalog-check.js';
 
 /** The lab's ZooKeeper session (ZK_SESSION_TIMEOUT_MS), short so the session scenarios stay short (min 1000 in the service). */
 export const ZK_SESSION_MS = 2_000;
 
 /** The lab instances' Redis command timeout (REDIS_COMMAND_TIMEOUT_MS, min 100 in the service): how long a reply may be late before it counts as lost. */
 export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
-
-/** Locks on the one main Redis server (not RedLock): the lost-reply clean-up's subjects. */
-export const SINGLE_REDIS_LOCKS: readonly string[] = ['redis-setnx', 'redis-setnx-ex', 'redis-owned', 'redis-reentrant', 'redis-watchdog', 'redis-pubsub'];
 
 /** How a holder's claim ends when the holder stops answering. */
 export type Claim =
@@ -22,68 +25,98 @@ export type Claim =
   /** with the holder's database session (PostgreSQL's advisory locks): at once when its process dies, never while it is only frozen */
   | 'connection';
 
-export const CLAIM: Readonly<Record<string, Claim>> = {
-  'redis-setnx': 'forever',
-  // a crash after both of its commands; the crash between them is course-flaws' case
-  'redis-setnx-expire': 'ttl',
-  'redis-setnx-ex': 'ttl',
-  'redis-setnx-getset': 'ttl',
-  'redis-owned-get-del': 'ttl',
-  'redis-owned': 'ttl',
-  'redis-reentrant': 'ttl',
-  'redis-watchdog': 'ttl',
-  'redis-pubsub': 'ttl',
-  redlock: 'ttl',
-  // the same lock behind a process line (src/strategies/lined.ts): a claim ends as the lock's does
-  'redlock+line': 'ttl',
-  'zk-ephemeral': 'session',
-  'zk-sequential': 'session',
-  'zk-herd': 'session',
-  'zk-watch': 'session',
-  'zk-watch+line': 'session',
-  'zk-reentrant': 'session',
-  'zk-reentrant+line': 'session',
-  'mysql-lock-table-basic': 'forever',
-  'mysql-lock-table': 'ttl',
-  'etcd-lock': 'ttl',
-  'etcd-lock-no-recheck': 'ttl',
-  'pg-advisory-xact': 'connection',
-  'pg-advisory-session': 'connection',
-  'pg-try-advisory': 'connection',
+/** The catalog's holderCrash, in the lab's terms. */
+const CLAIM_OF_CRASH: Readonly<Record<FaultOutcomes['holderCrash'], Claim>> = {
+  never: 'forever',
+  'after ttlMs': 'ttl',
+  'after the session timeout': 'session',
+  'at once, with its database session': 'connection',
 };
 
-/** etcd's leases: whole seconds, ttlMs rounded up, at least 1 s (src/locks/etcd/lease.ts). */
-const WHOLE_SECOND_LEASES: ReadonlySet<string> = new Set(['etcd-lock', 'etcd-lock-no-recheck']);
+const isCrashOutcome = (s: string): s is FaultOutcomes['holderCrash'] => Object.hasOwn(CLAIM_OF_CRASH, s);
 
-/** How long a lease asked for with `ttlMs` lasts on the server: etcd's are whole seconds. */
-export function leaseMsOf(strategy: string, ttlMs: number): number {
-  return WHOLE_SECOND_LEASES.has(strategy) ? Math.max(1, Math.ceil(ttlMs / 1000)) * 1000 : ttlMs;
+/** One lock strategy as the lab's cases need it. */
+export interface LockFacts {
+  name: string;
+  claim: Claim;
+  /** It issues fencing tokens (`fencing` in GET /strategies): fenced=1 applies. */
+  fenceable: boolean;
+  /** The store its cases deduct from: its first (MySQL, or PostgreSQL for PostgreSQL's own advisory locks). */
+  homeStore: StoreKind;
+  /** Its leases are whole seconds, ttlMs rounded up, at least 1 s (etcd's). */
+  wholeSecondLeases: boolean;
+  /** A subject of lost-reply: a lock on the one main Redis (see FaultLabFacts in src/strategies/strategy.ts). */
+  lostReplyCase: boolean;
 }
 
-/** PostgreSQL's advisory locks guard the stock they live beside: the Postgres row (store=postgres). */
-const POSTGRES_LOCKS: ReadonlySet<string> = new Set(['pg-advisory-xact', 'pg-advisory-session', 'pg-try-advisory']);
-
-/** The store a lock's cases deduct from: MySQL, or PostgreSQL for its own advisory locks. */
-export function homeStoreOf(strategy: string): StoreKind {
-  return POSTGRES_LOCKS.has(strategy) ? 'postgres' : 'mysql';
+export interface LabLocks {
+  /** Every lock strategy of the lab (those the catalog declares `expected.faults` for), in the catalog's order. */
+  all: readonly string[];
+  /** Those whose claim ends with a ZooKeeper session. */
+  zk: readonly string[];
+  /** Locks on the one main Redis (not RedLock): the lost-reply clean-up's subjects. */
+  singleRedis: readonly string[];
+  facts(strategy: string): LockFacts;
+  claimOf(strategy: string): Claim;
+  fenceable(strategy: string): boolean;
+  homeStoreOf(strategy: string): StoreKind;
+  /** How long a lease asked for with `ttlMs` lasts on the server: etcd's are whole seconds. */
+  leaseMsOf(strategy: string, ttlMs: number): number;
 }
 
-/** Every lock strategy of the lab, in the catalog's order. */
-export const LOCK_STRATEGIES: readonly string[] = Object.keys(CLAIM);
+function factsOf(d: Declared, crash: string): LockFacts {
+  if (!isCrashOutcome(crash)) throw new Error(`GET /strategies: ${d.name} declares holderCrash '${crash}', which the fault lab has no case for`);
+  return {
+    name: d.name,
+    claim: CLAIM_OF_CRASH[crash],
+    fenceable: d.fencing !== undefined,
+    homeStore: d.stores?.[0] ?? 'mysql',
+    wholeSecondLeases: d.faultLab?.wholeSecondLeases === true,
+    lostReplyCase: d.faultLab?.lostReplyCase === true,
+  };
+}
 
-export const ZK_STRATEGIES: readonly string[] = LOCK_STRATEGIES.filter((s) => CLAIM[s] === 'session');
+/** The lab's lock facts from GET /strategies' entries (catalog-check.ts's fetchDeclared). */
+export function labLocks(declared: ReadonlyMap<string, Declared>): LabLocks {
+  const byName = new Map<string, LockFacts>();
+  for (const d of declared.values()) {
+    const crash = d.expected.faults?.holderCrash;
+    if (crash !== undefined) byName.set(d.name, factsOf(d, crash));
+  }
+  const facts = (strategy: string): LockFacts => {
+    const f = byName.get(strategy);
+    if (!f) throw new Error(`GET /strategies declares no fault outcomes for ${strategy}`);
+    return f;
+  };
+  const all = [...byName.values()];
+  return {
+    all: all.map((f) => f.name),
+    zk: all.filter((f) => f.claim === 'session').map((f) => f.name),
+    singleRedis: all.filter((f) => f.lostReplyCase).map((f) => f.name),
+    facts,
+    claimOf: (s) => facts(s).claim,
+    fenceable: (s) => facts(s).fenceable,
+    homeStoreOf: (s) => facts(s).homeStore,
+    leaseMsOf: (s, ttlMs) => (facts(s).wholeSecondLeases ? Math.max(1, Math.ceil(ttlMs / 1000)) * 1000 : ttlMs),
+  };
+}
 
-/**
- * Locks that issue no fencing token: RedLock (no single counter), the course's flawed steps that
- * draw none, and PostgreSQL's session lock (the course-style step).
- */
-const UNFENCED: ReadonlySet<string> = new Set(['redlock', 'redlock+line', 'redis-setnx-expire', 'redis-setnx-getset', 'mysql-lock-table-basic', 'pg-advisory-session']);
+/** Each cluster's GET /strategies, asked once: every scenario on it builds its cases from the same answer. */
+const declaredByCluster = new WeakMap<RunningCluster, Promise<Map<string, Declared>>>();
 
-/** Locks with a fencing token: the other Redis single-server locks (an INCR), ZooKeeper (from the node's czxid), the lock table. */
-export const FENCEABLE: ReadonlySet<string> = new Set(LOCK_STRATEGIES.filter((s) => !UNFENCED.has(s)));
+/** The catalog as `cluster`'s first instance serves it (GET /strategies), read once per cluster. */
+export function declaredOf(cluster: RunningCluster): Promise<Map<string, Declared>> {
+  let declared = declaredByCluster.get(cluster);
+  if (!declared) {
+    declared = fetchDeclared(cluster.info.instances[0] ?? cluster.info.nginx);
+    // a failed read is not kept: the next scenario asks again
+    declared.catch(() => declaredByCluster.delete(cluster));
+    declaredByCluster.set(cluster, declared);
+  }
+  return declared;
+}
 
-export function claimOf(strategy: string): Claim {
-  const c = CLAIM[strategy];
-  if (!c) throw new Error(`no claim kind recorded for ${strategy}`);
-  return c;
+/** The lab's lock facts for the strategies `cluster` serves. */
+export async function labLocksOf(cluster: RunningCluster): Promise<LabLocks> {
+  return labLocks(await declaredOf(cluster));
 }

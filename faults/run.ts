@@ -3,8 +3,9 @@
 // cluster. Scenarios that need the replicated topology run after the others, on a cluster of their own. Progress goes to stderr, the table to stdout. Exit 0 only when every row is as expected.
 import path from 'node:path';
 import { chaosMain } from './chaos/cli.js';
-import { catalogMismatches, fetchDeclared, type Declared } from './catalog-check.js';
+import { catalogMismatches, type Declared } from './catalog-check.js';
 import { startLabCluster } from './lab-cluster.js';
+import { declaredOf } from './locks.js';
 import { hasNetAdmin } from '../src/net/hosts.js';
 import { runScenarios } from './matrix.js';
 import { runCli } from '../src/cli/args.js';
@@ -51,7 +52,8 @@ async function main(): Promise<number> {
         log: say,
         workDir: lab.dir,
       };
-      declared ??= await fetchDeclared(lab.cluster.info.instances[0] ?? lab.cluster.info.nginx);
+      // The catalog the scenarios build their cases from (locks.ts), read before the first of them.
+      declared ??= await declaredOf(lab.cluster);
       const done = await runScenarios(ctx, scenarios, (s, run) => progress.step(faultStepKey.scenario(s.name), s.name, run));
       runs.push(...done.runs);
       rows.push(...done.rows);

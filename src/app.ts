@@ -15,7 +15,8 @@ import { HoldRecord, serverTiming } from './http/server-timing.js';
 import { lockClock } from './locks/lock-clock.js';
 import { PRODUCT_CODE, STOCK_CODE } from './stock/product.js';
 import type { Catalog } from './strategies/catalog.js';
-import { courseLabel, type DeductResult, type SharedDeps } from './strategies/strategy.js';
+import { servedStrategy } from './strategies/served.js';
+import type { DeductResult, SharedDeps } from './strategies/strategy.js';
 
 /** GET /health's wait for MySQL, a free pooled connection included. */
 const HEALTH_WAIT_MS = 500;
@@ -113,18 +114,7 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     res.json({
       ok: true,
       default: config.defaultStrategy,
-      strategies: catalog.list().map(({ name, family, course, description, expected, stores, sql, sqlFenced, guard, pausePoints }) => ({
-        name,
-        family,
-        course: courseLabel(course)[lang],
-        description: description[lang],
-        expected,
-        stores,
-        ...(guard?.fencing && { fencing: guard.fencing }),
-        ...(sql && { sql }),
-        ...(sqlFenced && { sqlFenced }),
-        ...(pausePoints && { pausePoints }),
-      })),
+      strategies: catalog.list().map((s) => servedStrategy(s, lang)),
     });
   });
 

@@ -4,7 +4,7 @@ import { runCase, type Verdict } from '../case.js';
 import { instance } from '../cluster-ops.js';
 import { isSold, outcomeKey } from '../client.js';
 import { freezeHolder, holderText } from '../holder.js';
-import { claimOf, homeStoreOf, leaseMsOf, LOCK_STRATEGIES, ZK_SESSION_MS, type Claim } from '../locks.js';
+import { labLocksOf, ZK_SESSION_MS, type Claim, type LabLocks } from '../locks.js';
 import { isSafe, type FaultRow } from '../row.js';
 import type { FaultContext, Scenario } from '../scenario.js';
 
@@ -24,9 +24,9 @@ function expectation(claim: Claim, leaseMs: number): { text: string; boundMs: nu
   return { text: `≈ session ${ZK_SESSION_MS} ms (≤ ${ZK_SESSION_MS + SLACK_MS})`, boundMs: ZK_SESSION_MS + SLACK_MS };
 }
 
-async function crashCase(ctx: FaultContext, strategy: string): Promise<FaultRow> {
-  const claim = claimOf(strategy);
-  const key = { scenario: 'holder-crash', strategy, variant: 'kill -9', store: homeStoreOf(strategy) };
+async function crashCase(ctx: FaultContext, locks: LabLocks, strategy: string): Promise<FaultRow> {
+  const claim = locks.claimOf(strategy);
+  const key = { scenario: 'holder-crash', strategy, variant: 'kill -9', store: locks.homeStoreOf(strategy) };
   return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
     const [holderAt, nextAt] = [instance(ctx.cluster, 0), instance(ctx.cluster, 1)];
     const ttlMs = claim === 'forever' ? NO_EXPIRY_TTL_MS : LEASE_MS;
@@ -37,7 +37,7 @@ async function crashCase(ctx: FaultContext, strategy: string): Promise<FaultRow>
     const next = await c.send(nextAt, 'next', { waitMs: NEXT_WAIT_MS, ttlMs: 5_000 });
     const recoverMs = isSold(next.outcome) ? Date.now() - killedAt : null;
     await holderAt.server.start();
-    const { text, boundMs } = expectation(claim, leaseMsOf(strategy, LEASE_MS));
+    const { text, boundMs } = expectation(claim, locks.leaseMsOf(strategy, LEASE_MS));
     const nextKey = outcomeKey(next.outcome);
     return {
       expected: `next holder ${text}; nothing oversold`,
@@ -59,7 +59,8 @@ export const holderCrash: Scenario = {
     'app-0 is restarted after each case.',
   async run(ctx) {
     const rows: FaultRow[] = [];
-    for (const strategy of LOCK_STRATEGIES.filter(ctx.wants)) rows.push(await crashCase(ctx, strategy));
+    const locks = await labLocksOf(ctx.cluster);
+    for (const strategy of locks.all.filter(ctx.wants)) rows.push(await crashCase(ctx, locks, strategy));
     return rows;
   },
 };

@@ -8,7 +8,7 @@ import { runCase, type Verdict } from '../case.js';
 import { instance } from '../cluster-ops.js';
 import { outcomeKey, type CheckParams } from '../client.js';
 import { answersText, freezeHolder, holderText, sellThrough } from '../holder.js';
-import { claimOf, FENCEABLE, homeStoreOf, leaseMsOf, LOCK_STRATEGIES, ZK_SESSION_MS } from '../locks.js';
+import { labLocksOf, ZK_SESSION_MS } from '../locks.js';
 import { resume } from '../process-state.js';
 import { isSafe, type FaultRow } from '../row.js';
 import type { FaultContext, Scenario } from '../scenario.js';
@@ -27,6 +27,7 @@ const REDIS_STORE_TOO = new Set(['redis-owned']);
 
 export async function pauseCase(ctx: FaultContext, strategy: string, fencing: Fencing, store: StoreKind): Promise<FaultRow> {
   const n = ctx.sizes.sell;
+  const locks = await labLocksOf(ctx.cluster);
   const key = { scenario: 'holder-pause', strategy, variant: fencing, store };
   return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
     const [holderAt, ...sellers] = [0, 1, 2].map((i) => instance(ctx.cluster, i));
@@ -35,15 +36,15 @@ export async function pauseCase(ctx: FaultContext, strategy: string, fencing: Fe
     if (!frozen.frozen) {
       const holderKey = outcomeKey(frozen.answer.outcome);
       // A lock with no token to fence with must refuse fenced=1 up front, having done nothing.
-      if (fencing === 'fenced' && !FENCEABLE.has(strategy)) {
+      if (fencing === 'fenced' && !locks.fenceable(strategy)) {
         return { expected: '400 fenced: no fencing token (refused, nothing done)', holds: (m) => holderKey === '400 fenced' && m.deducted === 0, details: [holderText(frozen.answer)] };
       }
       return { expected: 'the holder stops at pause=before-write', holds: () => false, details: [holderText(frozen.answer)] };
     }
-    const claim = claimOf(strategy);
+    const claim = locks.claimOf(strategy);
     // Held for good while frozen: no lease (redis-setnx), or a lock that lives with the database session.
     const keptWhileFrozen = claim === 'forever' || claim === 'connection';
-    const frozenMs = (claim === 'session' ? ZK_SESSION_MS : claim === 'ttl' ? leaseMsOf(strategy, HOLDER_TTL_MS) : 0) + MARGIN_MS;
+    const frozenMs = (claim === 'session' ? ZK_SESSION_MS : claim === 'ttl' ? locks.leaseMsOf(strategy, HOLDER_TTL_MS) : 0) + MARGIN_MS;
     await sleep(frozenMs);
     const sold = await sellThrough(c, sellers, n, { ...fence, ...(keptWhileFrozen ? NO_LEASE_SELLER_PARAMS : SELLER_PARAMS) });
     resume(frozen.pid);
@@ -83,8 +84,9 @@ export const holderPause: Scenario = {
     "PostgreSQL's advisory locks end with the holder's database session, which a frozen process keeps: the same as no lease (on the Postgres row). etcd's leases are whole seconds: ttlMs 500 is a 1 s lease.",
   async run(ctx) {
     const rows: FaultRow[] = [];
-    for (const strategy of LOCK_STRATEGIES.filter(ctx.wants)) {
-      const stores: StoreKind[] = REDIS_STORE_TOO.has(strategy) ? ['mysql', 'redis'] : [homeStoreOf(strategy)];
+    const locks = await labLocksOf(ctx.cluster);
+    for (const strategy of locks.all.filter(ctx.wants)) {
+      const stores: StoreKind[] = REDIS_STORE_TOO.has(strategy) ? ['mysql', 'redis'] : [locks.homeStoreOf(strategy)];
       for (const store of stores) for (const fencing of ['unfenced', 'fenced'] as const) rows.push(await pauseCase(ctx, strategy, fencing, store));
     }
     return rows;

@@ -8,7 +8,7 @@ import { runCase, type Verdict } from '../case.js';
 import { instance } from '../cluster-ops.js';
 import { isSold, outcomeKey, type CheckParams, type Sent } from '../client.js';
 import { holderText } from '../holder.js';
-import { REDIS_COMMAND_TIMEOUT_MS, SINGLE_REDIS_LOCKS } from '../locks.js';
+import { labLocksOf, REDIS_COMMAND_TIMEOUT_MS } from '../locks.js';
 import { resume } from '../process-state.js';
 import { fenceCount, freezeRedis, lockKeysPresent, openRedis, redisPid } from '../redis-inspect.js';
 import { badRequests, isSafe, type FaultRow } from '../row.js';
@@ -93,7 +93,7 @@ export const lostReply: Scenario = {
     'The lab then reads Redis directly: no stock lock key may be left, and the lost request must have sold nothing.',
   async run(ctx) {
     const rows: FaultRow[] = [];
-    for (const strategy of SINGLE_REDIS_LOCKS.filter(ctx.wants)) rows.push(await lostReplyCase(ctx, strategy));
+    for (const strategy of (await labLocksOf(ctx.cluster)).singleRedis.filter(ctx.wants)) rows.push(await lostReplyCase(ctx, strategy));
     return rows;
   },
 };

@@ -6,7 +6,7 @@ import { runCase, type Verdict } from '../case.js';
 import { instances } from '../cluster-ops.js';
 import { isSold, type CheckParams, type Sent } from '../client.js';
 import { answersText } from '../holder.js';
-import { ZK_STRATEGIES } from '../locks.js';
+import { labLocksOf } from '../locks.js';
 import { zkLeader } from '../replication.js';
 import { isSafe, type FaultRow } from '../row.js';
 import type { FaultContext, Scenario } from '../scenario.js';
@@ -126,7 +126,7 @@ export const zkLeaderLoss: Scenario = {
     `request sent after it. The details give the election time and the longest pause in sales. The node is restarted after.`,
   async run(ctx) {
     const rows: FaultRow[] = [];
-    for (const strategy of ZK_STRATEGIES.filter(ctx.wants)) rows.push(await leaderFaultCase(ctx, strategy, KILLED));
+    for (const strategy of (await labLocksOf(ctx.cluster)).zk.filter(ctx.wants)) rows.push(await leaderFaultCase(ctx, strategy, KILLED));
     return rows;
   },
 };

@@ -4,7 +4,7 @@
 // leader. Exact throughout; the time until sales resume is the figure. Healed after.
 import { isolate } from '../../src/net/grudge.js';
 import { labNetwork } from '../lab-network.js';
-import { ZK_STRATEGIES } from '../locks.js';
+import { labLocksOf } from '../locks.js';
 import type { FaultRow } from '../row.js';
 import type { FaultContext, Scenario } from '../scenario.js';
 import { leaderFaultCase, type LeaderFault } from './zk-leader-loss.js';
@@ -40,7 +40,7 @@ export const zkLeaderPartition: Scenario = {
     `Sold must equal deducted exactly throughout; "recover" is the time from the cut to the first sale of a request sent after it (bound ${RECOVER_BOUND_MS / 1000} s). Healed after.`,
   async run(ctx) {
     const rows: FaultRow[] = [];
-    for (const strategy of ZK_STRATEGIES.filter(ctx.wants)) rows.push(await leaderFaultCase(ctx, strategy, isolatedLeader(ctx)));
+    for (const strategy of (await labLocksOf(ctx.cluster)).zk.filter(ctx.wants)) rows.push(await leaderFaultCase(ctx, strategy, isolatedLeader(ctx)));
     return rows;
   },
 };

@@ -7,7 +7,7 @@ import { runCase, type Verdict } from '../case.js';
 import { instance } from '../cluster-ops.js';
 import { outcomeKey } from '../client.js';
 import { answersText, freezeHolder, holderText, sellThrough } from '../holder.js';
-import { ZK_SESSION_MS, ZK_STRATEGIES } from '../locks.js';
+import { labLocksOf, ZK_SESSION_MS } from '../locks.js';
 import { resume } from '../process-state.js';
 import { timeUntilSold } from '../recovery.js';
 import { isSafe, type FaultRow } from '../row.js';
@@ -54,7 +54,7 @@ export const zkSessionExpiry: Scenario = {
     'The frozen-after-the-check case, where only a fence helps, is holder-pause (zk-ephemeral, zk-watch).',
   async run(ctx) {
     const rows: FaultRow[] = [];
-    for (const strategy of ZK_STRATEGIES.filter(ctx.wants)) rows.push(await expiryCase(ctx, strategy));
+    for (const strategy of (await labLocksOf(ctx.cluster)).zk.filter(ctx.wants)) rows.push(await expiryCase(ctx, strategy));
     return rows;
   },
 };

@@ -31,6 +31,7 @@ export function declareStrategy<L extends Lease>(deps: SharedDeps, declared: Str
   }
   const { lock } = declared;
   const faults = declared.faultLab ? faultOutcomes(declared.lock) : undefined;
+  const labFacts = typeof declared.faultLab === 'object' ? declared.faultLab : undefined;
   const { acquire, release } = declared.lockSql ?? { acquire: [], release: [] };
   const { readThenWrite, readThenWriteFenced } = deps.stock.mysql.sql;
   return {
@@ -44,6 +45,7 @@ export function declareStrategy<L extends Lease>(deps: SharedDeps, declared: Str
     // Present on every lock strategy: the fault lab's pause points apply; fenced=1 needs tokens.
     ...(lock.fencing ? { guard: { fencing: lock.fencing }, sqlFenced: [...acquire, ...readThenWriteFenced[lock.fencing], ...release] } : { guard: {} }),
     ...(lock.pausePoints && { pausePoints: lock.pausePoints }),
+    ...(labFacts && { faultLab: labFacts }),
     deduct: guardedDeduction(deps, declared),
   };
 }

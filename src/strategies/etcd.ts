@@ -29,7 +29,7 @@ export function etcdStrategies(client: Etcd3, deps: SharedDeps): StrategyFamily 
         },
         expected: expected("a crashed holder's key vanishes with its lease: after ttlMs rounded up to whole seconds (etcd may lengthen a short one to its minimum lease TTL)"),
         // The fault lab measures it (holder-crash, holder-pause, etcd-lease): GET /strategies declares what it expects.
-        faultLab: true,
+        faultLab: { wholeSecondLeases: true },
         lock: new EtcdMutexLock(client),
       },
       {
@@ -43,7 +43,7 @@ export function etcdStrategies(client: Etcd3, deps: SharedDeps): StrategyFamily 
         expected: expected(
           'exact while every waiter keeps its lease; a waiter whose lease expires while it waits (a paused process, a keep-alive that cannot reach etcd) has lost its key, yet is told it holds the lock once the keys before it are gone, and the next acquirer holds it too: two holders, an oversell',
         ),
-        faultLab: true,
+        faultLab: { wholeSecondLeases: true },
         lock: new EtcdMutexNoRecheckLock(client),
       },
       {

@@ -2,7 +2,7 @@
 // shared read-then-write, its row lock, its one-statement decrement, and the advisory-lock package.
 import { isPgLockTimeout, openPostgresPool } from '../db/postgres-pool.js';
 import { LockTimeoutError } from '../locks/errors.js';
-import type { Lease } from '../locks/lock.js';
+import type { Lease, Lock } from '../locks/lock.js';
 import { LibAdvisoryLock } from '../locks/library/advisory-lock.js';
 import { PgAdvisorySessionLock } from '../locks/pg/session-lock.js';
 import { PgAdvisoryXactLock } from '../locks/pg/xact-lock.js';
@@ -11,7 +11,7 @@ import { sleep } from '../time.js';
 import { declareStrategy } from './declare.js';
 import { guardedDeduction } from './guarded.js';
 import { takeOneUnit } from './row-lock.js';
-import type { Expected, FamilyFactory, LockedDeduction, SharedDeps, Strategy } from './strategy.js';
+import type { Expected, FamilyFactory, FaultOutcomes, LockedDeduction, SharedDeps, Strategy } from './strategy.js';
 
 /** How long GET /health waits for PostgreSQL, a free pooled connection included. */
 const HEALTH_WAIT_MS = 500;
@@ -19,7 +19,18 @@ const HEALTH_WAIT_MS = 500;
 type PgLocked<L extends Lease> = Omit<LockedDeduction<L>, 'family' | 'course' | 'expected' | 'lockSql' | 'faultLab'> & {
   expected: Omit<Expected, 'faults'>;
   lockSql: { acquire: readonly string[]; release: readonly string[] };
+  /** The fault lab measures it (holder-crash, holder-pause): GET /strategies declares what it expects. */
+  faultLab?: true;
 };
+
+/**
+ * An advisory lock belongs to the database session that took it: a holder's process that dies takes
+ * its session with it at once (the kernel closes its sockets), and one only frozen keeps it, so
+ * nobody else gets the lock meanwhile and its late write is the only one.
+ */
+function sessionBoundOutcomes(lock: Lock): FaultOutcomes {
+  return { holderCrash: 'at once, with its database session', holderPause: 'exact', ...(lock.fencing && { holderPauseFenced: 'exact' as const }) };
+}
 
 /**
  * A lock strategy on the Postgres row: the shared guarded read-then-write (guarded.ts), as
@@ -35,12 +46,13 @@ function pgLocked<L extends Lease>(deps: SharedDeps, declared: PgLocked<L>): Str
     family: 'postgres',
     course: 'beyond the course',
     description,
-    expected: { oneInstance, threeInstances, ...(note && { note }) },
+    expected: { oneInstance, threeInstances, ...(note && { note }), ...(declared.faultLab && { faults: sessionBoundOutcomes(lock) }) },
     stores: ['postgres'],
     sql: [...lockSql.acquire, ...readThenWrite, ...lockSql.release],
     // Present on every lock strategy: the fault lab's pause points apply; fenced=1 needs tokens.
     ...(lock.fencing ? { guard: { fencing: lock.fencing }, sqlFenced: [...lockSql.acquire, ...readThenWriteFenced[lock.fencing], ...lockSql.release] } : { guard: {} }),
-    deduct: guardedDeduction(deps, { ...declared, family: 'postgres', course: 'beyond the course' }),
+    // Its fault outcomes are the session's (above), not a lock expiry's: the deduction needs neither.
+    deduct: guardedDeduction(deps, { ...declared, family: 'postgres', course: 'beyond the course', faultLab: false }),
   };
 }
 
@@ -68,6 +80,7 @@ export const postgresFamily: FamilyFactory = async (deps) => {
       expected: { oneInstance: 'exact', threeInstances: 'exact', note: 'a holder that dies ends its session and its lock with it: no lease to wait out' },
       lock: xact,
       lockSql: xact.sql(),
+      faultLab: true,
     }),
     pgLocked(deps, {
       name: 'pg-advisory-session',
@@ -84,6 +97,7 @@ export const postgresFamily: FamilyFactory = async (deps) => {
       },
       lock: session,
       lockSql: session.sql(),
+      faultLab: true,
     }),
     pgLocked(deps, {
       name: 'pg-try-advisory',
@@ -94,6 +108,7 @@ export const postgresFamily: FamilyFactory = async (deps) => {
       expected: { oneInstance: 'exact', threeInstances: 'exact', note: 'under contention most requests are refused at once: exact, and slow to sell out' },
       lock: tryOnly,
       lockSql: tryOnly.sql(),
+      faultLab: true,
     }),
     declareStrategy(deps, {
       name: 'pg-for-update',

@@ -69,7 +69,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
         },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note: 'a holder that crashes before its DEL blocks everyone for good (503 lock_timeout)' },
         lock: new SetnxLock(redis),
-        faultLab: true,
+        faultLab: { lostReplyCase: true },
       },
       {
         name: 'redis-setnx-expire',
@@ -98,7 +98,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
         },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: 'exact while work < ttl; when work > ttl a late DEL deletes the next holder’s lock and it oversells' },
         lock: new SetnxExpiryLock(redis),
-        faultLab: true,
+        faultLab: { lostReplyCase: true },
       },
       {
         name: 'redis-setnx-getset',
@@ -144,7 +144,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
         },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: 'never deletes another’s lock, but still oversells when work > ttl (the lease runs out mid-work)' },
         lock: new OwnedLock(redis),
-        faultLab: true,
+        faultLab: { lostReplyCase: true },
       },
       {
         name: 'redis-reentrant',
@@ -157,7 +157,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: 'reentrant within one request; the lease can still run out when work > ttl' },
         lock: new ReentrantLock(redis),
         scope: withLockReentered,
-        faultLab: true,
+        faultLab: { lostReplyCase: true },
       },
       {
         name: 'redis-watchdog',
@@ -169,7 +169,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
         },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note: 'exact also when work > ttl; a crashed holder’s lock still expires after ttl' },
         lock: new WatchdogLock(redis),
-        faultLab: true,
+        faultLab: { lostReplyCase: true },
       },
       {
         name: 'redis-pubsub',
@@ -181,7 +181,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
         },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: 'Redisson-style waiting: no polling interval' },
         lock: new PubsubLock(redis, notifier),
-        faultLab: true,
+        faultLab: { lostReplyCase: true },
       },
     ]),
     // Every lock key on the main Redis, Redisson's included.

@@ -17,14 +17,35 @@ export type FamilyName = 'baseline' | 'sql' | 'redis' | 'redlock' | 'zookeeper' 
 
 /** What a distributed lock strategy does under each fault of `npm run faults` (faults/), as measured there. */
 export interface FaultOutcomes {
-  /** Killed while holding: when another instance gets the lock. */
-  holderCrash: 'never' | 'after ttlMs' | 'after the session timeout';
+  /**
+   * Killed while holding: when another instance gets the lock. PostgreSQL's advisory locks end with
+   * the holder's database session: at once when its process dies (the kernel closes its sockets).
+   */
+  holderCrash: 'never' | 'after ttlMs' | 'after the session timeout' | 'at once, with its database session';
   /** Paused past its lease after its last "still held?" check, then resumed: what its stale write does. */
   holderPause: Outcome;
   /** The same with fenced=1; absent when the lock issues no fencing tokens. */
   holderPauseFenced?: Outcome;
-  /** An acquire applied by the server whose reply was lost: what becomes of the lock it took. */
-  lostReply: 'released by its owner' | 'expires after ttlMs';
+  /**
+   * An acquire applied by the server whose reply was lost: what becomes of the lock it took. Absent
+   * where the lock does not say (PostgreSQL's advisory locks: the lab loses no database reply).
+   */
+  lostReply?: 'released by its owner' | 'expires after ttlMs';
+}
+
+/**
+ * What the fault lab builds its cases from, beyond the outcomes (faults/locks.ts reads them from
+ * GET /strategies): facts of the lock that a case's timing or its list of subjects depends on.
+ */
+export interface FaultLabFacts {
+  /** Its leases are whole seconds, ttlMs rounded up, at least 1 s (etcd's: src/locks/etcd/lease.ts). */
+  wholeSecondLeases?: true;
+  /**
+   * The lost-reply scenario runs it: a lock on the one main Redis whose applied acquire draws a token
+   * from the Redis counter (how the lab sees it applied) and whose owner gives a lost grant back. The
+   * course's flawed steps on the same server are left to course-flaws.
+   */
+  lostReplyCase?: true;
 }
 
 /** What one GET /check/lock asks of a strategy, already validated. */
@@ -121,6 +142,8 @@ export interface Strategy {
   guard?: { fencing?: FenceSource };
   /** Its own pause points (pause=…), beyond a lock strategy's after-acquire and before-write; absent when none. */
   pausePoints?: readonly StepPausePoint[];
+  /** What the fault lab builds its cases from, for the lock strategies it measures; absent when none applies. */
+  faultLab?: FaultLabFacts;
   deduct(req: DeductRequest): Promise<DeductResult>;
 }
 
@@ -157,9 +180,10 @@ interface LockedBase<L extends Lease> extends Declared {
 
 /**
  * `faultLab`: the fault lab (faults/) measures it, so GET /strategies declares its `expected.faults`,
- * which follow from how its lock's grants end: its lock must say so (LockWithExpiry).
+ * which follow from how its lock's grants end: its lock must say so (LockWithExpiry). `true`, or
+ * the facts its cases need beyond that (FaultLabFacts).
  */
-export type LockedDeduction<L extends Lease = Lease> = LockedBase<L> & ({ faultLab: true; lock: LockWithExpiry<L> } | { faultLab?: false });
+export type LockedDeduction<L extends Lease = Lease> = LockedBase<L> & ({ faultLab: true | FaultLabFacts; lock: LockWithExpiry<L> } | { faultLab?: false });
 
 /** One strategy, as a family declares it; declareStrategy (declare.ts) makes it a Strategy. */
 export type StrategyDeclaration<L extends Lease = Lease> = OwnDeduction | LockedDeduction<L>;
