@@ -3,9 +3,10 @@
 // the lowest create revision holds the lock, and each waiter watches only the key created just
 // before its own (no herd), as zk-watch does with sequential nodes.
 import { CompareResult, CompareTarget, SortOrder, SortTarget, type Etcd3, type IKeyValue, type IRangeRequest } from 'etcd3';
+import { DependencyDownError } from '../../dependency.js';
 import { LockLostError, LockNotHeldError, LockTimeoutError } from '../errors.js';
 import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
-import { ETCD_LOCK_ROOT, callBound, etcdCall, isEtcdDown, prefixRange } from './client.js';
+import { ETCD_LOCK_ROOT, callBound, etcdCall, prefixRange } from './client.js';
 import { EtcdLease } from './lease.js';
 import { waitDelete } from './wait-delete.js';
 
@@ -151,9 +152,10 @@ function keyLease(client: Etcd3, resource: string, mine: MyKey, lease: EtcdLease
         );
         deleted = res.succeeded;
       } catch (err) {
-        // Unreachable: the lease still ends with its TTL, and the key with it.
+        // Unreachable: the lease still ends with its TTL, and the key with it. etcdCall has already
+        // named etcd (DependencyDownError); a lease known lost was not held to the end anyway.
         void lease.revokeQuietly();
-        if (isEtcdDown(err) && lease.lost.aborted) throw new LockNotHeldError(resource);
+        if (err instanceof DependencyDownError && lease.lost.aborted) throw new LockNotHeldError(resource);
         throw err;
       }
       await lease.revokeQuietly();
