@@ -40,7 +40,7 @@ export const GROUPS: readonly MutationGroup[] = [
       'src/strategies/guarded.ts',
       'src/http/in-flight.ts',
     ],
-    tests: [u('in-flight'), u('handoff'), l('guarded'), l('mysql.contract'), l('redis.contract'), i('handoff'), i('mysql-lock-table'), i('fencing'), i('course-flaws')],
+    tests: [u('in-flight'), u('handoff'), l('guarded'), l('table-lock-statements'), l('redlock-quorum'), l('mysql.contract'), l('redis.contract'), i('handoff'), i('mysql-lock-table'), i('fencing'), i('course-flaws')],
   },
   {
     name: 'locks-common',
@@ -82,9 +82,23 @@ export const GROUPS: readonly MutationGroup[] = [
     name: 'forwarder',
     about: 'the delaying forwarder: half the round trip each way, byte order, half-close and reset passed on, no delay at 0',
     mutate: ['src/net/forwarder.ts', 'src/net/direction.ts', 'src/net/delay-scheduler.ts', 'src/net/forwarder-args.ts'],
-    tests: [u('forwarder'), u('forwarder-args'), u('delay-scheduler'), u('direction')],
+    tests: [u('forwarder'), u('forwarder-args'), u('delay-scheduler'), u('delay-scheduler-plan'), u('direction')],
   },
   { name: 'checker', about: 'the chaos checker: every answer judged against the history, excuses only in a fault’s own window', mutate: ['faults/chaos/checker.ts', 'faults/chaos/history.ts'], tests: [u('chaos-checker')] },
+  {
+    name: 'locks-etcd',
+    about: 'the etcd recipe (with and without its check after the wait), its lease kept alive, the bounded client and watch',
+    // The etcd integration file races through nginx (instances: child processes): the contract and
+    // the unit tests on stand-in clients run this code in-process.
+    mutate: ['src/locks/etcd/**/*.ts'],
+    tests: [u('etcd-lock'), u('etcd-lease'), u('etcd-mutex'), l('etcd.contract')],
+  },
+  {
+    name: 'locks-postgres',
+    about: 'PostgreSQL’s advisory locks: the keys, the transaction lock (and its try twin), the session lock’s kept flaw',
+    mutate: ['src/locks/pg/**/*.ts'],
+    tests: [u('pg-advisory-key'), u('pg-locks'), l('postgres.contract'), i('postgres-statement-bound')],
+  },
   { name: 'soak', about: 'the soak’s growth verdict: warm-up, floors per window, too short to judge', mutate: ['faults/soak/verdict.ts', 'faults/soak/slope.ts'], tests: [u('soak-verdict'), u('soak-report')] },
   {
     name: 'live-guard',

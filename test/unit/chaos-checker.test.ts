@@ -425,3 +425,220 @@ describe("the store's count a turn is judged by (replicated Redis)", () => {
     await expect(settledMasterCount(nobody, 1, 50)).rejects.toThrow(/no master/);
   });
 });
+
+// What the checker reads besides the counts, each on a hand-built history: which faults count as a
+// pause or a failover (partitions included), where a fault's window and a turn's begin and end,
+// the texts a failure is reported with, and which failures no allowance covers.
+describe('the chaos checker: windows, partitions and reports', () => {
+  const answer = (status: number, error?: string): Outcome => ({ kind: 'answer', status, ...(error && { error }) });
+  const at = (r: Request, ms: number): Request => ({ ...r, at: ms, end: ms + 1 });
+  const turn = (strategy: string, startMs: number, endMs: number, leftBefore: number, leftAfter: number, store: 'mysql' | 'redis' = 'mysql'): ChaosHistory['slices'][number] => ({ strategy, store, startMs, endMs, leftBefore, leftAfter, kind: 'load' });
+  const history = (s: ChaosStrategy, requests: Request[], slices: ChaosHistory['slices'], sales: Record<string, number>, faults: ChaosHistory['faults'] = []): ChaosHistory => ({
+    ...clean(),
+    strategies: [s],
+    requests,
+    slices,
+    sales,
+    faults,
+    recoveryMs: { [s.name]: 300 },
+  });
+  const judged = (h: ChaosHistory) => {
+    const v = checkHistory(h);
+    return { ...v.strategies[0]!, ok: v.ok, failures: v.failures };
+  };
+  /** Two 200s in a turn [0, 5 s] that deducted one unit: oversold 1, on the lease lock. */
+  const raced = (faults: ChaosHistory['faults'], extra: Partial<ChaosHistory> = {}) =>
+    judged({ ...history(lease, [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100)], [turn('redlock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, faults), ...extra });
+  const partition = (grudge: Record<string, string[]>, injectedMs = 500, healedMs = 2_000) => ({ kind: 'partition-halves' as const, target: 'net', injectedMs, healedMs, partition: { grudge, text: 'cut' } });
+
+  it('a partition that cut an instance from a server is a pause; one that cut no instance is not', () => {
+    expect(raced([partition({ 'app-0': ['mysql'], mysql: ['app-0'] })])).toMatchObject({ pausedDuringItsSlices: true, asCatalogSays: true, ok: true });
+    // One way only: the instance still sends, but hears nothing back.
+    expect(raced([partition({ 'app-1': ['redlock-0'] })])).toMatchObject({ pausedDuringItsSlices: true, asCatalogSays: true, ok: true });
+    expect(raced([partition({ mysql: ['redis'], redis: ['mysql'] })])).toMatchObject({ pausedDuringItsSlices: false, asCatalogSays: false, ok: false });
+    expect(raced([{ kind: 'kill-mysql', target: 'mysql', injectedMs: 500, healedMs: 2_000 }])).toMatchObject({ pausedDuringItsSlices: false, ok: false });
+  });
+
+  it('on the replicated topology, a partition that cut a Redis server from a Sentinel is a failover; elsewhere, or cutting nothing of the kind, it is not', () => {
+    const requests = [at(req('c.1', onRedis.name, ok), 1_000), at(req('c.2', onRedis.name, ok), 1_100)].map((r) => ({ ...r, store: 'redis' as const }));
+    const h = (faults: ChaosHistory['faults'], replicated: boolean) => ({ ...history(onRedis, requests, [turn(onRedis.name, 0, 5_000, 10, 9, 'redis')], { 'c.1': 1, 'c.2': 1 }, faults), replicated });
+    const cut = partition({ 'sentinel-0': ['redis'], redis: ['sentinel-0'] });
+    expect(judged(h([cut], true))).toMatchObject({ failoverDuringItsSlices: true, asCatalogSays: true, allowedBy: 'a Redis failover loses acknowledged writes (§2.9)', ok: true });
+    expect(judged(h([cut], false))).toMatchObject({ failoverDuringItsSlices: false, asCatalogSays: false, ok: false });
+    expect(judged(h([partition({ 'sentinel-0': ['mysql'], mysql: ['sentinel-0'] })], true))).toMatchObject({ failoverDuringItsSlices: false, ok: false });
+    expect(judged(h([{ kind: 'freeze-mysql', target: 'mysql', injectedMs: 500, healedMs: 2_000 }], true))).toMatchObject({ failoverDuringItsSlices: false, ok: false });
+  });
+
+  it('names the allowance: a pause’s oversell is the catalog’s', () => {
+    expect(raced([{ kind: 'pause-holder', target: 'app-0', injectedMs: 500, healedMs: 2_000 }])).toMatchObject({ allowedBy: 'catalog: holderPause oversells', asCatalogSays: true });
+    expect(raced([])).not.toHaveProperty('allowedBy');
+  });
+
+  it('a fault’s window is [injected, healed): one healed as the turn begins, or injected as it ends, did not strike it', () => {
+    const pauseAt = (injectedMs: number, healedMs?: number) => ({ kind: 'pause-holder' as const, target: 'app-0', injectedMs, ...(healedMs !== undefined && { healedMs }) });
+    expect(raced([pauseAt(5_000, 6_000)])).toMatchObject({ pausedDuringItsSlices: false, ok: false });
+    expect(raced([pauseAt(4_999, 6_000)])).toMatchObject({ pausedDuringItsSlices: true, ok: true });
+    // A turn [1 s, 5 s]: healed at its start, not struck; a ms later, struck.
+    const later = (faults: ChaosHistory['faults']) =>
+      judged(history(lease, [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100)], [turn('redlock', 1_000, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, faults));
+    expect(later([pauseAt(0, 1_000)])).toMatchObject({ pausedDuringItsSlices: false, ok: false, seen: { faults: 0 } });
+    expect(later([pauseAt(0, 1_001)])).toMatchObject({ pausedDuringItsSlices: true, ok: true, seen: { faults: 1 } });
+    // Never healed by the nemesis: the fault lasts until the final heal (lastHealMs).
+    expect(later([pauseAt(0)])).toMatchObject({ pausedDuringItsSlices: true, ok: true });
+    const healedEarly = { ...history(lease, [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100)], [turn('redlock', 1_000, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, [pauseAt(0)]), lastHealMs: 1_000 };
+    expect(judged(healedEarly)).toMatchObject({ pausedDuringItsSlices: false, ok: false });
+  });
+
+  it('a request sent as a turn begins is that turn’s', () => {
+    // Turn 1 [0, 5 s] deducted 1 and saw one sale; turn 2 [5 s, 9 s] deducted 1 and saw the one sent at 5 s.
+    const requests = [at(req('c.1', 'sql-update', ok), 1_000), at(req('c.2', 'sql-update', ok), 5_000)];
+    const v = judged(history(exact, requests, [turn('sql-update', 0, 5_000, 10, 9), turn('sql-update', 5_000, 9_000, 9, 8)], { 'c.1': 1, 'c.2': 1 }));
+    expect(v).toMatchObject({ oversold: 0, unaccounted: 0, exact: true, ok: true });
+  });
+
+  it('reports an oversold turn by its start in seconds, and lists at most five ids, then how many', () => {
+    const requests = [at(req('c.1', 'sql-update', ok), 1_000), at(req('c.2', 'sql-update', ok), 6_000), at(req('c.3', 'sql-update', ok), 6_100)];
+    const v = judged(history(exact, requests, [turn('sql-update', 0, 5_000, 10, 8), turn('sql-update', 5_500, 9_000, 8, 7)], { 'c.1': 1, 'c.2': 1, 'c.3': 1 }));
+    expect(v.problems[0]).toBe('oversold 1: 3 sold, 3 deducted (turn by turn: 2 sold, 1 deducted in the turn at 5.5 s)');
+    // Two turns oversold, a third deducting what nobody bought: each oversold turn named, in order.
+    const spread = [at(req('c.1', 'sql-update', ok), 1_000), at(req('c.2', 'sql-update', ok), 1_100), at(req('c.3', 'sql-update', ok), 6_000), at(req('c.4', 'sql-update', ok), 6_100)];
+    const turns = [turn('sql-update', 0, 5_000, 10, 9), turn('sql-update', 5_500, 9_000, 9, 8), turn('sql-update', 9_500, 12_000, 8, 6)];
+    const both = judged(history(exact, spread, turns, { 'c.1': 1, 'c.2': 1, 'c.3': 1, 'c.4': 1 }));
+    expect(both.problems[0]).toBe('oversold 2: 4 sold, 4 deducted (turn by turn: 2 sold, 1 deducted in the turn at 0.0 s; 2 sold, 1 deducted in the turn at 5.5 s)');
+    const six = Array.from({ length: 6 }, (_, i) => req(`c.${i}`, 'sql-update', ok));
+    const doubled = judged(history(exact, six, [turn('sql-update', 0, 5_000, 20, 8)], Object.fromEntries(six.map((r) => [r.id, 2]))));
+    expect(doubled.problems).toContain('deducted more than once: c.0, c.1, c.2, c.3, c.4 … (6)');
+    const five = judged(history(exact, six.slice(0, 5), [turn('sql-update', 0, 5_000, 20, 10)], Object.fromEntries(six.slice(0, 5).map((r) => [r.id, 2]))));
+    expect(five.problems).toContain('deducted more than once: c.0, c.1, c.2, c.3, c.4');
+  });
+
+  it('a pause excuses an oversell only: not with a 200 missing from GET /sales, nor with an undocumented answer', () => {
+    const pause = { kind: 'pause-holder' as const, target: 'app-0', injectedMs: 500, healedMs: 2_000 };
+    // c.3's 200 is not in /sales, and the turn still sold one unit more than it deducted.
+    const missing = judged(history(lease, [req('c.1', 'redlock', ok), req('c.2', 'redlock', ok), req('c.3', 'redlock', ok)], [turn('redlock', 0, 5_000, 10, 8)], { 'c.1': 1, 'c.2': 1 }, [pause]));
+    expect(missing).toMatchObject({ oversold: 1, soldNotRecorded: ['c.3'], asCatalogSays: false, ok: false });
+    const odd = judged(history(lease, [req('c.1', 'redlock', ok), req('c.2', 'redlock', ok), req('c.x', 'redlock', answer(500, 'internal'))], [turn('redlock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, [pause]));
+    expect(odd).toMatchObject({ oversold: 1, undocumented: ['c.x → 500 internal'], asCatalogSays: false, ok: false });
+  });
+
+  it('a failover excuses lost writes only where they can be lost: a 200 missing from a MySQL store’s /sales is never one, nor a sale behind a refusal or an undocumented answer', () => {
+    // An unfenced lock on the main Redis, its stock on MySQL: the lock may be lost in a failover, the MySQL sale records may not.
+    const lockOnRedis: ChaosStrategy = { name: 'redis-lock', store: 'mysql', fenced: false, locks: true, mayOversellUnderPause: false, mayLoseInFailover: true };
+    const failover = { kind: 'failover-redis' as const, target: 'redis', injectedMs: 500, healedMs: 2_000 };
+    const two = [req('c.1', 'redis-lock', ok), req('c.2', 'redis-lock', ok)];
+    expect(judged(history(lockOnRedis, two, [turn('redis-lock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, [failover]))).toMatchObject({ oversold: 1, asCatalogSays: true, ok: true });
+    expect(judged(history(lockOnRedis, two, [turn('redis-lock', 0, 5_000, 10, 9)], { 'c.1': 1 }, [failover]))).toMatchObject({ soldNotRecorded: ['c.2'], asCatalogSays: false, ok: false });
+    const refusedSale = [...two, req('c.r', 'redis-lock', answer(503, 'lock_timeout'))];
+    expect(judged(history(lockOnRedis, refusedSale, [turn('redis-lock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1, 'c.r': 1 }, [failover]))).toMatchObject({ oversold: 1, saleWithoutAnswer: ['c.r'], asCatalogSays: false, ok: false });
+    const oddAnswer = [...two, req('c.x', 'redis-lock', answer(500, 'internal'))];
+    expect(judged(history(lockOnRedis, oddAnswer, [turn('redis-lock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, [failover]))).toMatchObject({ oversold: 1, asCatalogSays: false, ok: false });
+    // On the Redis store, a lost sale record is a lost write, but only in a turn the failover struck.
+    const onStore = [req('c.1', onRedis.name, ok), req('c.2', onRedis.name, ok)].map((r) => ({ ...r, store: 'redis' as const }));
+    expect(judged(history(onRedis, onStore, [turn(onRedis.name, 0, 5_000, 10, 8, 'redis')], { 'c.1': 1 }, [failover]))).toMatchObject({ soldNotRecorded: ['c.2'], asCatalogSays: true, ok: true });
+    // c.2 recorded twice and the count down by two: nothing lost, nothing unaccounted, one id applied twice.
+    const double = judged(history(onRedis, onStore, [turn(onRedis.name, 0, 5_000, 10, 8, 'redis')], { 'c.1': 1, 'c.2': 2 }, [failover]));
+    expect(double).toMatchObject({ double: ['c.2'], unaccounted: 0, oversold: 0, asCatalogSays: false, ok: false });
+  });
+
+  it('a strategy neither exact nor excused fails once per problem, and one that never recovered once more, never twice', () => {
+    const h = clean();
+    h.slices[0]!.leftAfter = 97;
+    h.recoveryMs['sql-update'] = null;
+    const v = checkHistory(h);
+    expect(v.failures).toEqual(['sql-update: oversold 1: 4 sold, 3 deducted', 'sql-update: no 200 within 30000 ms of the last heal']);
+    expect(v.strategies[0]!.problems).toEqual(['oversold 1: 4 sold, 3 deducted', 'no 200 within 30000 ms of the last heal']);
+    // Excused (a pause on the lease lock) but never recovered: only the recovery fails.
+    const excused = raced([{ kind: 'pause-holder', target: 'app-0', injectedMs: 500, healedMs: 2_000 }], { recoveryMs: { redlock: null } });
+    expect(excused).toMatchObject({ asCatalogSays: true, ok: false, failures: ['redlock: no 200 within 30000 ms of the last heal'] });
+  });
+
+  it('an id in GET /sales without the run’s prefix is another run’s, not a phantom', () => {
+    const h = clean();
+    h.sales['other.1'] = 1;
+    h.sales['c.ghost'] = 1;
+    expect(checkHistory(h).phantomSales).toEqual(['c.ghost']);
+  });
+
+  it('reports a crash at its time in tenths of a second', () => {
+    const h = clean();
+    h.crashes = [{ target: 'redis', atMs: 12_345 }];
+    expect(checkHistory(h).failures).toEqual(['redis exited at 12.3 s with no fault on it']);
+  });
+
+  it('counts answers by key, and refusals apart from unknowns and sales', () => {
+    const requests = [
+      req('c.1', 'sql-update', ok),
+      req('c.2', 'sql-update', answer(409, 'sold_out')),
+      req('c.3', 'sql-update', answer(503, 'busy')),
+      req('c.4', 'sql-update', answer(503, 'busy')),
+      req('c.5', 'sql-update', answer(502)),
+      req('c.6', 'sql-update', { kind: 'answer', status: 400, param: 'qty' }),
+    ];
+    const v = judged(history(exact, requests, [turn('sql-update', 0, 5_000, 10, 9)], { 'c.1': 1 }));
+    expect(v).toMatchObject({ requests: 6, sold: 1, refused: 3, unknown: 1, answers: { '200': 1, '409 sold_out': 1, '503 busy': 2, '502': 1, '400 qty': 1 }, exact: true });
+    // An undocumented answer is no refusal either.
+    const odd = judged(history(exact, [req('c.x', 'sql-update', answer(500, 'internal'))], [turn('sql-update', 0, 5_000, 10, 10)], {}));
+    expect(odd).toMatchObject({ refused: 0, undocumented: ['c.x → 500 internal'] });
+  });
+
+  it('judges each strategy on its own requests, turns and recovery', () => {
+    // sql-update exact in its turn; redlock oversold in its own, with the same ids' neighbours.
+    const h: ChaosHistory = {
+      ...clean(),
+      strategies: [exact, lease],
+      requests: [at(req('c.s1', 'sql-update', ok), 1_000), at(req('c.s2', 'sql-update', ok), 1_100), at(req('c.r1', 'redlock', ok), 6_000), at(req('c.r2', 'redlock', ok), 6_100)],
+      slices: [turn('sql-update', 0, 5_000, 10, 8), turn('redlock', 5_500, 9_000, 8, 7)],
+      // A pause over redlock's turn only: its oversell is the catalog's; sql-update's allowances are not redlock's.
+      faults: [{ kind: 'pause-holder', target: 'app-0', injectedMs: 6_000, healedMs: 7_000 }],
+      sales: { 'c.s1': 1, 'c.s2': 1, 'c.r1': 1, 'c.r2': 1 },
+      recoveryMs: { 'sql-update': 300, redlock: null },
+    };
+    const [sql, redlock] = checkHistory(h).strategies;
+    expect(sql).toMatchObject({ strategy: 'sql-update', requests: 2, sold: 2, deducted: 2, exact: true, recoveryMs: 300 });
+    expect(redlock).toMatchObject({ strategy: 'redlock', requests: 2, sold: 2, deducted: 1, oversold: 1, exact: false, asCatalogSays: true, recoveryMs: null });
+    expect(sql).toMatchObject({ pausedDuringItsSlices: false });
+  });
+
+  it('a pause must have struck every oversold turn, and any one fault of the kind in a turn will do', () => {
+    const requests = [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100), at(req('c.3', 'redlock', ok), 6_000), at(req('c.4', 'redlock', ok), 6_100)];
+    const slices = [turn('redlock', 0, 5_000, 10, 9), turn('redlock', 5_500, 9_000, 9, 8)];
+    const sales = { 'c.1': 1, 'c.2': 1, 'c.3': 1, 'c.4': 1 };
+    const pauseIn = (injectedMs: number) => ({ kind: 'pause-holder' as const, target: 'app-0', injectedMs, healedMs: injectedMs + 1_000 });
+    const kill = { kind: 'kill-mysql' as const, target: 'mysql', injectedMs: 500, healedMs: 8_000 };
+    // Both turns oversold; a pause in the first only.
+    expect(judged(history(lease, requests, slices, sales, [pauseIn(500)]))).toMatchObject({ oversold: 2, pausedDuringItsSlices: true, asCatalogSays: false, ok: false });
+    // A pause in each, beside a fault that is no pause: excused.
+    expect(judged(history(lease, requests, slices, sales, [kill, pauseIn(500), pauseIn(6_000)]))).toMatchObject({ oversold: 2, pausedDuringItsSlices: true, asCatalogSays: true, ok: true });
+    // A pause outside every turn did not pause it, and a fault that is no pause inside one neither.
+    expect(judged(history(lease, requests, slices, sales, [pauseIn(20_000), kill]))).toMatchObject({ pausedDuringItsSlices: false, ok: false });
+  });
+
+  it('a failover during its turns is recorded as such beside faults that are not one', () => {
+    const requests = [at(req('c.1', onRedis.name, ok), 1_000), at(req('c.2', onRedis.name, ok), 1_100)].map((r) => ({ ...r, store: 'redis' as const }));
+    const failover = { kind: 'failover-redis' as const, target: 'redis', injectedMs: 500, healedMs: 2_000 };
+    const kill = { kind: 'kill-mysql' as const, target: 'mysql', injectedMs: 500, healedMs: 2_000 };
+    const h = (faults: ChaosHistory['faults']) => judged(history(onRedis, requests, [turn(onRedis.name, 0, 5_000, 10, 9, 'redis')], { 'c.1': 1, 'c.2': 1 }, faults));
+    expect(h([kill, failover])).toMatchObject({ failoverDuringItsSlices: true, asCatalogSays: true, ok: true });
+    expect(h([{ ...failover, injectedMs: 20_000, healedMs: 21_000 }, kill])).toMatchObject({ failoverDuringItsSlices: false, ok: false });
+  });
+
+  it('a lease lock’s oversell with a sale behind a refusal beside it is not excused by a pause', () => {
+    const pause = { kind: 'pause-holder' as const, target: 'app-0', injectedMs: 500, healedMs: 2_000 };
+    const requests = [req('c.1', 'redlock', ok), req('c.2', 'redlock', ok), req('c.r', 'redlock', answer(503, 'lock_lost'))];
+    const v = judged(history(lease, requests, [turn('redlock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1, 'c.r': 1 }, [pause]));
+    expect(v).toMatchObject({ oversold: 1, unaccounted: 0, saleWithoutAnswer: ['c.r'], asCatalogSays: false, ok: false });
+  });
+
+  it('an oversold strategy with no turn counted is struck by no fault: a pause does not excuse it', () => {
+    const pause = { kind: 'pause-holder' as const, target: 'app-0', injectedMs: 500, healedMs: 2_000 };
+    expect(judged(history(lease, [req('c.1', 'redlock', ok)], [], { 'c.1': 1 }, [pause]))).toMatchObject({ oversold: 1, pausedDuringItsSlices: false, asCatalogSays: false, ok: false });
+  });
+
+  it('counts a fault during a load turn as seen, whatever other turns (recovery probes) it has', () => {
+    const requests = Array.from({ length: 3 }, (_, i) => at(req(`c.${i}`, 'sql-update', ok), 1_000 + i));
+    const slices = [turn('sql-update', 0, 5_000, 10, 7), { ...turn('sql-update', 20_000, 21_000, 7, 7), kind: 'recovery' as const }];
+    const v = judged(history(exact, requests, slices, { 'c.0': 1, 'c.1': 1, 'c.2': 1 }, [{ kind: 'freeze-instance', target: 'app-0', injectedMs: 500, healedMs: 2_000 }]));
+    expect(v.seen).toEqual({ requests: 3, faults: 1 });
+  });
+});
+

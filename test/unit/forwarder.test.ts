@@ -332,6 +332,140 @@ describe('startForwarder', () => {
   });
 });
 
+// The forwarder's bookkeeping, each case sequenced step by step: what stats() counts once a
+// connection is over, what close() does to live pairs and to what is still queued, and a pair
+// counted open while one of its sides is gone. Where a step must not happen yet, the delay is set
+// to a minute (30 s one way), far beyond any wait here: what is queued stays queued.
+describe('startForwarder: stats and close', () => {
+  const LONG_RTT_MS = 60_000;
+  /** Lets the loop turn until sockets already destroyed have emitted 'close'. */
+  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+
+  /** A target that hands over each connection it accepts, and records what it got. */
+  async function target(onConnection: (socket: Socket) => void = () => {}) {
+    const accepted: Socket[] = [];
+    const port = await serve((socket) => {
+      accepted.push(socket);
+      onConnection(socket);
+    });
+    return { port, accepted };
+  }
+
+  const once = (socket: Socket, event: string): Promise<void> => new Promise((resolve) => socket.once(event, () => resolve()));
+
+  it.each([0, 2])('after a clean close both ways, counts each byte, each end and the connect once, and nothing else (rtt %s)', async (rttMs) => {
+    const { port, accepted } = await target();
+    const forwarder = await forward(port, rttMs);
+    const client = await connect(forwarder.port);
+    const clientGot = readAll(client);
+    await pollUntilTrue(() => accepted.length === 1);
+    const server = accepted[0]!;
+    const serverGot = readAll(server);
+    client.end('x');
+    expect((await serverGot).toString()).toBe('x');
+    server.end('y');
+    expect((await clientGot).toString()).toBe('y');
+    expect(await pollUntilTrue(() => forwarder.stats().open === 0)).toBe(true);
+    await settle();
+    // Up: the connect, 'x', the end; down: 'y', the end. A clean end queues no reset.
+    expect(forwarder.stats()).toEqual({ connections: 1, open: 0, bytesUp: 1, bytesDown: 1, delayed: rttMs === 0 ? 0 : 5 });
+  });
+
+  it.each([0, 2])('after a client reset, counts the reset once (rtt %s)', async (rttMs) => {
+    const { port, accepted } = await target();
+    const forwarder = await forward(port, rttMs);
+    const client = await connect(forwarder.port);
+    client.on('error', () => {});
+    await pollUntilTrue(() => accepted.length === 1);
+    const server = accepted[0]!;
+    const serverCode = errorCode(server);
+    const arrived = once(server, 'data');
+    client.write('x');
+    await arrived;
+    client.resetAndDestroy();
+    expect(await serverCode).toBe('ECONNRESET');
+    expect(await pollUntilTrue(() => forwarder.stats().open === 0)).toBe(true);
+    await settle();
+    // The connect, 'x', the reset: the client's socket reports the reset and then closes, and
+    // the target's side closes when the reset reaches it; one reset is passed on, not three.
+    expect(forwarder.stats()).toEqual({ connections: 1, open: 0, bytesUp: 1, bytesDown: 0, delayed: rttMs === 0 ? 0 : 3 });
+  });
+
+  it.each([0, 2])('after a refused connect, counts the connect and the reset it sends back once (rtt %s)', async (rttMs) => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, HOST, resolve));
+    const refusing = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const forwarder = await forward(refusing, rttMs);
+    const client = net.connect({ port: forwarder.port, host: HOST });
+    cleanups.push(() => void client.destroy());
+    expect(await errorCode(client)).toBe('ECONNRESET');
+    expect(await pollUntilTrue(() => forwarder.stats().open === 0)).toBe(true);
+    await settle();
+    expect(forwarder.stats()).toEqual({ connections: 1, open: 0, bytesUp: 0, bytesDown: 0, delayed: rttMs === 0 ? 0 : 2 });
+  });
+
+  it.each([0, 2])('a target that half-closes first still gets what the client sends after (rtt %s)', async (rttMs) => {
+    let serverGot: Promise<Buffer> | undefined;
+    const port = await serve((socket) => {
+      serverGot = readAll(socket);
+      socket.end('bye');
+    });
+    const forwarder = await forward(port, rttMs);
+    const client = await connect(forwarder.port);
+    // The target's FIN reaches the client; the client's side of the pair stays open for writing.
+    expect((await readAll(client)).toString()).toBe('bye');
+    client.end('still here');
+    expect((await serverGot!).toString()).toBe('still here');
+  });
+
+  it('counts a pair open while one side is gone and the other not yet reset', async () => {
+    const { port, accepted } = await target();
+    const forwarder = await forward(port, 0);
+    const client = await connect(forwarder.port);
+    let clientError: string | undefined;
+    client.on('error', (err: NodeJS.ErrnoException) => (clientError = err.code));
+    await pollUntilTrue(() => accepted.length === 1);
+    forwarder.setRtt(LONG_RTT_MS);
+    accepted[0]!.resetAndDestroy();
+    // The reset reached the forwarder: it queued the client's reset (30 s away).
+    expect(await pollUntilTrue(() => forwarder.stats().delayed === 1)).toBe(true);
+    await settle();
+    expect(forwarder.stats().open).toBe(1);
+    expect(clientError).toBeUndefined();
+    await forwarder.close();
+    expect(forwarder.stats().open).toBe(0);
+  });
+
+  it('close() drops what is queued, sends nothing more, and queues nothing for the pairs it destroys', async () => {
+    const { port, accepted } = await target();
+    const forwarder = await forward(port, 2);
+    const client = await connect(forwarder.port);
+    client.on('error', () => {});
+    await pollUntilTrue(() => accepted.length === 1);
+    const server = accepted[0]!;
+    const serverGot: Buffer[] = [];
+    server.on('data', (chunk: Buffer) => serverGot.push(chunk));
+    // Half-open sockets, both: the forwarder's FIN shows as an end.
+    const serverEnded = once(server, 'end');
+    const clientEnded = once(client, 'end');
+    forwarder.setRtt(LONG_RTT_MS);
+    client.write('late');
+    // Read and queued (the connect was the first item), 30 s from its delivery.
+    expect(await pollUntilTrue(() => forwarder.stats().delayed === 2)).toBe(true);
+    await forwarder.close();
+    await Promise.all([serverEnded, clientEnded]);
+    await settle();
+    expect(Buffer.concat(serverGot).toString()).toBe('');
+    expect(forwarder.stats()).toEqual({ connections: 1, open: 0, bytesUp: 0, bytesDown: 0, delayed: 2 });
+  });
+
+  it('refuses to start on a port already taken, naming the cause', async () => {
+    const taken = await echo();
+    await expect(startForwarder({ listen: { host: HOST, port: taken }, target: { host: HOST, port: taken } })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+  });
+});
+
 describe('forwarder-main', () => {
   const ROOT = fileURLToPath(new URL('../..', import.meta.url));
   const ENTRY = join(ROOT, 'src/net/forwarder-main.ts');
