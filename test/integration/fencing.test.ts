@@ -172,6 +172,41 @@ describe.each(['mysql', 'redis'] as const)('redis-owned on the %s store: holder 
     expect(stored).toEqual({ count: 9, fence: tokenB });
   });
 
+  it("fenced, A's late write lands between B's read and B's write: refused, since B claimed before it read; one unit sold and one deducted", async () => {
+    const store = stores[kind];
+    const lock = new OwnedLock(redis);
+    await store.reset(10);
+    const opts = { ttlMs: TTL_MS, waitMs: 5_000, retryMs: 10 };
+    const leaseA = await lock.acquire('fencing-test', { ...opts, owner: 'A' });
+    const slowA = gated(store, 'write');
+    const a = readThenWrite(slowA.store, 0, { fence: { source: 'redis', token: await leaseA.fencingToken!() }, sale: 'a' }).catch((err: unknown) => err);
+    await slowA.arrived;
+    await sleep(TTL_MS + 50);
+    const leaseB = await lock.acquire('fencing-test', { ...opts, ttlMs: 30_000, owner: 'B', waitMs: 0 });
+    const fenceB: Fence = { source: 'redis', token: await leaseB.fencingToken!() };
+    let aOutcome: unknown;
+    // B's store lets A go on right after B's read, and waits for A's outcome before B writes.
+    const bStore: StockStore = {
+      claim: (f) => store.claim(f),
+      read: async () => {
+        const count = await store.read();
+        slowA.open();
+        aOutcome = await a;
+        return count;
+      },
+      write: (count, sale) => store.write(count, sale),
+      writeFenced: (f, count, sale) => store.writeFenced(f, count, sale),
+      reset: (c) => store.reset(c),
+      sales: () => store.sales(),
+    };
+    expect(await readThenWrite(bStore, 0, { fence: fenceB, sale: 'b' })).toBe('deducted');
+    await leaseB.release();
+    await leaseA.release().catch(() => undefined);
+    expect(aOutcome).toBeInstanceOf(FencedError);
+    expect({ left: await store.read(), sales: await store.sales() }).toEqual({ left: 9, sales: { b: 1 } });
+    expect(await stored(kind)).toEqual({ count: 9, fence: fenceB.token });
+  });
+
   it("fenced, A stopped before its claim: A's late claim is refused (FencedError), the fence stays B's, one unit sold and one deducted", async () => {
     const { a, left, sales, stored, tokenB } = await staleHolder(true, 'claim');
     expect(a).toBeInstanceOf(FencedError);
