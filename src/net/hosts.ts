@@ -124,7 +124,9 @@ export async function createHosts(layout: HostsLayout): Promise<void> {
   }
 }
 
-const GONE = /No such file|Cannot find device|does not exist|Bad rule|does a matching rule exist|Invalid argument/i;
+// "Cannot find device" when a link is gone before the call; "No such device" when it goes during it
+// (a namespace's deletion takes its veth pair down asynchronously).
+const GONE = /No such file|Cannot find device|No such device|does not exist|Bad rule|does a matching rule exist|Invalid argument/i;
 
 /** Removes every namespace, link and rule of the layout; what is already gone is skipped. */
 export async function removeHosts(layout: HostsLayout): Promise<void> {

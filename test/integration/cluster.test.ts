@@ -140,6 +140,10 @@ describe('npm run cluster -- up|down', () => {
       REDIS_PORT: String(p.redis),
       REDLOCK_PORTS: p.redlock.join(','),
       ZK_PORT: String(p.zookeeper),
+      // every server on the free ports: a default one (PostgreSQL's 15432) may be another cluster's
+      ETCD_PORT: String(p.etcd),
+      ETCD_PEER_PORT: String(p.etcdPeer),
+      PG_PORT: String(p.postgres),
       LOG_LEVEL: 'warn',
       REDIS_PASSWORD: 'sécret "pw"',
     };
