@@ -38,6 +38,21 @@ function clean(): ChaosHistory {
   };
 }
 
+// The builders of the hand-built histories below.
+const answer = (status: number, error?: string): Outcome => ({ kind: 'answer', status, ...(error && { error }) });
+const at = (r: Request, ms: number): Request => ({ ...r, at: ms, end: ms + 1 });
+const turn = (strategy: string, startMs: number, endMs: number, leftBefore: number, leftAfter: number, store: 'mysql' | 'redis' = 'mysql'): ChaosHistory['slices'][number] => ({ strategy, store, startMs, endMs, leftBefore, leftAfter, kind: 'load' });
+/** One strategy, no fault, recovered: only what the test adds can fail it. */
+const history = (s: ChaosStrategy, requests: Request[], slices: ChaosHistory['slices'], sales: Record<string, number>, faults: ChaosHistory['faults'] = []): ChaosHistory => ({
+  ...clean(),
+  strategies: [s],
+  requests,
+  slices,
+  sales,
+  faults,
+  recoveryMs: { [s.name]: 300 },
+});
+
 describe('the chaos checker', () => {
   it('passes a clean history, reconciling an unknown outcome by GET /sales', () => {
     const v = checkHistory(clean());
@@ -155,19 +170,6 @@ describe('the chaos checker', () => {
 // unknown outcome counts as sold when GET /sales records it), and only an oversell under a pause
 // (or what a Redis failover loses) is reported rather than failed.
 describe('the chaos checker over hand-built histories', () => {
-  const answer = (status: number, error?: string): Outcome => ({ kind: 'answer', status, ...(error && { error }) });
-  const at = (r: Request, ms: number): Request => ({ ...r, at: ms, end: ms + 1 });
-  const turn = (strategy: string, startMs: number, endMs: number, leftBefore: number, leftAfter: number): ChaosHistory['slices'][number] => ({ strategy, store: 'mysql', startMs, endMs, leftBefore, leftAfter, kind: 'load' });
-  /** One strategy, no fault, recovered: only what the test adds can fail it. */
-  const history = (s: ChaosStrategy, requests: Request[], slices: ChaosHistory['slices'], sales: Record<string, number>, faults: ChaosHistory['faults'] = []): ChaosHistory => ({
-    ...clean(),
-    strategies: [s],
-    requests,
-    slices,
-    sales,
-    faults,
-    recoveryMs: { [s.name]: 300 },
-  });
   const pause = { kind: 'pause-holder', target: 'app-0', injectedMs: 500, healedMs: 2_000 } as const;
   const judged = (h: ChaosHistory) => {
     const v = checkHistory(h);
@@ -430,18 +432,6 @@ describe("the store's count a turn is judged by (replicated Redis)", () => {
 // pause or a failover (partitions included), where a fault's window and a turn's begin and end,
 // the texts a failure is reported with, and which failures no allowance covers.
 describe('the chaos checker: windows, partitions and reports', () => {
-  const answer = (status: number, error?: string): Outcome => ({ kind: 'answer', status, ...(error && { error }) });
-  const at = (r: Request, ms: number): Request => ({ ...r, at: ms, end: ms + 1 });
-  const turn = (strategy: string, startMs: number, endMs: number, leftBefore: number, leftAfter: number, store: 'mysql' | 'redis' = 'mysql'): ChaosHistory['slices'][number] => ({ strategy, store, startMs, endMs, leftBefore, leftAfter, kind: 'load' });
-  const history = (s: ChaosStrategy, requests: Request[], slices: ChaosHistory['slices'], sales: Record<string, number>, faults: ChaosHistory['faults'] = []): ChaosHistory => ({
-    ...clean(),
-    strategies: [s],
-    requests,
-    slices,
-    sales,
-    faults,
-    recoveryMs: { [s.name]: 300 },
-  });
   const judged = (h: ChaosHistory) => {
     const v = checkHistory(h);
     return { ...v.strategies[0]!, ok: v.ok, failures: v.failures };
