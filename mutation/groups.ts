@@ -103,7 +103,7 @@ export const GROUPS: readonly MutationGroup[] = [
     name: 'course-steps',
     about: 'the course’s flawed steps, each keeping its flaw: setnx with no expiry, set-then-expire, getset, the blind and the get-then-del release, the herd, the basic lock table',
     mutate: ['src/locks/redis/string/*.ts', 'src/locks/mysql/basic-table-lock.ts', 'src/locks/zk/herd.ts'],
-    tests: [l('redis.contract'), l('mysql.contract'), l('zookeeper.contract'), i('course-flaws'), i('zk-herd')],
+    tests: [l('course-steps'), l('redis.contract'), l('mysql.contract'), l('zookeeper.contract'), l('zk-herd')],
   },
   { name: 'soak', about: 'the soak’s growth verdict: warm-up, floors per window, too short to judge', mutate: ['faults/soak/verdict.ts', 'faults/soak/slope.ts'], tests: [u('soak-verdict'), u('soak-report')] },
   {

@@ -3,7 +3,7 @@
 // optimistic lock (a version check on SELECT) does not stop an oversell while the UPDATE's
 // `WHERE version = ?` does. Runs against the shared cluster's MySQL; leaves the stock reset.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OptimisticLockVersionMismatchError, type DataSource, type Logger } from 'typeorm';
+import { OptimisticLockVersionMismatchError, type DataSource } from 'typeorm';
 import { resetStock } from '../../bench/race.js';
 import { unitsLeft } from '../../bench/stores.js';
 import { createDataSource } from '../../src/db/data-source.js';
@@ -14,6 +14,7 @@ import { readThenWrite } from '../../src/stock/read-then-write.js';
 import { INITIAL_COUNT, PRODUCT_CODE, STOCK_CODE } from '../../src/stock/product.js';
 import { getJson } from '../support/lock-helpers.js';
 import { sharedCluster } from '../support/cluster.js';
+import { statementLogger } from '../support/statement-log.js';
 
 const cluster = sharedCluster();
 const ROW = { productCode: PRODUCT_CODE, stockCode: STOCK_CODE };
@@ -72,14 +73,7 @@ const LOCK_RELEASE = [LOCK_SQL.countDown, LOCK_SQL.deleteOwn];
 
 /** Every statement this file's DataSource sends, as the driver gets it. */
 const sent: string[] = [];
-const recorder: Logger = {
-  logQuery: (query) => void sent.push(query),
-  logQueryError: () => undefined,
-  logQuerySlow: () => undefined,
-  logSchemaBuild: () => undefined,
-  logMigration: () => undefined,
-  log: () => undefined,
-};
+const recorder = statementLogger((query) => void sent.push(query));
 /** The statements `run` sends. */
 async function sentBy(run: () => Promise<unknown>): Promise<string[]> {
   sent.length = 0;

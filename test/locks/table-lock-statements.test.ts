@@ -5,12 +5,13 @@
 // that skipped the look or the reclaim's result would still exclude, sending more. Each acquire here
 // has waitMs 0, so it is exactly one attempt: no timing decides what is counted.
 import { createConnection, type Connection } from 'mysql2/promise';
-import type { DataSource, Logger as TypeormLogger } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDataSource } from '../../src/db/data-source.js';
 import { LockNotHeldError, LockTimeoutError } from '../../src/locks/errors.js';
 import { MysqlTableLock } from '../../src/locks/mysql/table-lock.js';
 import { withServers } from '../support/servers.js';
+import { statementLogger } from '../support/statement-log.js';
 
 const servers = withServers({ mysql: true });
 
@@ -42,15 +43,7 @@ beforeAll(async () => {
     [sql.release[0]!, 'count down'],
     [sql.release[1]!, 'delete own'],
   ]);
-  const counting: TypeormLogger = {
-    logQuery: (query) => void sent.push(names.get(query) ?? query),
-    logQueryError: () => undefined,
-    logQuerySlow: () => undefined,
-    logSchemaBuild: () => undefined,
-    logMigration: () => undefined,
-    log: () => undefined,
-  };
-  db.setOptions({ logger: counting });
+  db.setOptions({ logger: statementLogger((query) => void sent.push(names.get(query) ?? query)) });
   own = await createConnection({ host, port, user, password, database });
 });
 

@@ -1,4 +1,4 @@
-// zk-herd against zk-watch, driven directly on the real ZooKeeper: the wake-ups of each hand-off,
+// zk-herd against zk-watch, driven directly on a ZooKeeper of its own: the wake-ups of each hand-off,
 // counted one hand-off at a time. Each waiter holds the lock until the test releases it, so every
 // hand-off starts with every remaining waiter parked on its watch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,15 +7,15 @@ import { ZkHerdLock } from '../../src/locks/zk/herd.js';
 import { ZkSession } from '../../src/locks/zk/session.js';
 import { ZkWatchLock } from '../../src/locks/zk/watch.js';
 import { createLogger } from '../../src/logger.js';
-import { sharedCluster } from '../support/cluster.js';
+import { withServers } from '../support/servers.js';
 
-const zkConnect = sharedCluster().zookeeper;
+const servers = withServers({ zookeeper: true });
 const WAITERS = 6;
 
 describe('the herd: every waiter watching the one lock node', () => {
   let session: ZkSession;
   beforeAll(async () => {
-    session = await ZkSession.open({ connect: zkConnect, sessionTimeoutMs: 4_000, root: '/stocklab-test/locks', logger: createLogger('silent') }, 10_000);
+    session = await ZkSession.open({ connect: servers.current.zookeeper, sessionTimeoutMs: 4_000, root: '/stocklab-test/locks', logger: createLogger('silent') }, 10_000);
   });
   afterAll(() => session.close());
 

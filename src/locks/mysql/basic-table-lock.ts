@@ -65,6 +65,7 @@ export class MysqlBasicTableLock implements Lock {
 
   /** Deletes every row (POST /stock/reset): the only way a dead holder's lock ever goes. */
   async clear(): Promise<void> {
+    // Stryker disable next-line ArrayDeclaration: a statement with no placeholder ignores its parameters
     await this.write(SQL.clear, []);
   }
 
