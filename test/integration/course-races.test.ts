@@ -13,16 +13,18 @@ describe('the course’s flawed steps, exact in a plain race through nginx', () 
   // Refusals allowed: 5 % for the locks whose waiters poll (unfair: a waiter can lose every round
   // until its waitMs), as for the other SETNX-family locks in redis-races.
   it.each([
-    ['redis-setnx-expire', 0.05],
-    ['redis-owned-get-del', 0.05],
+    ['redis-setnx-expire', 550, 500, 0.05],
+    ['redis-owned-get-del', 550, 500, 0.05],
     // A spin on INSERT, as mysql-lock-table: bounded at 10 % as there (mysql-lock-table.test.ts).
-    ['mysql-lock-table-basic', 0.1],
+    ['mysql-lock-table-basic', 550, 500, 0.1],
     // Every instance's clock is true here, so a lease runs out only for a holder that takes 30 s.
-    ['redis-setnx-getset', 0.05],
+    ['redis-setnx-getset', 550, 500, 0.05],
     // Wakes the whole herd at each release, but the queue is fair: each waiter's turn comes in order.
-    ['zk-herd', 0.05],
-  ] as const)('%s: 550 requests for 500 units', async (strategy, maxRefused) => {
-    const r = await race({ target: info.nginx, stores: info, strategy, store: 'mysql', initial: 500, requests: 550, connections: 100, maxSeconds: 90 });
+    // Each hand-off wakes every waiter (about 25 ms a sale here), so a shorter run: the same 100
+    // clients contend for every unit.
+    ['zk-herd', 220, 200, 0.05],
+  ] as const)('%s: %i requests for %i units', async (strategy, requests, initial, maxRefused) => {
+    const r = await race({ target: info.nginx, stores: info, strategy, store: 'mysql', initial, requests, connections: 100, maxSeconds: 90 });
     expectExactRace(r, strategy, maxRefused);
   });
 
