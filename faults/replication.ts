@@ -172,15 +172,15 @@ export async function etcdLeader(cluster: RunningCluster, except?: ServerHandle)
 }
 
 /** The cluster's store addresses with the main Redis at the master Sentinel names now (unchanged when not replicated). */
-export async function currentStoreAddresses(cluster: RunningCluster): Promise<Pick<RunningCluster['info'], 'mysql' | 'redis'>> {
-  const { mysql, redis } = cluster.info;
-  if (!cluster.servers.redisReplica) return { mysql, redis };
+export async function currentStoreAddresses(cluster: RunningCluster): Promise<Pick<RunningCluster['info'], 'mysql' | 'redis' | 'postgres'>> {
+  const { mysql, redis, postgres } = cluster.info;
+  if (!cluster.servers.redisReplica) return { mysql, redis, postgres };
   const port = await sentinelMasterPort(cluster);
   if (port === undefined) throw new Error('no Sentinel names a master');
   const url = new URL(redis);
   url.hostname = hostOfPort(cluster, port);
   url.port = String(port);
-  return { mysql, redis: url.toString() };
+  return { mysql, redis: url.toString(), postgres };
 }
 
 /**

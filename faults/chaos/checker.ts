@@ -126,6 +126,8 @@ function judgeStrategy(h: ChaosHistory, name: string, needs: JudgeNeeds): Strate
   const soldNotRecorded: Request[] = [];
   const saleWithoutAnswer: string[] = [];
   const undocumented: string[] = [];
+  /** 400s: the run's own request was refused as bad input, so it tells nothing of the strategy. */
+  const badRequests: string[] = [];
   const { tallies, turnOf } = turnsOf(slices, mine);
   const sell = (r: Request) => {
     sold++;
@@ -146,6 +148,7 @@ function judgeStrategy(h: ChaosHistory, name: string, needs: JudgeNeeds): Strate
       if (committed > 0) saleWithoutAnswer.push(r.id);
     }
     if (isUndocumentedKey(key)) undocumented.push(`${r.id} → ${key}`);
+    if (r.outcome.kind === 'answer' && r.outcome.status === 400) badRequests.push(`${r.id} → ${key}`);
   }
   const double = mine.filter((r) => (h.sales[r.id] ?? 0) > 1).map((r) => r.id);
   const deducted = slices.reduce((n, x) => n + (x.leftBefore - x.leftAfter), 0);
@@ -177,16 +180,18 @@ function judgeStrategy(h: ChaosHistory, name: string, needs: JudgeNeeds): Strate
   if (soldNotRecorded.length > 0) problems.push(`200 not counted once by GET /sales: ${idsText(soldNotRecorded.map((r) => r.id))}`);
   if (saleWithoutAnswer.length > 0) problems.push(`sold with an answer that allows no sale: ${idsText(saleWithoutAnswer)}`);
   if (undocumented.length > 0) problems.push(`undocumented answers: ${idsText(undocumented)}`);
+  if (badRequests.length > 0) problems.push(`the run's own requests refused as bad input, so they judge nothing: ${idsText(badRequests)}`);
   const exact = problems.length === 0;
   // Only an oversell (a lost update of two holders) in a turn a pause struck is what the catalog
   // allows; a 200 missing from /sales, a sale behind a refusal, a unit deducted twice under one id
   // (a lost update never applies one request twice), or an undocumented answer never is.
-  const onlyOversold = soldNotRecorded.length === 0 && saleWithoutAnswer.length === 0 && undocumented.length === 0 && double.length === 0 && unaccounted === 0;
+  const onlyOversold = soldNotRecorded.length === 0 && saleWithoutAnswer.length === 0 && undocumented.length === 0 && badRequests.length === 0 && double.length === 0 && unaccounted === 0;
   // A failover loses the newest writes together: a Redis store's deductions with their sale records,
   // in the turns it struck.
   const onlyLostWrites =
     saleWithoutAnswer.length === 0 &&
     undocumented.length === 0 &&
+    badRequests.length === 0 &&
     double.length === 0 &&
     unaccounted === 0 &&
     (soldNotRecorded.length === 0 || s.store === 'redis') &&

@@ -113,7 +113,8 @@ export function makeRecorder(idPrefix: string): Recorder & { requests: Request[]
       const n = (counters.get(strategy) ?? 0) + 1;
       counters.set(strategy, n);
       out.set(strategy, (out.get(strategy) ?? 0) + 1);
-      return `${idPrefix}.${strategy}.${role}${n}`.slice(0, 64);
+      // X-Request-Id takes A-Z, a-z, 0-9, ".", "_" and "-" (src/http/params.ts): redlock+line goes as redlock_line.
+      return `${idPrefix}.${strategy.replace(/[^A-Za-z0-9_-]/g, '_')}.${role}${n}`.slice(0, 64);
     },
     record(r) {
       requests.push(r);
@@ -129,7 +130,10 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
   await ensureReady(cluster);
   await setRedlockMasters(cluster, { persistence: 'none', restartDelayMs: REDLOCK_RESTART_DELAY_MS });
   await resetStock(liveBase(cluster), INITIAL);
-  const startLeft = { mysql: await readLeft(cluster, 'mysql'), redis: await readLeft(cluster, 'redis') };
+  // Every store a strategy of the plan deducts from (PostgreSQL's only when one does), and both stores of the ledger's default.
+  const ledgerStores = [...new Set<StoreKind>(['mysql', 'redis', ...opts.strategies.map((s) => s.store)])];
+  const startLeft: Partial<Record<StoreKind, number>> = {};
+  for (const store of ledgerStores) startLeft[store] = await readLeft(cluster, store);
   const nodes = partitionNodes(cluster.layout);
   const plan = planFaults({
     instances: cluster.servers.instances.length,
@@ -226,10 +230,10 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
       ...(cluster.layout && { hosts: true }),
     };
     const ledger: ChaosResult['ledger'] = {};
-    for (const store of ['mysql', 'redis'] as const) {
+    for (const store of ledgerStores) {
       const storeOf = new Map(rec.requests.map((r) => [r.id, r.store]));
       const recorded = Object.entries(sales).reduce((n, [id, count]) => n + (storeOf.get(id) === store ? count : 0), 0);
-      ledger[store] = { deducted: startLeft[store] - (await readLeft(cluster, store)), recorded };
+      ledger[store] = { deducted: startLeft[store]! - (await readLeft(cluster, store)), recorded };
     }
     return { history, verdict: checkHistory(history), plan, skipped, ledger };
   }

@@ -562,13 +562,27 @@ describe('the chaos checker: windows, partitions and reports', () => {
       req('c.3', 'sql-update', answer(503, 'busy')),
       req('c.4', 'sql-update', answer(503, 'busy')),
       req('c.5', 'sql-update', answer(502)),
-      req('c.6', 'sql-update', { kind: 'answer', status: 400, param: 'qty' }),
     ];
     const v = judged(history(exact, requests, [turn('sql-update', 0, 5_000, 10, 9)], { 'c.1': 1 }));
-    expect(v).toMatchObject({ requests: 6, sold: 1, refused: 3, unknown: 1, answers: { '200': 1, '409 sold_out': 1, '503 busy': 2, '502': 1, '400 qty': 1 }, exact: true });
+    expect(v).toMatchObject({ requests: 5, sold: 1, refused: 3, unknown: 1, answers: { '200': 1, '409 sold_out': 1, '503 busy': 2, '502': 1 }, exact: true });
     // An undocumented answer is no refusal either.
     const odd = judged(history(exact, [req('c.x', 'sql-update', answer(500, 'internal'))], [turn('sql-update', 0, 5_000, 10, 10)], {}));
     expect(odd).toMatchObject({ refused: 0, undocumented: ['c.x → 500 internal'] });
+  });
+
+  it('fails a strategy its run sent bad requests: a 400 judges nothing, and no pause excuses it', () => {
+    // As the ids of redlock+line's requests did when they carried its "+", which X-Request-Id refuses.
+    const bad = { kind: 'answer', status: 400, param: 'X-Request-Id' } as const;
+    const v = judged(history(exact, [req('c.1', 'sql-update', ok), req('c.2', 'sql-update', bad)], [turn('sql-update', 0, 5_000, 10, 9)], { 'c.1': 1 }));
+    expect(v).toMatchObject({ sold: 1, deducted: 1, refused: 0, answers: { '200': 1, '400 X-Request-Id': 1 }, exact: false, ok: false });
+    expect(v.failures).toContain("sql-update: the run's own requests refused as bad input, so they judge nothing: c.2 → 400 X-Request-Id");
+    expect(raced([{ kind: 'pause-holder', target: 'app-0', injectedMs: 500, healedMs: 2_000 }])).toMatchObject({ asCatalogSays: true });
+    const pausedWithBad = judged({
+      ...history(lease, [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100), at(req('c.3', 'redlock', bad), 1_200)], [turn('redlock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, [
+        { kind: 'pause-holder', target: 'app-0', injectedMs: 500, healedMs: 2_000 },
+      ]),
+    });
+    expect(pausedWithBad).toMatchObject({ oversold: 1, pausedDuringItsSlices: true, asCatalogSays: false, ok: false });
   });
 
   it('judges each strategy on its own requests, turns and recovery', () => {

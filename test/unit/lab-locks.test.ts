@@ -5,6 +5,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { parseDeclared } from '../../faults/catalog-check.js';
 import { labLocks } from '../../faults/locks.js';
+import { makeRecorder } from '../../faults/chaos/run.js';
+import { chaosStrategies } from '../../faults/chaos/strategies.js';
+import { parseRequestId } from '../../src/http/params.js';
 import { loadServiceConfig } from '../../src/config.js';
 import type { Lease, LockWithExpiry } from '../../src/locks/lock.js';
 import { Catalog } from '../../src/strategies/catalog.js';
@@ -140,5 +143,24 @@ describe("the fault lab's lock facts, read from the catalog", () => {
   it('refuse a claim the lab has no case for, loudly', () => {
     const body = JSON.stringify({ strategies: [{ name: 'x', expected: { faults: { holderCrash: 'after a while', holderPause: 'exact' } } }] });
     expect(() => labLocks(parseDeclared(body))).toThrow("GET /strategies: x declares holderCrash 'after a while', which the fault lab has no case for");
+  });
+});
+
+describe('the chaos and soak workloads, over the same catalog', () => {
+  it('send every strategy they run under an X-Request-Id the service accepts (redlock+line’s “+” is not one)', async () => {
+    const catalog = await Catalog.open(deps);
+    try {
+      const declared = parseDeclared(await served(catalog));
+      const names = chaosStrategies(declared, [...declared.keys()]).map((s) => s.name);
+      expect(names).toContain('redlock+line');
+      for (const prefix of ['chaos20261126', 'soak.']) {
+        const rec = makeRecorder(prefix);
+        const ids = names.map((name) => rec.nextId(name, 'goodput'));
+        for (const id of ids) expect(() => parseRequestId(id), id).not.toThrow();
+        expect(new Set(ids).size).toBe(ids.length);
+      }
+    } finally {
+      await catalog.close();
+    }
   });
 });
