@@ -148,7 +148,7 @@ function judgeStrategy(h: ChaosHistory, name: string, needs: JudgeNeeds): Strate
       if (committed > 0) saleWithoutAnswer.push(r.id);
     }
     if (isUndocumentedKey(key)) undocumented.push(`${r.id} → ${key}`);
-    if (r.outcome.kind === 'answer' && r.outcome.status === 400) badRequests.push(`${r.id} → ${key}`);
+    if (key.startsWith('400')) badRequests.push(`${r.id} → ${key}`);
   }
   const double = mine.filter((r) => (h.sales[r.id] ?? 0) > 1).map((r) => r.id);
   const deducted = slices.reduce((n, x) => n + (x.leftBefore - x.leftAfter), 0);

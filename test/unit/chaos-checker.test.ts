@@ -583,6 +583,16 @@ describe('the chaos checker: windows, partitions and reports', () => {
       ]),
     });
     expect(pausedWithBad).toMatchObject({ oversold: 1, pausedDuringItsSlices: true, asCatalogSays: false, ok: false });
+    // Nor a failover, on a strategy whose stock lives on the Redis that failed over.
+    const onRedisReq = (id: string, outcome: Outcome, ms: number) => ({ ...at(req(id, onRedis.name, outcome), ms), store: 'redis' as const });
+    const failedOver = (requests: Request[]) =>
+      judged({
+        ...history(onRedis, requests, [turn(onRedis.name, 0, 5_000, 10, 9, 'redis')], { 'c.1': 1, 'c.2': 1 }, [{ kind: 'failover-redis', target: 'redis', injectedMs: 500, healedMs: 2_000 }]),
+        replicated: true,
+      });
+    const lost = [onRedisReq('c.1', ok, 1_000), onRedisReq('c.2', ok, 1_100)];
+    expect(failedOver(lost)).toMatchObject({ oversold: 1, failoverDuringItsSlices: true, asCatalogSays: true, ok: true });
+    expect(failedOver([...lost, onRedisReq('c.3', bad, 1_200)])).toMatchObject({ oversold: 1, failoverDuringItsSlices: true, asCatalogSays: false, ok: false });
   });
 
   it('judges each strategy on its own requests, turns and recovery', () => {
