@@ -12,6 +12,11 @@ export const PG_CONNECT_TIMEOUT_MS = 2_000;
 
 /** pg's error for a statement given up on past its query_timeout. */
 const STATEMENT_TIMED_OUT = 'Query read timeout';
+/**
+ * pg's error for a new connection that did not open within its connectionTimeoutMillis (a plain
+ * Error, no code): the server accepted it and never answered the handshake, or never accepted it.
+ */
+const CONNECT_TIMED_OUT = 'timeout expired';
 
 /** True when `err` is a statement given up on past its bound (its connection is closed: see BoundedClient). */
 export function isPgStatementTimeout(err: unknown): boolean {
@@ -115,6 +120,8 @@ export function lockWaitStatement(boundMs: number, text: string, values: readonl
 const SESSION_ENDED = /^(57P01|57P02|57P03|08\w{3})$/;
 // A statement past its bound counts as lost too: its connection is closed (BoundedClient).
 const LOST_MESSAGES = ['Connection terminated', 'Client was closed', 'Client has encountered a connection error', 'not queryable', STATEMENT_TIMED_OUT];
+/** Said only while a new connection opens: nothing of a request has been sent on it. */
+const CONNECT_MESSAGES = [CONNECT_TIMED_OUT];
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 
 /** True when `err` says the connection is gone (or never came up), whatever pg wrapped it in. */
@@ -122,7 +129,7 @@ export function isPgConnectionLost(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const { code } = err as Error & { code?: unknown };
   if (typeof code === 'string' && (SESSION_ENDED.test(code) || NOT_SENT_CODES.has(code) || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT')) return true;
-  return LOST_MESSAGES.some((m) => err.message.includes(m));
+  return LOST_MESSAGES.some((m) => err.message.includes(m)) || CONNECT_MESSAGES.includes(err.message);
 }
 
 /**

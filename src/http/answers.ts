@@ -35,7 +35,7 @@ export const ALLOWED_ANSWERS: readonly AllowedAnswer[] = [
   },
   { status: 503, error: 'shutting_down', meaning: 'this instance is shutting down and did not start or finish the deduction; nothing sold', refusal: true },
   { status: 503, error: 'client_gone', meaning: 'the client left before the write; nothing sold', refusal: true },
-  { status: 503, error: 'deadlock', meaning: 'MySQL rolled the transaction back as a deadlock victim (sql-share-mode: two shared locks both upgrading); nothing sold', refusal: true },
+  { status: 503, error: 'deadlock', meaning: 'MySQL rolled the transaction back as a deadlock victim (sql-share-mode: two shared locks both upgrading, or another deduction beside one); nothing sold', refusal: true },
   { status: 503, error: 'retries_exhausted', meaning: 'optimistic retries ran past waitMs; nothing sold', refusal: true },
   { status: 503, error: 'mysql_unavailable', meaning: 'MySQL could not be reached; nothing sold', refusal: true },
   { status: 503, error: 'redis_unavailable', meaning: 'Redis could not be reached; nothing sold', refusal: true },

@@ -9,7 +9,7 @@ import { FencedError } from '../fencing.js';
 import { LockLostError, LockTimeoutError } from '../locks/errors.js';
 import type { Logger } from '../logger.js';
 import { RetriesExhaustedError } from '../strategies/retry.js';
-import { DeadlockError } from '../stock/mysql-stock.js';
+import { DeadlockError, isDeadlock } from '../stock/mysql-stock.js';
 import { ALLOWED_ANSWERS } from './answers.js';
 import { bodyParserError, ClientError, MethodNotAllowedError } from './client-errors.js';
 import type { ServiceMetrics } from './metrics.js';
@@ -40,7 +40,9 @@ export function describeError(err: unknown): ErrorAnswer {
   if (err instanceof LockLostError) return unavailable('lock_lost');
   if (err instanceof FencedError) return unavailable('fenced');
   if (err instanceof RetriesExhaustedError) return unavailable('retries_exhausted');
-  if (err instanceof DeadlockError) return unavailable('deadlock');
+  // InnoDB rolled the victim's whole transaction back, nothing written: sql-share-mode's own upgrade,
+  // or any deduction beside it when requests mix strategies on the one row.
+  if (err instanceof DeadlockError || isDeadlock(err)) return unavailable('deadlock');
   if (err instanceof OutcomeUnknownError) return unavailable('outcome_unknown');
   if (err instanceof BusyError || err instanceof PoolBusyError) return unavailable('busy');
   if (err instanceof ShuttingDownError) return unavailable('shutting_down');

@@ -16,6 +16,10 @@ export class TcpProxy {
   private readonly pairs = new Set<Pair>();
   private dropping = false;
   private frozen = false;
+  /** Set: a new connection is accepted and never answered (not passed on), as a server cut off mid-handshake. */
+  private hanging = false;
+  /** The connections accepted while hanging, kept open until `heal` or `close`. */
+  private readonly hung = new Set<net.Socket>();
   /** Pass only this many bytes of the server's next chunk, then cut every connection (a frame cut in two). */
   private truncateAt: number | undefined;
   /** What clients sent while frozen (it never reached the server), for a test to see that a request was sent. */
@@ -65,6 +69,27 @@ export class TcpProxy {
     return pollUntil(() => this.swallowed.includes(text), timeoutMs, 10);
   }
 
+  /**
+   * Every open connection is closed (its client reconnects), and every new one is accepted and never
+   * answered, staying open: the client's connect succeeds and its handshake hangs, the way a new
+   * connection meets a partition or a server too busy to answer. Until `heal`.
+   */
+  hangNewConnections(): void {
+    this.hanging = true;
+    this.hungCount = 0;
+    this.cut();
+  }
+
+  /** New connections are passed on again; the hung ones are closed, so their clients retry. */
+  heal(): void {
+    this.hanging = false;
+    for (const socket of this.hung) socket.destroy();
+    this.hung.clear();
+  }
+
+  /** How many connections were accepted and left unanswered since `hangNewConnections`: the new connections tried. */
+  hungCount = 0;
+
   /** Closes every open connection, both ways, and passes bytes again for the next ones. */
   cut(): void {
     for (const { client, server } of this.pairs) {
@@ -78,11 +103,19 @@ export class TcpProxy {
   }
 
   async close(): Promise<void> {
+    this.heal();
     this.cut();
     await new Promise<void>((resolve) => this.listener.close(() => resolve()));
   }
 
   private pipe(client: net.Socket, targetPort: number): void {
+    if (this.hanging) {
+      this.hungCount += 1;
+      this.hung.add(client);
+      client.on('error', () => undefined);
+      client.on('close', () => this.hung.delete(client));
+      return;
+    }
     const server = net.connect(targetPort, '127.0.0.1');
     const pair: Pair = { client, server };
     this.pairs.add(pair);
