@@ -1,6 +1,7 @@
 // One chaos run on a lab cluster: the strategies take turns under a steady workload while the
 // nemesis injects its planned faults; then every server is healed, each strategy must sell again
 // within a bound, nothing may be left held, and the checker judges the whole history.
+import path from 'node:path';
 import type { RunningCluster } from '../../src/cluster/cluster.js';
 import type { HostsLayout } from '../../src/net/hosts.js';
 import { healAll } from '../../src/net/partition.js';
@@ -17,6 +18,7 @@ import { readSales, resetStock } from '../service.js';
 import { checkHistory, type ChaosVerdict } from './checker.js';
 import type { ChaosHistory, ChaosStrategy, Request, Slice } from './history.js';
 import { holdsUpWritesTo } from './cuts.js';
+import { internalErrorsIn } from './internal-errors.js';
 import { leftoversAfter } from './leftovers.js';
 import { settledMasterCount, type MasterReads } from './store-count.js';
 import { planFaults, type PlannedFault } from './plan.js';
@@ -67,6 +69,8 @@ export interface ChaosResult {
   skipped: number;
   /** per store: units the store lost over the run vs the deductions GET /sales recorded */
   ledger: Record<string, { deducted: number; recorded: number }>;
+  /** answers 500 the instances logged over the run (any route): each one fails the verdict */
+  internalErrors: number;
 }
 
 /**
@@ -235,6 +239,13 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
       const recorded = Object.entries(sales).reduce((n, [id, count]) => n + (storeOf.get(id) === store ? count : 0), 0);
       ledger[store] = { deducted: startLeft[store]! - (await readLeft(cluster, store)), recorded };
     }
-    return { history, verdict: checkHistory(history), plan, skipped, ledger };
+    const verdict = checkHistory(history);
+    // The instances' own log judges what the checker cannot see: the run's reads and resets too.
+    const internal = internalErrorsIn(path.join(cluster.info.dir, 'logs'));
+    if (internal.count > 0) {
+      verdict.ok = false;
+      verdict.failures.push(`the instances logged ${internal.count} answers 500 (each a bug, whoever asked); the first: ${internal.first}`);
+    }
+    return { history, verdict, plan, skipped, ledger, internalErrors: internal.count };
   }
 }

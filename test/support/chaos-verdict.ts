@@ -19,6 +19,8 @@ export function expectChaosHolds(r: ChaosResult, label: string): void {
   const unsafe = r.verdict.strategies.filter((v) => !v.exact && !v.asCatalogSays).map((v) => ({ strategy: v.strategy, problems: v.problems, answers: v.answers }));
   expect(unsafe).toEqual([]);
   expect(r.verdict.phantomSales).toEqual([]);
+  // Every answer 500 an instance logged (the run's own reads and resets included) is a bug.
+  expect(r.internalErrors, r.verdict.failures.join('; ')).toBe(0);
   expect(r.verdict.leftovers).toEqual([]);
   for (const v of r.verdict.strategies) {
     expect(v.recoveryMs, v.strategy).not.toBeNull();
