@@ -3,6 +3,7 @@ import { loadServiceConfig } from '../../src/config.js';
 import { BadRequestError, CHECK_PARAMS, LEAK_KB_MAX, parseCheckParams, parseClockOffset, parseRequestId, parseResetBody, RETRY_MS_MIN } from '../../src/http/params.js';
 import { FencedError } from '../../src/fencing.js';
 import { describeError } from '../../src/http/errors.js';
+import { PostgresConnectionError, pgFailure } from '../../src/db/postgres-pool.js';
 import { DependencyDownError, OutcomeUnknownError, callDependency, callDependencyWrite, isConnectionError } from '../../src/dependency.js';
 import { LockTimeoutError } from '../../src/locks/errors.js';
 import { ZkDeadlineError } from '../../src/locks/zk/session.js';
@@ -188,6 +189,22 @@ describe('error answers', () => {
     // a ZooKeeper call past its deadline outside a lock wait (a fenced holder's token read, seen in a chaos run as a 500)
     expect(describeError(new ZkDeadlineError())).toMatchObject({ status: 503, body: { error: 'zookeeper_unavailable' } });
     expect(describeError(new Error('bug'))).toMatchObject({ status: 500, body: { error: 'internal' } });
+  });
+
+  it("takes pg's connect errors (its own timeout, a connection ended during the handshake) as a connection never opened: postgres_unavailable", async () => {
+    for (const message of ['timeout expired', 'Connection terminated unexpectedly', 'Connection terminated due to connection timeout']) {
+      const opened = () => Promise.reject(pgFailure(new Error(message), false));
+      await expect(callDependencyWrite('postgres', opened)).rejects.toBeInstanceOf(DependencyDownError);
+      await expect(callDependency('postgres', opened).catch(describeError)).resolves.toMatchObject({ status: 503, body: { error: 'postgres_unavailable' } });
+    }
+    // Only the exact connect-timeout text: a statement's own error that mentions a timeout is not a lost connection.
+    expect(pgFailure(new Error('canceling statement due to statement timeout expired'), false)).not.toBeInstanceOf(PostgresConnectionError);
+  });
+
+  it("answers InnoDB's deadlock victim 503 deadlock wherever it lands, as TypeORM wraps it too (requests mixing strategies on the one row)", () => {
+    const victim = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 });
+    expect(describeError(victim)).toMatchObject({ status: 503, body: { error: 'deadlock' } });
+    expect(describeError(Object.assign(new Error('query failed'), { driverError: victim }))).toMatchObject({ status: 503, body: { error: 'deadlock' } });
   });
 
   it('recognises connection failures however deeply they are wrapped', () => {
