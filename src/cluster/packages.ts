@@ -99,3 +99,17 @@ export function ensureBinaries(log: (line: string) => void = () => undefined): B
   cached = found as Binaries;
   return cached;
 }
+
+/**
+ * The first of `names` found, after installing `debianPackage` if none is (see aptInstall): what a
+ * test or a tool needs beyond the cluster's servers (Prometheus for the metrics test), installed the
+ * way the cluster's are, so `npm test` needs nothing installed by hand.
+ */
+export function ensureExecutable(names: string[], debianPackage: string, log: (line: string) => void = () => undefined): string {
+  const found = findExecutable(names);
+  if (found) return found;
+  aptInstall([debianPackage], log);
+  const installed = findExecutable(names);
+  if (!installed) throw new Error(`still missing after apt-get install ${debianPackage}: ${names.join(' or ')}`);
+  return installed;
+}
