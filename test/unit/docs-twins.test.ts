@@ -1,7 +1,8 @@
 // Every page of docs/ has a Chinese twin under docs/zh-CN/ with the same file name, and the two stay
-// parallel: the same generated blocks with the same figures, the same headings (level by level) and
-// the same links (by target, each normalised to the English page and the heading it points at).
-// Pure: reads the pages, starts no server.
+// parallel: the same generated blocks with the same figures, the same headings (level by level), the
+// same outline (headings, generated blocks, figures and tables, in order) and the same links (by
+// target, each normalised to the English page and the heading it points at). README.md and
+// README.zh-CN.md are held to the same. Pure: reads the pages, starts no server.
 //
 // A section added to an English page goes into its twin at the same place: a heading of the same
 // level, the same links (to the twin of a page, `../` before images and runs, an anchor naming the
@@ -83,7 +84,8 @@ const headingsOf = (file: string) => {
  */
 function normalise(from: string, target: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return target;
-  const [file = '', anchor] = target.split('#');
+  // a screenshot of the live page is the same figure in either language (img/live-zh-* shoots img/live-en-*'s page in Chinese)
+  const [file = '', anchor] = target.replace(/(^|\/)img\/live-zh-/, '$1img/live-en-').split('#');
   const resolved = file === '' ? from : path.relative(ROOT, path.resolve(ROOT, path.dirname(from), decodeURIComponent(file)));
   if (anchor === undefined) return englishOf(resolved);
   const at = headingsOf(resolved).findIndex((h) => h.slug === decodeURIComponent(anchor).toLowerCase());
@@ -130,6 +132,35 @@ function figureDiffs(en: string, zh: string): { block: string; en: string[]; zh:
   });
 }
 
+/**
+ * A page's outline, in order: its headings (by level), generated blocks (by name), figures (by what
+ * they show, normalised as links are) and tables outside the generated blocks (a table's columns may
+ * differ: docs/glossary.md gives the meaning in both languages, its twin in Chinese). Twins are translated, not copied: their paragraphs may differ, their outlines may not.
+ */
+function outline(file: string, text: string): string[] {
+  const out: string[] = [];
+  let inBlock: string | undefined;
+  const lines = prose(text);
+  lines.forEach((line, i) => {
+    const open = /^<!-- generated:([a-z-]+) -->$/.exec(line)?.[1];
+    if (open) {
+      out.push(`block ${open}`);
+      inBlock = open;
+      return;
+    }
+    if (inBlock !== undefined) {
+      if (line === `<!-- /generated:${inBlock} -->`) inBlock = undefined;
+      return;
+    }
+    const heading = /^(#{1,6})\s/.exec(line)?.[1];
+    if (heading) out.push(heading);
+    const bare = line.replace(/`[^`\n]*`/g, '');
+    for (const m of bare.matchAll(/!\[[^\]]*\]\(([^)\s]+)[^)]*\)|<img\b[^>]*?\ssrc="([^"]+)"/g)) out.push(`figure ${normalise(file, (m[1] ?? m[2]) as string)}`);
+    if (/^\|(\s*:?-+:?\s*\|)+\s*$/.test(line) && lines[i - 1]?.startsWith('|')) out.push('table');
+  });
+  return out;
+}
+
 describe('the Chinese twins of docs/', () => {
   it('are one per English page, with the same file name', () => {
     expect(ENGLISH.length).toBeGreaterThan(10);
@@ -157,6 +188,11 @@ describe('the Chinese twins of docs/', () => {
       expect(levels(zh), `${zh} against ${en}`).toEqual(levels(en));
     });
 
+    it('have the same outline: headings, generated blocks, figures and tables, in the same order', () => {
+      const [a, b] = both();
+      expect(outline(zh, b)).toEqual(outline(en, a));
+    });
+
     it('link to the same targets (pages, headings, images, runs, sites)', () => {
       const [a, b] = both();
       const [toEn, toZh] = [linkTargets(a).map((t) => normalise(en, t)), linkTargets(b).map((t) => normalise(zh, t))];
@@ -180,10 +216,6 @@ describe('the Chinese twins of docs/', () => {
     });
   });
 
-  it("keep the READMEs' shared generated blocks to the same figures", () => {
-    expect(figureDiffs(read('README.md'), read(README_ZH))).toEqual([]);
-  });
-
   it('are linked from README.zh-CN.md wherever it links a page of docs/', () => {
     const english = linkTargets(read(README_ZH)).filter((t) => /^docs\/[^/]+\.md(#|$)/.test(t));
     expect(english).toEqual([]);
@@ -199,7 +231,43 @@ describe('the Chinese twins of docs/', () => {
   });
 });
 
+describe('README.md and README.zh-CN.md', () => {
+  const [en, zh] = ['README.md', README_ZH];
+
+  it('hold the same generated blocks, in the same order, with the same figures', () => {
+    expect(blockNames(read(zh)), zh).toEqual(blockNames(read(en)));
+    expect(figureDiffs(read(en), read(zh))).toEqual([]);
+  });
+
+  it('have the same headings, level by level', () => {
+    const levels = (file: string) => headingsOf(file).map((h) => '#'.repeat(h.level)).join(' ');
+    expect(levels(zh), `${zh} against ${en}`).toEqual(levels(en));
+  });
+
+  it('have the same outline: headings, generated blocks, figures and tables, in the same order', () => {
+    expect(outline(zh, read(zh))).toEqual(outline(en, read(en)));
+  });
+
+  it('link to the same targets (pages, headings, images, runs, sites)', () => {
+    const [toEn, toZh] = [linkTargets(read(en)).map((t) => normalise(en, t)), linkTargets(read(zh)).map((t) => normalise(zh, t))];
+    expect({ onlyInEnglish: missing(toEn, toZh), onlyInChinese: missing(toZh, toEn) }).toEqual({ onlyInEnglish: [], onlyInChinese: [] });
+  });
+
+  it('point only at headings that exist', () => {
+    const broken = [...linkTargets(read(en)).map((t) => [en, t] as const), ...linkTargets(read(zh)).map((t) => [zh, t] as const)]
+      .filter(([from, t]) => normalise(from, t).includes('#?')).map(([from, t]) => `${from} → ${t}`);
+    expect(broken).toEqual([]);
+  });
+});
+
 describe('the parity checks themselves', () => {
+  it('find a block, a figure or a table that is missing or out of place in an outline', () => {
+    const en = '# A\n\n![chart](results.svg)\n\n<!-- generated:summary -->\n| a | b |\n| --- | --- |\n| 1 | 2 |\n<!-- /generated:summary -->\n\n## B\n\n| x | y | z |\n|---|---|---|\n| 1 | 2 | 3 |\n';
+    const zh = '# 甲\n\n<!-- generated:summary -->\n<!-- /generated:summary -->\n\n![图](results.svg)\n\n## 乙\n';
+    expect(outline('docs/x.md', en)).toEqual(['#', 'figure docs/results.svg', 'block summary', '##', 'table']);
+    expect(outline(`${ZH_DOCS}/x.md`, zh)).toEqual(['#', 'block summary', 'figure docs/results.svg', '##']);
+  });
+
   it('find a figure that differs, a heading that is missing and a link with no counterpart', () => {
     const en = '# A\n\n## B\n\n<!-- generated:results -->\n| 1 instance | y |\n| --- | --- |\n| 12 | 3.5 |\n<!-- /generated:results -->\n\nSee [b](#b) and [c](cluster.md).\n';
     const zh = '# 甲\n\n<!-- generated:results -->\n| 单实例 | y |\n| --- | --- |\n| 12 | 3.6 |\n<!-- /generated:results -->\n\n见 [乙](#乙)。\n';
