@@ -121,8 +121,8 @@ const zh: BenchWords = {
   ties: (groups) => `并列（区间重叠）：${groups}。`,
   soldNothing: '没有卖出',
   soldNothingNote: (strategy, topology, ok, refused, answered) =>
-    `${strategy}（${topology}）在计量窗口内一件也没有卖出，所以没有比值，也没有名次：这是一个发现，而不是速度。` +
-    `在它的抢购里，${answered} 个得到响应的请求中 ${ok} 个售出、${refused} 个被拒绝（503）：争抢者们一再没能在等待时限内拿到锁。`,
+    `${strategy}（${topology}）在计量窗口内一件也没有卖出，所以没有比值，也没有名次：这一行说明的是问题，不是速度。` +
+    `在它的抢购里，${answered} 个得到响应的请求中 ${ok} 个售出、${refused} 个被拒绝（503）：竞争者一次次在等待时限内拿不到锁。`,
   method: (m) =>
     `共 ${m.rounds} 轮；每一轮里，每个方案先做 ${m.warmup} 秒不计入的预热，再在 ${m.connections} 个并发连接下计量 ${m.window} 秒，方案顺序轮换；workMs ${m.workMs}${m.lease}。` +
     `然后每个方案抢购一次：${m.race}${m.course ? `；${m.course.strategies.join(' 和 ')} 按课程的 ${m.course.requests} 个请求抢 ${m.course.initial} 件` : ''}。` +

@@ -33,7 +33,7 @@ export const mysqlLockFamily: FamilyFactory = async (deps) => {
         course: '§4',
         description: {
           en: 'INSERT a row with a unique lock_name to lock, DELETE it (owner-checked) to unlock; retry every retryMs; expired rows (ttlMs) are reclaimed.',
-          zh: 'INSERT 一行唯一的 lock_name 来加锁，DELETE（先核对持有者）来解锁；每隔 retryMs 重试；过期（ttlMs）的行会被回收。',
+          zh: 'INSERT 一行唯一的 lock_name 来加锁，DELETE（先核对持锁者）来解锁；每隔 retryMs 重试；过期（ttlMs）的行会被回收。',
         },
         expected: {
           oneInstance: 'exact',

@@ -75,7 +75,7 @@ export const postgresFamily: FamilyFactory = async (deps) => {
       name: 'pg-advisory-xact',
       description: {
         en: 'A transaction-level advisory lock: BEGIN, pg_advisory_xact_lock(key) on a connection held for the whole hold (lock_timeout = waitMs), read-then-write, COMMIT ends the lock. Fencing tokens from a sequence.',
-        zh: '事务级咨询锁（advisory lock）：在整个持锁期间占住一个连接，BEGIN 后 pg_advisory_xact_lock(key)（lock_timeout = waitMs），先查后扣，COMMIT 时锁随事务释放。栅栏令牌（fencing token）取自一个序列。',
+        zh: '事务级咨询锁（advisory lock）：在整个持锁期间占住一个连接，BEGIN 后 pg_advisory_xact_lock(key)（lock_timeout = waitMs），先查后扣，COMMIT 时锁随事务释放。防护令牌（fencing token）取自一个序列。',
       },
       expected: { oneInstance: 'exact', threeInstances: 'exact', note: 'a holder that dies ends its session and its lock with it: no lease to wait out' },
       lock: xact,

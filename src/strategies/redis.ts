@@ -152,7 +152,7 @@ export const redisFamily: FamilyFactory = async (deps) => {
         course: '§2.6',
         description: {
           en: 'A Lua hash lock (owner → hold count); each request takes it twice, as nested code would.',
-          zh: '用 Lua 脚本操作的 hash 锁（持有者 → 重入次数）；每个请求加锁两次，就像嵌套调用那样：可重入锁。',
+          zh: '用 Lua 脚本操作的 hash 锁（持锁者 → 重入次数）；每个请求加锁两次，就像嵌套调用那样：可重入锁。',
         },
         expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'oversells', note: 'reentrant within one request; the lease can still run out when work > ttl' },
         lock: new ReentrantLock(redis),

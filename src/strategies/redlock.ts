@@ -57,7 +57,7 @@ export const redlockFamily: FamilyFactory = async (deps) => {
           lock: new ProcessLine(new RedlockLock(redlock, hints)),
           description: {
             en: `redlock behind a process line: one contender per instance; its requests line up in memory, and a holder passes its hold to the next one while the validity lasts, without a round trip to the masters (at most ${MAX_HANDOFF_STREAK} times in a row).`,
-            zh: `在进程内排队的 redlock：每个实例只有一个竞争者；实例内的请求在内存中排队，持锁者在有效期内把锁直接交给下一个请求，不再访问各主节点（最多连续 ${MAX_HANDOFF_STREAK} 次）。`,
+            zh: `在进程内排队的 redlock：每个实例只有一个竞争者；实例内的请求在内存中排队，持锁者在有效时间内把锁直接交给下一个请求，不再访问各主节点（最多连续 ${MAX_HANDOFF_STREAK} 次）。`,
           },
         },
       ),

@@ -101,7 +101,7 @@ export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): Strat
           course: '§3.5',
           description: {
             en: 'zk-watch, reentrant per request (count per owner in process); the critical section re-enters once. One node per request.',
-            zh: '可重入的 zk-watch，按请求重入（每个持有者的次数记在进程内）；临界区会再进入一次。每个请求一个节点。',
+            zh: '可重入的 zk-watch，按请求重入（每个持锁者的次数记在进程内）；临界区会再进入一次。每个请求一个节点。',
           },
           expected,
           lock: new ZkReentrantLock(session, new ZkWatchLock(session)),
@@ -112,7 +112,7 @@ export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): Strat
           lock: new ZkReentrantLock(session, linedWatch()),
           description: {
             en: 'zk-watch+line (zk-watch behind a process line), reentrant per request (count per owner in process); the critical section re-enters once. One node per instance.',
-            zh: '可重入的 zk-watch+line（在进程内排队的 zk-watch），按请求重入（每个持有者的次数记在进程内）；临界区会再进入一次。每个实例只排一个节点。',
+            zh: '可重入的 zk-watch+line（在进程内排队的 zk-watch），按请求重入（每个持锁者的次数记在进程内）；临界区会再进入一次。每个实例只排一个节点。',
           },
         },
       ),

@@ -41,10 +41,7 @@ export function termsOf(rows: string[][], termAt: number, othersAt: number): { t
 const TERMS = termsOf(tableUnder(read(GLOSSARY_ZH), '## 一个概念一个词'), 1, 2);
 
 /** Other names that code puts into generated blocks, awaiting a fix there: name → the code that says it. */
-const FROM_CODE: Record<string, string> = {
-  有效期: "bench/sweep-words.ts (zh header '加锁后剩余的有效期，约', validity '加锁后剩余的有效期：…'); docgen/zh-faults.ts ('A 还在有效期内，…')",
-  持有者: "docgen/zh-faults.ts ('由持有者自己释放：…')",
-};
+const FROM_CODE: Record<string, string> = {};
 
 const GENERATED = /<!-- generated:([a-z-]+) -->\n[\s\S]*?<!-- \/generated:\1 -->/g;
 
