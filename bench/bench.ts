@@ -13,6 +13,7 @@ import { ceilingLine, raceLine, windowLine } from './progress.js';
 import { orderRuns, REFERENCE_STRATEGY, TOPOLOGY_LABEL, withStandings, worstOf, type BenchOptionsRecord, type BenchReport, type Ceiling, type RaceFigures, type RunResult, type Topology } from './report.js';
 import { spreadOf } from './stats.js';
 import type { BenchTarget } from './target.js';
+import { summarizeWindowTimes } from './window-time.js';
 import { wrkPath } from './wrk.js';
 import { Progress, type Log } from '../src/cli/progress.js';
 
@@ -148,6 +149,7 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
         log(windowLine(round + 1, o.rounds, c.s.name, c.topology, w));
       }
     }
+    const windowTime = summarizeWindowTimes(new Map([...windows].map(([cell, w]) => [cell, w.map((x) => x.time)])));
 
     const races = new Map<string, RaceFigures>();
     for (const c of cells) {
@@ -196,6 +198,7 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
       runs: orderRuns(withStandings(runs), strategies),
       reference: REFERENCE_STRATEGY,
       seconds: (Date.now() - started.getTime()) / 1000,
+      ...(windowTime && { windowTime }),
       notes,
     };
   } finally {

@@ -134,7 +134,16 @@ export function mergeLoadResults(results: LoadResult[], keepLatencies: boolean):
     p99Ms: percentile(latencies, 99),
     truncated: results.some((r) => r.truncated),
     ...(keepLatencies && { latencies }),
+    ...mergedMarks(results),
   };
+}
+
+/** Side-by-side windows as one: the first start, the latest end of each part. */
+function mergedMarks(results: LoadResult[]): Pick<LoadResult, 'marks'> {
+  const marks = results.map((r) => r.marks).filter((m): m is NonNullable<LoadResult['marks']> => m !== undefined);
+  if (marks.length === 0) return {};
+  const latest = (pick: (m: (typeof marks)[number]) => number) => Math.max(...marks.map(pick));
+  return { marks: { startedAt: Math.min(...marks.map((m) => m.startedAt)), measureTo: latest((m) => m.measureTo), lastAnswerAt: latest((m) => m.lastAnswerAt), endedAt: latest((m) => m.endedAt) } };
 }
 
 /** Stops the load processes (the bench calls it when done; tests may leave them to exit with them). */

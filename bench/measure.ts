@@ -7,6 +7,7 @@ import { fireLoad } from './fire.js';
 import { checkUrl, race, resetStock } from './race.js';
 import { oversoldOf, unansweredOf, type RaceFigures, type SoldCheck, type Topology } from './report.js';
 import { settledUnitsLeft, unitsLeft, type StoreAddresses } from './stores.js';
+import { windowTimeOf, type WindowTime } from './window-time.js';
 import { wrkRate } from './wrk.js';
 
 /** Units in stock during a throughput window: enough that no window runs out. */
@@ -29,6 +30,8 @@ export interface WindowSample {
   p99Ms: number;
   /** The store checked after the window: every 200 of the run (warm-up and drain too) against units gone. */
   check: SoldCheck;
+  /** Where the window's time went, part by part. */
+  time: WindowTime;
 }
 
 /** The service's default lease, used when the bench does not pass ttlMs. */
@@ -47,7 +50,9 @@ export function expectedOutcome(s: CatalogEntry, topology: Topology, params: Rec
  */
 export async function measureWindow(base: string, stores: StoreAddresses, s: CatalogEntry, settings: WindowSettings): Promise<WindowSample> {
   const store = s.stores[0];
+  const begin = Date.now();
   await resetStock(base, WINDOW_STOCK);
+  const sent = Date.now();
   const r = await fireLoad({
     url: checkUrl(base, s.name, store, settings.params),
     connections: settings.connections,
@@ -56,14 +61,18 @@ export async function measureWindow(base: string, stores: StoreAddresses, s: Cat
     timeoutSeconds: 30,
     classify: false,
   });
+  const replied = Date.now();
   const unanswered = r.noAnswer + (r.truncated ? settings.connections : 0);
   const left = unanswered > 0 ? await settledUnitsLeft(stores, store) : await unitsLeft(stores, store);
+  const end = Date.now();
+  if (!r.marks) throw new Error('load generator: a window came back without its marks');
   return {
     goodput: (r.byStatus[200] ?? 0) / r.seconds,
     refusedPerSec: (r.byStatus[503] ?? 0) / r.seconds,
     p50Ms: r.p50Ms,
     p99Ms: r.p99Ms,
     check: { oversold: oversoldOf(r.okTotal, WINDOW_STOCK, left), unanswered },
+    time: windowTimeOf({ begin, sent, replied, end }, r.marks, settings.warmupSeconds),
   };
 }
 

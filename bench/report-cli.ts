@@ -9,6 +9,7 @@ import { runRamp } from './ramp.js';
 import { renderRampHtml, renderRampMarkdown } from './ramp-report.js';
 import type { BenchReport } from './report.js';
 import { renderMarkdown } from './table.js';
+import { windowTimeLines } from './window-time.js';
 import { BENCH_WORDS } from './words.js';
 import { runSweep } from './sweep.js';
 import { renderSweepHtml, renderSweepMarkdown } from './sweep-report.js';
@@ -18,6 +19,8 @@ export async function benchAndPrint(opts: BenchOptions, target: BenchTarget, pro
   // progress on stderr, so `npm run bench > table.md` captures only the table
   const report = await runBench(opts, target, progress);
   progress.summary(title);
+  // the windows' own parts, under their phase's line (stderr, as the summary)
+  if (report.windowTime) for (const l of windowTimeLines(report.windowTime)) console.error(l);
   const files = writeReport(report, opts.out, opts.lang);
   console.log(renderMarkdown(report, opts.lang));
   console.log(BENCH_WORDS[opts.lang].files(files.json, files.md, files.html));

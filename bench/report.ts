@@ -4,6 +4,7 @@ import type { StoreKind } from '../src/stock/store.js';
 import type { CatalogEntry } from './catalog.js';
 import type { BenchOptions } from './options.js';
 import { standings, type Spread } from './stats.js';
+import type { WindowTimeSummary } from './window-time.js';
 import { TOPOLOGIES, type Topology } from './topology.js';
 
 export { TOPOLOGIES, type Topology };
@@ -101,6 +102,8 @@ export interface BenchReport {
   reference: string;
   /** How long the bench took, in seconds. */
   seconds: number;
+  /** Where a throughput window's time went, part by part (absent in reports from before it was measured). */
+  windowTime?: WindowTimeSummary;
   notes: string[];
 }
 

@@ -38,6 +38,9 @@ describe('npm run bench, end to end', () => {
     }
     // mutex joins as the efficiency reference
     expect(pick('mutex').find((r) => r.topology === 'one')?.efficiency).toBe(1);
+    // every window's time, part by part: the warm-up and span as asked, the rest measured around them
+    expect(json.windowTime).toMatchObject({ windows: 12, parts: { warmup: { median: 100, max: 100 }, measured: { median: 300, max: 300 } } });
+    expect(json.windowTime?.longestDrains).toHaveLength(3);
     expect(json.ceilings.map((c) => c.topology)).toEqual(['one', 'three']);
     for (const c of json.ceilings) {
       expect(c.autocannon.samples).toHaveLength(2);

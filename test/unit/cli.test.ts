@@ -53,7 +53,9 @@ const CLIS: [string, string[]][] = [
 
 async function exec(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(TSX, [file, ...args], { cwd: ROOT, timeout: 30_000 });
+    // Ten tsx processes start at once, each compiling its imports: on a busy 2-core machine one took
+    // past 30 s and was killed (exit 143). The bound is for a hang, not for speed.
+    const r = await run(TSX, [file, ...args], { cwd: ROOT, timeout: 100_000 });
     return { code: 0, ...r };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -73,5 +75,5 @@ describe('the CLIs', () => {
       expect({ file, code: bad.code, stdout: bad.stdout }).toEqual({ file, code: 2, stdout: '' });
       expect(bad.stderr).toContain('unknown flag --nonsense');
     }
-  }, 60_000);
+  }, 150_000);
 });
