@@ -22,6 +22,7 @@ export async function chaosMain(opts: FaultOptions & { chaos: NonNullable<FaultO
     { key: 'load', phase: 'load under the nemesis', seconds: opts.chaos.seconds, ownPace: true },
     { key: 'check', phase: 'heal, recovery probes and the checker', seconds: CHECK_SECONDS, ownPace: true },
   ]);
+  if (opts.lang === 'zh') say('chaos: progress lines are in English; the table, the summary and the markdown report are in Chinese (--lang zh)');
   say(`chaos: starting a private cluster (${opts.chaos.topology} topology) …`);
   const lab = await progress.step('cluster', 'cluster', () => startLabCluster(say, opts.chaos.topology));
   let report: ChaosReport | undefined;
@@ -42,9 +43,9 @@ export async function chaosMain(opts: FaultOptions & { chaos: NonNullable<FaultO
   } finally {
     await lab.stop(report?.verdict.ok ? undefined : path.resolve(opts.out, `${stamp}-chaos-logs`));
   }
-  const files = writeChaosReport(report, opts.out);
-  console.log(renderChaosTable(report));
-  console.log(`\n${summaryLines(report).join('\n')}`);
+  const files = writeChaosReport(report, opts.out, opts.lang);
+  console.log(renderChaosTable(report, false, opts.lang));
+  console.log(`\n${summaryLines(report, opts.lang).join('\n')}`);
   console.log(`results: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
   progress.summary('chaos');
   return report.verdict.ok ? 0 : 1;

@@ -73,9 +73,9 @@ export function renderChaosTable(r: ChaosReport, brief = false, lang: Lang = 'en
   return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows].join('\n');
 }
 
-function renderMarkdown(r: ChaosReport): string {
-  const faults = r.history.faults.map((f) => `- ${faultLine(f)}`);
-  return `# stocklab chaos ${r.stamp}\n\n${summaryLines(r).join('\n\n')}\n\n${renderChaosTable(r)}\n\n## Faults\n\n${faults.join('\n')}\n`;
+function renderMarkdown(r: ChaosReport, lang: Lang): string {
+  const faults = r.history.faults.map((f) => `- ${faultLine(f, lang)}`);
+  return `# stocklab chaos ${r.stamp}\n\n${summaryLines(r, lang).join('\n\n')}\n\n${renderChaosTable(r, false, lang)}\n\n## ${CHAOS_WORDS[lang].html.faults}\n\n${faults.join('\n')}\n`;
 }
 
 /** The report in one language: the summary, the timeline, the verdict per strategy and every fault. */
@@ -103,6 +103,7 @@ export function renderChaosHtml(r: ChaosReport): string {
   return bilingualPage(title, reportCss(1300), (lang) => htmlBody(r, lang));
 }
 
-export function writeChaosReport(r: ChaosReport, dir: string): WrittenFiles {
-  return writeReportFiles(dir, `${r.stamp}-chaos`, { data: r, md: renderMarkdown(r), html: renderChaosHtml(r) });
+/** The JSON, the HTML (both languages) and the markdown in `lang`. */
+export function writeChaosReport(r: ChaosReport, dir: string, lang: Lang = 'en'): WrittenFiles {
+  return writeReportFiles(dir, `${r.stamp}-chaos`, { data: r, md: renderMarkdown(r, lang), html: renderChaosHtml(r) });
 }

@@ -150,6 +150,8 @@ export const CHAOS_RULES: readonly PhraseRule[] = [
   [/^sales recorded for ids never sent: (.+)$/, '从未发出的请求号有售出记录：$1'],
   [/^left held after every heal: (.+)$/, '所有故障恢复后仍被占着：$1'],
   [new RegExp(`^(${NAME}) exited at ([\\d.]+) s with no fault on it$`), '$1 在 $2 秒时退出，当时没有故障'],
+  [/^the instances logged (\d+) answers 500 \(each a bug, whoever asked\)$/, '实例日志里记下了 $1 个 500 响应（不管请求是谁发的，每一个都是缺陷）'],
+  [/^the first: (.+)$/s, '第一条：$1'],
   // why a strategy was not judged, and what allowed it to oversell
   [/^(\d+) requests and (\d+) faults in its turns$/, '它的几轮里只有 $1 个请求、$2 个故障'],
   [/^judging needs (\d+) and (\d+)$/, '判定至少需要 $1 个请求和 $2 个故障'],

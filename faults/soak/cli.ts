@@ -1,5 +1,5 @@
 // `npm run soak -- [--minutes N] [--strategies a,b] [--out DIR]`: a private lab cluster, the soak, its report; exit 0 only when it passes.
-import { parseFlags, runCli, UsageError } from '../../src/cli/args.js';
+import { langOption, parseFlags, runCli, UsageError } from '../../src/cli/args.js';
 import { fetchDeclared } from '../catalog-check.js';
 import { chaosStrategies } from '../chaos/strategies.js';
 import { startLabCluster } from '../lab-cluster.js';
@@ -11,12 +11,13 @@ import { Progress } from '../../src/cli/progress.js';
 
 const CLUSTER_SECONDS = 25;
 
-const USAGE = `usage: npm run soak -- [--minutes N (default 10)] [--strategies NAME[,NAME]] [--sample-seconds N (default 10)] [--out DIR (default faults/results)]`;
+const USAGE = `usage: npm run soak -- [--minutes N (default 10)] [--strategies NAME[,NAME]] [--sample-seconds N (default 10)] [--out DIR (default faults/results)] [--lang en|zh: the table, the summary and the markdown report; progress lines stay in English]`;
 
 async function main(): Promise<number> {
   const { values } = parseFlags(process.argv.slice(2), SOAK_FLAGS);
   const minutes = Number(values.minutes);
   const sampleSeconds = Number(values['sample-seconds']);
+  const lang = langOption(values.lang);
   if (!(minutes >= 0.5 && minutes <= 24 * 60) || !(sampleSeconds >= 1 && sampleSeconds <= 600)) {
     throw new UsageError('--minutes from 0.5 to 1440, --sample-seconds from 1 to 600');
   }
@@ -37,9 +38,9 @@ async function main(): Promise<number> {
   } finally {
     await lab.stop();
   }
-  const files = writeSoakReport(report, values.out);
-  console.log(renderSlopeTable(report));
-  console.log(`\n${summaryLines(report).join('\n')}\nresults: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
+  const files = writeSoakReport(report, values.out, lang);
+  console.log(renderSlopeTable(report, lang));
+  console.log(`\n${summaryLines(report, lang).join('\n')}\nresults: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
   progress.summary('soak');
   return report.ok ? 0 : 1;
 }

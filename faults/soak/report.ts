@@ -78,6 +78,7 @@ export function renderSoakHtml(r: SoakReport): string {
   return bilingualPage(title, reportCss(1300), (lang) => htmlBody(r, lang));
 }
 
-export function writeSoakReport(r: SoakReport, dir: string): WrittenFiles {
-  return writeReportFiles(dir, `${r.stamp}-soak`, { data: r, md: `# stocklab soak ${r.stamp}\n\n${summaryLines(r).join('\n\n')}\n\n${renderSlopeTable(r)}\n`, html: renderSoakHtml(r) });
+/** The JSON, the HTML (both languages) and the markdown in `lang`. */
+export function writeSoakReport(r: SoakReport, dir: string, lang: Lang = 'en'): WrittenFiles {
+  return writeReportFiles(dir, `${r.stamp}-soak`, { data: r, md: `# stocklab soak ${r.stamp}\n\n${summaryLines(r, lang).join('\n\n')}\n\n${renderSlopeTable(r, lang)}\n`, html: renderSoakHtml(r) });
 }

@@ -149,6 +149,7 @@ describe("the chaos run's own texts in Chinese", () => {
     expect(chaosText('app-0 drops mysql,redis; redis drops app-0', 'zh')).toBe('app-0 丢弃来自 mysql,redis 的包；redis 丢弃来自 app-0 的包');
     expect(chaosText('redlock: no 200 within 30000 ms of the last heal', 'zh')).toBe('redlock：最后一次恢复后 30000 毫秒内没有 200');
     expect(chaosText('something new happened', 'zh')).toBe('something new happened');
+    expect(chaosText('the instances logged 2 answers 500 (each a bug, whoever asked); the first: {"status":500}', 'zh')).toBe('实例日志里记下了 2 个 500 响应（不管请求是谁发的，每一个都是缺陷）；第一条：{"status":500}');
     expect(chaosText('something new happened', 'en')).toBe('something new happened');
   });
 });
