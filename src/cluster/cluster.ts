@@ -240,7 +240,8 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
     try {
       await stopAll(stopOrder);
     } finally {
-      if (layout) await removeHosts(layout);
+      // removeHosts stops what still runs in a namespace (a server the stops above missed) first
+      if (layout) for (const p of await removeHosts(layout)) log(`stopped pid ${p.pid}, left running ${p.where}: ${p.cmdline}`);
     }
   };
 

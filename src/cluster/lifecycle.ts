@@ -3,10 +3,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import { loadClusterConfig, type ClusterConfig } from '../config.js';
 import { removeHosts } from '../net/hosts.js';
+import { SWEEP_GRACE_MS, type SweptProcess } from '../net/sweep.js';
 import { clusterInfo, completeConfig, inStopOrder, layoutOfInfo, ManagedServer, NO_LINKS, resolveDir, restartSpec, startCluster, type RunningCluster } from './cluster.js';
 import { isLink, linksOfRecords, retimedRecord, retimeLinks, rttOf, selectLinks } from './links.js';
 import { killGroup } from './processes.js';
 import { codeFingerprint } from './fingerprint.js';
+import { sweepStrayServers } from './strays.js';
 import { infoOf, isAlive, probe, readState, removeState, stopRecorded, writeState, type ClusterState, type RecordedServer } from './state.js';
 import type { ClusterInfo } from './types.js';
 
@@ -47,11 +49,21 @@ async function stopRemains(state: ClusterState, say: Say): Promise<boolean> {
       say(`  ${s.name.padEnd(width)} FAILED to stop pid ${s.pid}: ${(err as Error).message}`);
     }
   }
+  // A server the record does not know (its identity misread, its record lost) is found by process:
+  // by its command line naming the cluster's dir, and, in the hosts topology, by the namespace it
+  // runs in, which removeHosts sweeps before deleting it (issue 51).
+  const sweptSay = (p: SweptProcess) => say(`  ${'(unrecorded)'.padEnd(width)} stopped pid ${p.pid}, ${p.where}: ${shortened(p.cmdline)}`);
+  try {
+    (await sweepStrayServers(state.dir, { graceMs: SWEEP_GRACE_MS })).forEach(sweptSay);
+  } catch (err) {
+    ok = false;
+    say(`  ${'(unrecorded)'.padEnd(width)} FAILED to stop a server still running from ${state.dir}: ${(err as Error).message}`);
+  }
   // The namespaces go once nothing runs in them (a server still running keeps its process alive, not its network).
   const layout = layoutOfInfo(infoOf(state));
   if (ok && layout) {
     try {
-      await removeHosts(layout);
+      (await removeHosts(layout)).forEach(sweptSay);
       say(`  network      ${layout.bridge} and ${layout.hosts.length} namespaces removed`);
     } catch (err) {
       ok = false;
@@ -59,6 +71,11 @@ async function stopRemains(state: ClusterState, say: Say): Promise<boolean> {
     }
   }
   return ok;
+}
+
+/** A command line cut to one readable line (mariadbd's runs to 400 characters). */
+function shortened(cmdline: string, max = 120): string {
+  return cmdline.length > max ? `${cmdline.slice(0, max - 1)}…` : cmdline;
 }
 
 /** Each recorded server's health: alive (the same process we started) and answering its probe. */
@@ -162,7 +179,10 @@ export async function clusterRetime(say: Say, ms: number, names?: readonly strin
   await retimeRecorded(resolveDir(config.dir), ms, say, names);
 }
 
-/** Stops every recorded server (only those, checked by start time); false when one would not stop. */
+/**
+ * Stops every recorded server (checked by start time), then whatever of the cluster the record missed,
+ * found by process (see stopRemains); false when one would not stop.
+ */
 export async function clusterDown(say: Say, config: ClusterConfig = loadClusterConfig()): Promise<boolean> {
   const dir = resolveDir(config.dir);
   const state = readState(dir);

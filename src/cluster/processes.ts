@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { readStat } from '../net/procfs.js';
 import { pollUntil } from '../time.js';
 
 export interface SpawnSpec {
@@ -108,27 +109,9 @@ export function groupMembers(pgid: number): number[] {
   return out;
 }
 
-interface Stat {
-  state: string;
-  pgrp: number;
-  startTime: string;
-}
-
 /** The one-letter state of /proc/<pid>/stat ('R', 'S', 'T' = stopped, 'Z', …); undefined if gone. */
 export function processState(pid: number): string | undefined {
   return readStat(pid)?.state;
-}
-
-function readStat(pid: number): Stat | undefined {
-  try {
-    const raw = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // comm may contain spaces and parentheses: fields start after the last ')'
-    const rest = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
-    // rest[0] = state (field 3), rest[2] = pgrp (field 5), rest[19] = starttime (field 22)
-    return { state: rest[0] ?? '?', pgrp: Number(rest[2]), startTime: rest[19] ?? '' };
-  } catch {
-    return undefined;
-  }
 }
 
 export function identify(pid: number): ProcessIdentity | undefined {

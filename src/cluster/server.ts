@@ -126,14 +126,24 @@ function inNamespace(launch: Launch, namespace: string | undefined): Launch {
 const EXEC_WRAPPERS = ['ip netns exec', 'setpriv '];
 
 /**
- * The server's identity once its launchers have exec'd it: recorded before, its command line would
- * be theirs, and a later check would take the server for another process.
+ * Whether a command line read from /proc is the server's own: not a launcher's, and not empty. It
+ * reads empty while the kernel swaps one program for the next (`ip netns exec` exec'ing the server):
+ * an identity taken then matched no process later, so `down` passed the server by as not running
+ * and deleted the namespace it still ran in (issue 51; 22 of 300 `ip netns exec` launches read so).
  */
-async function identifyAfterExec(pid: number): Promise<ProcessIdentity | undefined> {
+export function isServerCommandLine(cmdline: string): boolean {
+  return cmdline !== '' && !EXEC_WRAPPERS.some((w) => cmdline.startsWith(w));
+}
+
+/**
+ * The server's identity once its launchers have exec'd it: recorded before, its command line would
+ * be theirs (or empty, mid-exec), and a later check would take the server for another process.
+ */
+export async function identifyAfterExec(pid: number): Promise<ProcessIdentity | undefined> {
   let last = identify(pid);
   await pollUntil(() => {
     last = identify(pid);
-    return last === undefined || !EXEC_WRAPPERS.some((w) => last?.cmdline.startsWith(w));
+    return last === undefined || isServerCommandLine(last.cmdline);
   }, 5_000, 2);
   return last;
 }

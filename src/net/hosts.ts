@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { runCommand, runTolerant } from './command.js';
 import { hostAddress, pickSubnet } from './subnet.js';
+import { SWEEP_GRACE_MS, sweepNamespaces, type SweptProcess } from './sweep.js';
 
 export interface NetHost {
   /** The server's name in the cluster: 'mysql', 'redis', 'app-8000', 'nginx'… */
@@ -128,8 +129,13 @@ export async function createHosts(layout: HostsLayout): Promise<void> {
 // (a namespace's deletion takes its veth pair down asynchronously).
 const GONE = /No such file|Cannot find device|No such device|does not exist|Bad rule|does a matching rule exist|Invalid argument/i;
 
-/** Removes every namespace, link and rule of the layout; what is already gone is skipped. */
-export async function removeHosts(layout: HostsLayout): Promise<void> {
+/**
+ * Removes every namespace, link and rule of the layout; what is already gone is skipped. A process
+ * still running in one of its namespaces is stopped first (see sweep.ts) and returned: `ip netns del`
+ * removes a namespace's name, not the namespace, which lives on, unseen, as long as a process is in it.
+ */
+export async function removeHosts(layout: HostsLayout): Promise<SweptProcess[]> {
+  const swept = await sweepNamespaces(layout.hosts.map((h) => h.namespace), { graceMs: SWEEP_GRACE_MS });
   // Deleting a namespace destroys the veth end inside it, and with it the pair.
   await Promise.all(layout.hosts.map((h) => runTolerant('ip', ['netns', 'del', h.namespace], GONE)));
   await Promise.all(layout.hosts.map((h) => runTolerant('ip', ['link', 'del', h.veth], GONE)));
@@ -142,6 +148,7 @@ export async function removeHosts(layout: HostsLayout): Promise<void> {
       break;
     }
   }
+  return swept;
 }
 
 /** What of the layout still exists on the machine: namespaces, links and the forward rule (for tests and `status`). */
