@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { etcdEndpointsOf, etcdMembers, etcdNames, hostPort, loadClusterConfig, reachAt, redisUrlAt, serverAddress, zkConnectOf, zookeeperNames, type ClusterConfig, type MysqlConfig, type PostgresConfig, type RedlockMastersConfig } from '../config.js';
-import { chooseHostsLayout, createHosts, removeHosts, requireHostsSupport, type HostsLayout } from '../net/hosts.js';
+import { chooseHostsLayout, createHosts, hasNetAdmin, HOSTS_TOOLS, removeHosts, requireHostsSupport, type HostsLayout } from '../net/hosts.js';
 import { sleep } from '../time.js';
 import { runMigrations } from '../db/migrate.js';
 import { runPostgresMigrations } from '../db/postgres-migrate.js';
@@ -13,7 +13,7 @@ import { instanceSpec } from './instance.js';
 import { isLink, linkRecords, linkSpecs, retimedRecord, retimeLinks, rttOf, selectLinks, withLinks, writeRttFile } from './links.js';
 import { mariadbSpec } from './mariadb.js';
 import { NginxRotation, nginxSpec } from './nginx.js';
-import { ensureBinaries } from './packages.js';
+import { ensureBinaries, ensureExecutable } from './packages.js';
 import { placementOf } from './placement.js';
 import { postgresSpec } from './postgres.js';
 import { freePorts, isPortFreeAt } from './ports.js';
@@ -86,6 +86,8 @@ export function clusterServerNames(cfg: ClusterConfig): string[] {
 /** The config with its hosts layout chosen, when it asks for the hosts topology and has none yet. */
 export async function withHostsLayout(cfg: ClusterConfig): Promise<ClusterConfig> {
   if (cfg.network !== 'hosts' || cfg.hosts) return cfg;
+  // Its tools come from Debian as the servers do; without root, requireHostsSupport says what is missing.
+  if (hasNetAdmin()) for (const [tool, pkg] of HOSTS_TOOLS) ensureExecutable([tool], pkg);
   await requireHostsSupport();
   return { ...cfg, hosts: await chooseHostsLayout(clusterServerNames(cfg)) };
 }

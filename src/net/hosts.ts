@@ -58,12 +58,15 @@ export function hasNetAdmin(): boolean {
   }
 }
 
+/** The programs the hosts topology runs, and the Debian packages that bring them. */
+export const HOSTS_TOOLS = [['ip', 'iproute2'], ['iptables', 'iptables']] as const;
+
 /** Throws at once, naming what is missing, when the hosts topology cannot be built here. */
 export async function requireHostsSupport(): Promise<void> {
   if (!hasNetAdmin()) {
     throw new Error('the hosts topology needs root (or CAP_NET_ADMIN) to create network namespaces, veth pairs, a bridge and iptables rules; run as root, or use the default loopback topology (--topology single)');
   }
-  for (const [tool, pkg] of [['ip', 'iproute2'], ['iptables', 'iptables']] as const) {
+  for (const [tool, pkg] of HOSTS_TOOLS) {
     await runCommand(tool, ['-V']).catch(() => {
       throw new Error(`the hosts topology needs \`${tool}\` (Debian package ${pkg}): apt-get install ${pkg}`);
     });
