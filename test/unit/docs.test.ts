@@ -10,6 +10,7 @@ import { DOCS_FLAGS, GENERATED_BLOCKS, ZH_DOCS } from '../../docgen/docs.js';
 import { BENCH_FLAGS, LAB_FLAGS, ROUND_TRIPS_FLAGS } from '../../bench/options.js';
 import { FAULT_FLAGS } from '../../faults/options.js';
 import { MUTATION_FLAGS } from '../../mutation/options.js';
+import { KUBERNETES_FLAGS } from '../../faults/kubernetes/options.js';
 import { SOAK_FLAGS } from '../../faults/soak/options.js';
 import { SCENARIOS } from '../../faults/scenarios/index.js';
 import { CLUSTER_COMMANDS, CLUSTER_FLAGS } from '../../src/cluster/cli-options.js';
@@ -47,6 +48,7 @@ const FLAGS: Record<string, readonly string[]> = {
   cluster: Object.keys(CLUSTER_FLAGS),
   live: Object.keys(LIVE_FLAGS),
   soak: Object.keys(SOAK_FLAGS),
+  kubernetes: Object.keys(KUBERNETES_FLAGS),
   docs: Object.keys(DOCS_FLAGS),
   mutation: Object.keys(MUTATION_FLAGS),
   'round-trips': Object.keys(ROUND_TRIPS_FLAGS),
