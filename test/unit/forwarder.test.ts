@@ -241,13 +241,21 @@ describe('startForwarder', () => {
     const port = await echo();
     const forwarder = await forward(port, 0);
     const client = await connect(forwarder.port);
-    expect(low(await pings(client, 30))).toBeLessThan(2);
+    // The upper bounds are for a delay applied twice or not changed, not for a busy machine's wake-ups:
+    // up to three rounds of 30, judged by the best round's 10th percentile, as measure() judges.
+    const rounds = async (under: number, warmUp: number) => {
+      const all: number[][] = [];
+      do all.push(await pings(client, 30, all.length === 0 ? warmUp : 0));
+      while (all.length < 3 && Math.min(...all.map(low)) >= under);
+      return { lowest: Math.min(...all.map(low)), least: Math.min(...all.flat()) };
+    };
+    expect((await rounds(2, 20)).lowest).toBeLessThan(2);
     forwarder.setRtt(4);
-    const slow = await pings(client, 30, 0);
-    expect(Math.min(...slow)).toBeGreaterThanOrEqual(4);
-    expect(low(slow)).toBeLessThan(6);
+    const slow = await rounds(6, 0);
+    expect(slow.least).toBeGreaterThanOrEqual(4);
+    expect(slow.lowest).toBeLessThan(6);
     forwarder.setRtt(0);
-    expect(low(await pings(client, 30, 1))).toBeLessThan(2);
+    expect((await rounds(2, 1)).lowest).toBeLessThan(2);
     expect(forwarder.rttMs).toBe(0);
   });
 
