@@ -62,9 +62,22 @@ export function linkTargets(cfg: ClusterConfig): LinkTarget[] {
   ];
 }
 
-/** Every port a config's servers use, so a forwarder's port is never one of them. */
-function serverPorts(cfg: ClusterConfig): Set<number> {
-  return new Set([cfg.ports.nginx, ...linkTargets(cfg).map((t) => t.port)]);
+/**
+ * Every port a config's servers bind (each number under its ports and its replicated ports), so a
+ * forwarder's port is never one of them. Read off the config itself, not off the linked servers: a
+ * port no link fronts (etcd's peer port in the single topology) is bound all the same, and a
+ * forwarder given it kept etcd from starting.
+ */
+export function serverPorts(cfg: Pick<ClusterConfig, 'ports' | 'replicated'>): Set<number> {
+  const found = new Set<number>();
+  const walk = (value: unknown): void => {
+    if (typeof value === 'number') found.add(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') Object.values(value).forEach(walk);
+  };
+  walk(cfg.ports);
+  walk(cfg.replicated);
+  return found;
 }
 
 /**

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clusterInfo, ensembleMember, etcdCluster, freeClusterConfig, inStopOrder } from '../../src/cluster/cluster.js';
-import { linkSpecs, linkTargets, retimedRecord, retimeLinks, selectLinks, withLinks, writeRttFile } from '../../src/cluster/links.js';
+import { linkSpecs, linkTargets, retimedRecord, retimeLinks, selectLinks, serverPorts, withLinks, writeRttFile } from '../../src/cluster/links.js';
 import { renderNginxConf } from '../../src/cluster/nginx.js';
 import { ManagedServer } from '../../src/cluster/server.js';
 import { zooCfg } from '../../src/cluster/zookeeper.js';
@@ -65,6 +65,17 @@ describe('delayed links', () => {
     expect(mysqlLink?.args).toEqual(expect.arrayContaining(['--listen', `127.0.0.1:${links.mysql}`, '--target', '127.0.0.1:13306', '--rtt-file', '/tmp/x/rtt/link-mysql']));
     // the forwarders stop after every server, so a draining instance still reaches its servers
     expect(inStopOrder([{ name: 'link-mysql' }, { name: 'mysql' }, { name: 'app-8000' }]).map((s) => s.name)).toEqual(['app-8000', 'mysql', 'link-mysql']);
+  });
+
+  it('counts every port the servers bind as taken, those no forwarder fronts (etcd peer port) included', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'links-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    // freeClusterConfig draws 12 ports plus one per instance, and 16 more when replicated
+    const single = await freeClusterConfig(dir, 3);
+    expect(serverPorts(single).size).toBe(15);
+    expect(serverPorts(single).has(single.ports.etcdPeer)).toBe(true);
+    const replicated = await freeClusterConfig(dir, 3, 'replicated');
+    expect(serverPorts(replicated).size).toBe(31);
   });
 
   it('replicated: the replica, the Sentinels and each ensemble node quorum ports are linked; a node reaches the others through their forwarders', async () => {
