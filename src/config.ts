@@ -163,6 +163,16 @@ const envSchema = z.object({
   // `npm run mutation`: a folder of lua/*.lua stand-ins (each a copy with one guard broken), read
   // in place of the same-named scripts; unset, lua/ alone. Never set in service.
   LUA_OVERRIDE_DIR: z.string().min(1).optional(),
+
+  // Where tests and the fault lab draw free loopback ports from (MIN-MAX, below Linux's ephemeral
+  // 32768+). Two runs side by side (CI's pairs) are given halves, so neither takes a port the other
+  // picked and has not bound yet.
+  FREE_PORTS: z
+    .string()
+    .regex(/^\d+-\d+$/, 'FREE_PORTS is MIN-MAX, such as 20000-32000')
+    .transform((r) => r.split('-').map(Number) as [number, number])
+    .refine(([min, max]) => min >= 1024 && max <= 65_535 && max - min >= 1_000, 'FREE_PORTS must span at least 1000 ports within 1024-65535')
+    .default([20_000, 32_000]),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -469,6 +479,12 @@ export function loadLiveConfig(env: NodeJS.ProcessEnv = process.env): LiveConfig
 export function luaOverrideDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
   // Only its own variable: loading a script must not depend on the rest of the environment.
   return envSchema.pick({ LUA_OVERRIDE_DIR: true }).parse({ LUA_OVERRIDE_DIR: env.LUA_OVERRIDE_DIR || undefined }).LUA_OVERRIDE_DIR;
+}
+
+/** The range free loopback ports are drawn from (FREE_PORTS). */
+export function freePortRange(env: NodeJS.ProcessEnv = process.env): { min: number; max: number } {
+  const [min, max] = envSchema.pick({ FREE_PORTS: true }).parse({ FREE_PORTS: env.FREE_PORTS || undefined }).FREE_PORTS;
+  return { min, max };
 }
 
 /** ZooKeeper's connect string for a cluster: its one server, or every node of the ensemble (through their forwarders, if any). */

@@ -80,8 +80,11 @@ export function aptInstall(packages: string[], log: (line: string) => void = () 
   // apt-get's output is progress for people: stderr, so a command's stdout stays its results
   const stdio = ['ignore', 2, 2] as const;
   try {
-    execFileSync('apt-get', ['update'], { stdio: [...stdio], env });
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { stdio: [...stdio], env });
+    // Two installs at once (test workers side by side, a lab beside them) wait for each other's
+    // dpkg lock instead of failing at once.
+    const wait = ['-o', 'DPkg::Lock::Timeout=300'];
+    execFileSync('apt-get', [...wait, 'update'], { stdio: [...stdio], env });
+    execFileSync('apt-get', [...wait, 'install', '-y', '--no-install-recommends', ...packages], { stdio: [...stdio], env });
   } catch (err) {
     throw new Error(`could not install ${packages.join(', ')} (${(err as Error).message}); try: ${cmd}`);
   }

@@ -1,5 +1,6 @@
 // Loopback port helpers: is a port free, wait until it is, and pick free ones for tests.
 import net from 'node:net';
+import { freePortRange } from '../config.js';
 import { pollUntil } from '../time.js';
 
 export const LOOPBACK = '127.0.0.1';
@@ -38,10 +39,11 @@ export async function waitPortFree(port: number, timeoutMs: number, what: string
 }
 
 /**
- * `count` distinct free loopback ports. They are drawn below Linux's ephemeral range (32768+), so an
- * outgoing connection's local port can never take one between this check and the server's bind.
+ * `count` distinct free loopback ports, from FREE_PORTS (default 20000-32000). They are drawn below
+ * Linux's ephemeral range (32768+), so an outgoing connection's local port can never take one
+ * between this check and the server's bind.
  */
-export async function freePorts(count: number, min = 20_000, max = 32_000): Promise<number[]> {
+export async function freePorts(count: number, { min, max } = freePortRange()): Promise<number[]> {
   const picked = new Set<number>();
   for (let tries = 0; picked.size < count; tries++) {
     if (tries > count * 50) throw new Error(`could not find ${count} free ports in ${min}-${max}`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadClusterConfig, loadServiceConfig, serviceEnvFor } from '../../src/config.js';
+import { ConfigError, freePortRange, loadClusterConfig, loadServiceConfig, serviceEnvFor } from '../../src/config.js';
+import { freePorts } from '../../src/cluster/ports.js';
 
 describe('configuration', () => {
   it('has defaults that match the native cluster', () => {
@@ -46,5 +47,20 @@ describe('configuration', () => {
     expect(() => loadServiceConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadServiceConfig({ REDLOCK_URLS: 'not a url' })).toThrow(/REDLOCK_URLS/);
     expect(loadServiceConfig({ PORT: '' }).port).toBe(8000);
+  });
+});
+
+describe('FREE_PORTS, where free loopback ports are drawn from', () => {
+  it('defaults to 20000-32000, below the ephemeral range; a half given to one of two runs side by side is kept to', async () => {
+    expect(freePortRange({})).toEqual({ min: 20_000, max: 32_000 });
+    expect(freePortRange({ FREE_PORTS: '26000-32000' })).toEqual({ min: 26_000, max: 32_000 });
+    const ports = await freePorts(50, freePortRange({ FREE_PORTS: '26000-27000' }));
+    expect(ports.every((p) => p >= 26_000 && p < 27_000)).toBe(true);
+  });
+
+  it('refuses a range that is no range, or too narrow to draw from', () => {
+    expect(() => freePortRange({ FREE_PORTS: '26000' })).toThrow(/FREE_PORTS/);
+    expect(() => freePortRange({ FREE_PORTS: '26000-26100' })).toThrow(/FREE_PORTS/);
+    expect(() => freePortRange({ FREE_PORTS: '80-5000' })).toThrow(/FREE_PORTS/);
   });
 });
