@@ -5,9 +5,10 @@ import { defineConfig } from 'vitest/config';
 // - test/unit/: pure tests, no server and no cluster. A new pure test goes in test/unit/.
 // - test/locks/: the lock contract suite; each file boots only the servers its locks need.
 // - test/integration/: tests on the shared cluster (its single stock row), one file at a time.
-// - test/faults/: the fault lab's tests, which boot private clusters of their own (they freeze and
-//   kill their servers; the topologies' is replicated): they run last, one after the other,
-//   without the shared cluster.
+// - test/faults/: the fault lab's tests, and the tests that freeze, stop and kill the servers of
+//   private clusters of their own (lock holders that die, dependencies that go away, ZooKeeper
+//   sessions lost; the topologies' is replicated): they run one after the other, without the
+//   shared cluster.
 // - test/chaos/: the nemesis and the soak, on a private cluster.
 // - test/network/: the hosts topology and its partitions (root only), on a private cluster.
 // - test/browser/: the live lab's page in chromium, on a private cluster.

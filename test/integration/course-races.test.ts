@@ -16,7 +16,8 @@ describe('the course’s flawed steps, exact in a plain race through nginx', () 
     ['redis-setnx-expire', 550, 500, 0.05],
     ['redis-owned-get-del', 550, 500, 0.05],
     // A spin on INSERT, as mysql-lock-table: bounded at 10 % as there (mysql-lock-table.test.ts).
-    ['mysql-lock-table-basic', 550, 500, 0.1],
+    // It sells at a few dozen a second here: a smaller stock, still more requests than units.
+    ['mysql-lock-table-basic', 220, 200, 0.1],
     // Every instance's clock is true here, so a lease runs out only for a holder that takes 30 s.
     ['redis-setnx-getset', 550, 500, 0.05],
     // Wakes the whole herd at each release, but the queue is fair: each waiter's turn comes in order.
