@@ -6,9 +6,13 @@
 import pg from 'pg';
 import { PG_STATEMENT_TIMEOUT_MS_DEFAULT, type PostgresConfig } from '../config.js';
 import { PoolBusyError } from './connections.js';
+import { HandshakeGate } from './handshake-gate.js';
 
 /** How long a new connection may take to open: a server that does not answer is down for us. */
 export const PG_CONNECT_TIMEOUT_MS = 2_000;
+
+/** New connections a pool opens at once (handshake-gate.ts); the rest queue, each timed from its start. */
+export const PG_HANDSHAKES_AT_ONCE = 2;
 
 /** pg's error for a statement given up on past its query_timeout. */
 const STATEMENT_TIMED_OUT = 'Query read timeout';
@@ -25,7 +29,8 @@ export function isPgStatementTimeout(err: unknown): boolean {
 
 /**
  * A connection with its own connect timeout (the pool's wait for a free one stays unbounded here
- * and is bounded per checkout), and its statements bounded by the pool's query_timeout.
+ * and is bounded per checkout), opened through its pool's handshake gate, and its statements
+ * bounded by the pool's query_timeout.
  *
  * pg's query_timeout rejects a statement past its bound but leaves it the connection's active
  * one: the connection still waits for that answer (forever, on a dead link) and queues every later
@@ -35,10 +40,22 @@ export function isPgStatementTimeout(err: unknown): boolean {
  * (it drops an ended client even released without an error): never handed out again.
  */
 class BoundedClient extends pg.Client {
-  constructor(config?: string | pg.ClientConfig) {
+  constructor(config?: string | (pg.ClientConfig & { handshakes?: HandshakeGate })) {
     const given = typeof config === 'string' ? { connectionString: config } : config;
     // The pool hides the password from its options' enumeration (stack traces): a spread drops it.
     super({ ...given, ...(given?.password !== undefined && { password: given.password }), connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
+    const gate = given?.handshakes;
+    if (gate) {
+      // pg-pool opens a connection with a callback; a caller of its own may await the promise.
+      const connect = this.connect.bind(this) as () => Promise<unknown>;
+      const gated = (callback?: (err?: Error) => void): Promise<this> | undefined => {
+        const opened = gate.through(async () => void (await connect()));
+        if (!callback) return opened.then(() => this);
+        opened.then(() => callback(), (err: Error) => callback(err));
+        return undefined;
+      };
+      this.connect = gated as pg.Client['connect'];
+    }
     const query = this.query.bind(this) as (...args: unknown[]) => unknown;
     const bounded = (...args: unknown[]): unknown => {
       const sent = query(...args);
@@ -52,7 +69,7 @@ class BoundedClient extends pg.Client {
 
 /** A pool on `cfg`, `size` connections at most (cfg.poolSize by default). */
 export function openPostgresPool(cfg: PostgresConfig, size = cfg.poolSize, applicationName = 'stocklab'): pg.Pool {
-  const pool = new pg.Pool({
+  const options: pg.PoolConfig & { handshakes: HandshakeGate } = {
     host: cfg.host,
     port: cfg.port,
     user: cfg.user,
@@ -63,7 +80,10 @@ export function openPostgresPool(cfg: PostgresConfig, size = cfg.poolSize, appli
     keepAlive: true,
     query_timeout: cfg.statementTimeoutMs ?? PG_STATEMENT_TIMEOUT_MS_DEFAULT,
     Client: BoundedClient,
-  });
+    // pg-pool hands its options to each new connection: BoundedClient reads the gate there.
+    handshakes: new HandshakeGate(PG_HANDSHAKES_AT_ONCE, isPgConnectionLost),
+  };
+  const pool = new pg.Pool(options);
   // An idle connection that dies (a restart, a terminated backend) is dropped by the pool; without
   // a listener its error would end the process.
   pool.on('error', () => undefined);
@@ -154,7 +174,8 @@ export interface Checkout {
 /**
  * A connection from `pool`, waited for at most `waitMs` when the pool is full (PostgresPoolBusyError
  * past it, nothing sent; one that comes free later goes straight back). A pool with room opens a
- * new one for this call, bounded by its connect timeout alone: a wait of 0 still gets one. While
+ * new one for this call, bounded by its connect timeout (after its turn at the handshake gate, and a
+ * handshake ahead that finds the server unreachable fails it too): a wait of 0 still gets one. While
  * checked out its errors are caught (pg's pool listens only to idle ones) and abort `broken`.
  */
 export async function checkout(pool: pg.Pool, waitMs: number): Promise<Checkout> {

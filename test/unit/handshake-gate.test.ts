@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { HandshakeGate } from '../../src/db/handshake-gate.js';
+
+class Unreachable extends Error {}
+
+/** A handshake the test ends by hand: `open()` resolves it, `fail(err)` rejects it. */
+function heldHandshake() {
+  let open!: () => void;
+  let fail!: (err: unknown) => void;
+  const done = new Promise<void>((resolve, reject) => ((open = resolve), (fail = reject)));
+  return { run: () => done, open, fail };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+describe('HandshakeGate: a pool opens its connections a few at a time', () => {
+  it('runs at most atOnce handshakes together; the next starts when one ends', async () => {
+    const gate = new HandshakeGate(2, (err) => err instanceof Unreachable);
+    const hs = [heldHandshake(), heldHandshake(), heldHandshake(), heldHandshake()];
+    const started: number[] = [];
+    const passes = hs.map((h, i) => gate.through(() => (started.push(i), h.run())));
+    await settle();
+    expect({ started, waiting: gate.waiting }).toEqual({ started: [0, 1], waiting: 2 });
+    hs[1].open();
+    await settle();
+    expect(started).toEqual([0, 1, 2]);
+    hs[0].open();
+    hs[2].open();
+    await settle();
+    hs[3].open();
+    await expect(Promise.all(passes)).resolves.toEqual([undefined, undefined, undefined, undefined]);
+    expect(started).toEqual([0, 1, 2, 3]);
+  });
+
+  it('a handshake that finds the server unreachable fails those queued behind it, unstarted, with its error', async () => {
+    const gate = new HandshakeGate(1, (err) => err instanceof Unreachable);
+    const hs = [heldHandshake(), heldHandshake(), heldHandshake()];
+    const started: number[] = [];
+    const passes = hs.map((h, i) => gate.through(() => (started.push(i), h.run())).then(() => 'opened', (err: unknown) => err));
+    await settle();
+    const down = new Unreachable('timeout expired');
+    hs[0].fail(down);
+    expect(await Promise.all(passes)).toEqual([down, down, down]);
+    expect({ started, waiting: gate.waiting }).toEqual({ started: [0], waiting: 0 });
+    // The next wave tries again.
+    await expect(gate.through(async () => undefined)).resolves.toBeUndefined();
+  });
+
+  it('any other failure is that connection\'s alone: the next queued one still tries', async () => {
+    const gate = new HandshakeGate(1, (err) => err instanceof Unreachable);
+    const hs = [heldHandshake(), heldHandshake()];
+    const passes = hs.map((h) => gate.through(h.run).then(() => 'opened', (err: unknown) => (err as Error).message));
+    await settle();
+    hs[0].fail(new Error('password authentication failed'));
+    await settle();
+    hs[1].open();
+    expect(await Promise.all(passes)).toEqual(['password authentication failed', 'opened']);
+  });
+});
