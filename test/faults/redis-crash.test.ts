@@ -1,6 +1,6 @@
 // Lock holders that die (a private cluster, since instances are killed): what each Redis lock
 // leaves behind, and what nginx does with a deduction whose instance died after writing. RedLock, whose masters are stopped and killed too, has its own file
-// (test/integration/redlock.test.ts).
+// (test/faults/redlock.test.ts).
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkUrl, resetStock } from '../../bench/race.js';

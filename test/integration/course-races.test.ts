@@ -1,6 +1,6 @@
 // The course's flawed steps in a plain race: three instances behind nginx (the shared cluster), the
 // default settings (workMs 0, ttlMs 30 s, waitMs 10 s). Their flaws need a crash, a pause or work
-// longer than the lease (test/integration/course-flaws.test.ts); without one they are exact.
+// longer than the lease (test/faults/course-flaws.test.ts); without one they are exact.
 import { describe, expect, it } from 'vitest';
 import { race } from '../../bench/race.js';
 import { sharedCluster } from '../support/cluster.js';
