@@ -21,13 +21,13 @@ describe('HandshakeGate: a pool opens its connections a few at a time', () => {
     const passes = hs.map((h, i) => gate.through(() => (started.push(i), h.run())));
     await settle();
     expect({ started, waiting: gate.waiting }).toEqual({ started: [0, 1], waiting: 2 });
-    hs[1].open();
+    hs[1]!.open();
     await settle();
     expect(started).toEqual([0, 1, 2]);
-    hs[0].open();
-    hs[2].open();
+    hs[0]!.open();
+    hs[2]!.open();
     await settle();
-    hs[3].open();
+    hs[3]!.open();
     await expect(Promise.all(passes)).resolves.toEqual([undefined, undefined, undefined, undefined]);
     expect(started).toEqual([0, 1, 2, 3]);
   });
@@ -39,7 +39,7 @@ describe('HandshakeGate: a pool opens its connections a few at a time', () => {
     const passes = hs.map((h, i) => gate.through(() => (started.push(i), h.run())).then(() => 'opened', (err: unknown) => err));
     await settle();
     const down = new Unreachable('timeout expired');
-    hs[0].fail(down);
+    hs[0]!.fail(down);
     expect(await Promise.all(passes)).toEqual([down, down, down]);
     expect({ started, waiting: gate.waiting }).toEqual({ started: [0], waiting: 0 });
     // The next wave tries again.
@@ -51,9 +51,9 @@ describe('HandshakeGate: a pool opens its connections a few at a time', () => {
     const hs = [heldHandshake(), heldHandshake()];
     const passes = hs.map((h) => gate.through(h.run).then(() => 'opened', (err: unknown) => (err as Error).message));
     await settle();
-    hs[0].fail(new Error('password authentication failed'));
+    hs[0]!.fail(new Error('password authentication failed'));
     await settle();
-    hs[1].open();
+    hs[1]!.open();
     expect(await Promise.all(passes)).toEqual(['password authentication failed', 'opened']);
   });
 });
