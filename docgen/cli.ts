@@ -17,6 +17,7 @@ import type { SweepReport } from '../bench/sweep.js';
 import { sweepDocBlock, sweepLeaseBlock, sweepSummaryBlock } from '../bench/sweep-report.js';
 import type { ChaosReport } from '../faults/chaos/report.js';
 import type { SoakReport } from '../faults/soak/report.js';
+import { incidentDocBlock, type IncidentReport } from '../faults/incidents/report.js';
 import { parseFlags, runCli, UsageError } from '../src/cli/args.js';
 
 /** A run's JSON, gzipped or not (a chaos run's whole history is kept gzipped in docs/runs). */
@@ -67,6 +68,11 @@ runCli('docs', DOCS_USAGE, async () => {
     const report = readJson<SweepReport>(given, ['rows', 'rtts', 'linkTimes']);
     const file = path.relative(process.cwd(), path.resolve(given));
     for (const [lang, langBlocks] of blocksIn) langBlocks.set(block, render(report, file, lang));
+  }
+  if (values.incidents) {
+    const report = readJson<IncidentReport>(values.incidents, ['rows', 'machine', 'stamp']);
+    const file = path.relative(process.cwd(), path.resolve(values.incidents));
+    for (const [lang, langBlocks] of blocksIn) langBlocks.set('incidents', incidentDocBlock(report, file, lang));
   }
   const root = process.cwd();
   const filled = new Set<string>();

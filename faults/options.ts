@@ -5,6 +5,9 @@ import { hasNetAdmin } from '../src/net/hosts.js';
 import { DEFAULT_SIZES, type FaultSizes } from './scenario.js';
 import { SCENARIOS } from './scenarios/index.js';
 
+/** The incident gallery's name for --scenario. */
+export const INCIDENTS_SCENARIO = 'incidents';
+
 export interface FaultOptions {
   /** Scenario names to run, in the lab's order; all when not given. */
   scenarios: string[];
@@ -14,6 +17,8 @@ export interface FaultOptions {
   sizes: FaultSizes;
   /** The language of the markdown and the closing lines; the HTML report carries both. */
   lang: Lang;
+  /** --scenario incidents: the lock libraries' own bug reports, reproduced (faults/incidents/). */
+  incidents?: true;
   /** --chaos: the random nemesis under a steady load instead of the scenarios (faults/chaos/). */
   chaos?: { seconds: number; seed: number; topology: ChaosTopology };
 }
@@ -28,7 +33,8 @@ export type ChaosTopology = (typeof CHAOS_TOPOLOGIES)[number];
 const isChaosTopology = (t: string): t is ChaosTopology => (CHAOS_TOPOLOGIES as readonly string[]).includes(t);
 
 export const USAGE = `usage: npm run faults -- [options]
-  --scenario NAME[,NAME]   only these scenarios (${SCENARIOS.map((s) => s.name).join(', ')}); partition: every partition scenario (root: the hosts topology)
+  --scenario NAME[,NAME]   only these scenarios (${SCENARIOS.map((s) => s.name).join(', ')}); partition: every partition scenario (root: the hosts topology);
+                           ${INCIDENTS_SCENARIO}: the lock libraries' own bug reports, reproduced (alone)
   --strategy NAME[,NAME]   only these strategies, within each scenario's list
   --sell N                 units sold while a holder is frozen (default ${DEFAULT_SIZES.sell})
   --out DIR                where <stamp>.{md,json,html} go (default faults/results)
@@ -69,7 +75,10 @@ export function parseFaultArgs(argv: string[]): FaultOptions {
   const { values } = parseFlags(argv, FAULT_FLAGS);
   // A family's name (partition) stands for every scenario of the family.
   const names = list(values.scenario)?.flatMap((n) => [n, ...SCENARIOS.filter((s) => s.family === n).map((s) => s.name)]);
-  const unknown = (names ?? []).filter((n) => !SCENARIOS.some((s) => s.name === n));
+  // The incident gallery (faults/incidents/) runs on a cluster of its own, alone.
+  const incidents = names?.includes(INCIDENTS_SCENARIO) ?? false;
+  if (incidents && (names!.length > 1 || values.chaos)) throw new UsageError(`--scenario ${INCIDENTS_SCENARIO} runs alone`);
+  const unknown = (names ?? []).filter((n) => n !== INCIDENTS_SCENARIO && !SCENARIOS.some((s) => s.name === n));
   if (unknown.length > 0) throw new UsageError(`unknown scenario: ${unknown.join(', ')}`);
   const sell = values.sell === undefined ? DEFAULT_SIZES.sell : Number(values.sell);
   // the stock must outlast the sales, the probes and the holder's own unit
@@ -86,6 +95,7 @@ export function parseFaultArgs(argv: string[]): FaultOptions {
     : undefined;
   return {
     ...(chaos && { chaos }),
+    ...(incidents && { incidents }),
     scenarios: SCENARIOS.map((s) => s.name).filter((n) => names === undefined || names.includes(n)),
     ...(strategies !== undefined && strategies.length > 0 && { strategies }),
     out: values.out,

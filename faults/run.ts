@@ -3,6 +3,7 @@
 // cluster. Scenarios that need the replicated topology run after the others, on a cluster of their own. Progress goes to stderr, the table to stdout. Exit 0 only when every row is as expected.
 import path from 'node:path';
 import { chaosMain } from './chaos/cli.js';
+import { incidentsMain } from './incidents/cli.js';
 import { catalogMismatches, type Declared } from './catalog-check.js';
 import { startLabCluster } from './lab-cluster.js';
 import { declaredOf } from './locks.js';
@@ -26,6 +27,7 @@ async function main(): Promise<number> {
   const progress = new Progress();
   const say = progress.line;
   if (opts.chaos) return chaosMain({ ...opts, chaos: opts.chaos }, progress);
+  if (opts.incidents) return incidentsMain(opts, progress);
   const started = new Date();
   const stamp = stampOf(started);
   const wanted = opts.strategies;

@@ -24,6 +24,11 @@ describe('parseFlags', () => {
     // a family's name runs its whole family
     expect(parseFaultArgs(['--scenario', 'partition']).scenarios).toEqual(['partition', 'nginx-cut', 'zk-leader-partition', 'redis-split-brain']);
     expect(parseFaultArgs(['--scenario', 'zk-leader-partition']).scenarios).toEqual(['zk-leader-partition']);
+    // the incident gallery runs alone, on a cluster of its own
+    expect(parseFaultArgs(['--scenario', 'incidents'])).toMatchObject({ incidents: true, scenarios: [] });
+    expect(parseFaultArgs(['--scenario', 'holder-pause']).incidents).toBeUndefined();
+    expect(() => parseFaultArgs(['--scenario', 'incidents,holder-pause'])).toThrow(new UsageError('--scenario incidents runs alone'));
+    expect(() => parseFaultArgs(['--scenario', 'incidents', '--chaos'])).toThrow(new UsageError('--scenario incidents runs alone'));
   });
 
   it('names an unknown flag, and an unexpected argument', () => {

@@ -1,0 +1,101 @@
+// The gallery: each incident as its thread reports it, and how the lab builds it.
+import { pauseCase, type Fencing } from '../scenarios/holder-pause.js';
+import type { FaultContext } from '../scenario.js';
+import { etcd3BesideLockRpc, labEtcdBesideLockRpc } from './etcd3.js';
+import { LAB, type Incident, type Trial, type TrialSpec } from './incident.js';
+import { betaExpiredAcquire, fixedExpiredAcquire, labRedlockAcquire } from './redlock.js';
+import { lateRefreshOn, twoHoldersOn } from './redis-semaphore.js';
+
+/**
+ * The lab's redis-watchdog (SET NX PX renewed while held, the Mutex's own design) with its holder
+ * frozen past its lease, through the service, as the fault lab's holder-pause builds it: the two
+ * holders the reports describe, and what fenced=1 does about them. Run once per gallery run.
+ */
+function watchdogFrozen(fencing: Fencing): TrialSpec {
+  const runs = new WeakMap<FaultContext, ReturnType<typeof pauseCase>>();
+  return {
+    pkg: `${LAB} redis-watchdog${fencing === 'fenced' ? ', fenced=1' : ''}`,
+    async run(ctx): Promise<Omit<Trial, 'pkg' | 'version'>> {
+      const pending = runs.get(ctx) ?? pauseCase(ctx, 'redis-watchdog', fencing, 'mysql');
+      runs.set(ctx, pending);
+      const row = await pending;
+      const holder = Object.keys(row.byRole.holder ?? {})[0] ?? 'no answer';
+      return {
+        reproduced: row.oversold > 0,
+        measured: {
+          en: `holder frozen past its lease, ${row.byRole.sell?.['200'] ?? 0} sold by the others meanwhile; the holder answered ${holder}; oversold ${row.oversold}`,
+          zh: `持锁者冻结超过租约，期间其他实例卖出 ${row.byRole.sell?.['200'] ?? 0} 件；持锁者的回答 ${holder}；超卖 ${row.oversold}`,
+        },
+        facts: { oversold: row.oversold, holder, asExpected: row.asExpected },
+      };
+    },
+  };
+}
+
+const watchdogUnfenced = watchdogFrozen('unfenced');
+const watchdogFenced = watchdogFrozen('fenced');
+
+export const INCIDENTS: readonly Incident[] = [
+  {
+    id: 'redis-semaphore-175',
+    library: 'redis-semaphore (Mutex)',
+    reported: { repo: 'swarthy/redis-semaphore', refs: ['#175'], fixedBy: { en: 'PR #177, released in 5.3.1', zh: 'PR #177，5.3.1 发布' } },
+    symptom: {
+      en: 'A refresh that runs late, after another client took and released the lock, silently re-acquires it: "mutual exclusion was not in fact guaranteed".',
+      zh: '续期来迟了：别的客户端已经拿到并释放了锁之后，它悄悄把锁又拿了回来，“互斥其实没有得到保证”。',
+    },
+    built: {
+      en: 'A: lockTimeout 500 ms, refreshInterval 1500 ms (a holder stalled between refreshes). Once Redis has expired A\'s key, B acquires and releases; the lab then waits for A\'s refresh and reads the key.',
+      zh: 'A：lockTimeout 500 ms、refreshInterval 1500 ms（持锁者在两次续期之间停住）。Redis 让 A 的键过期之后，B 加锁再释放；然后等 A 的续期发生，读这个键。',
+    },
+    affected: lateRefreshOn('redis-semaphore-5.3.0'),
+    fixed: lateRefreshOn('redis-semaphore'),
+    lab: [watchdogUnfenced, watchdogFenced],
+  },
+  {
+    id: 'redis-semaphore-9-24',
+    library: 'redis-semaphore (Mutex)',
+    reported: { repo: 'swarthy/redis-semaphore', refs: ['#9', '#24'] },
+    symptom: {
+      en: 'An event loop blocked past lockTimeout (a breakpoint, a laptop out of standby): another instance gets the lock, "multiple instances are doing the same job", and the first learns only from a late "Lost mutex" error.',
+      zh: '事件循环被阻塞超过 lockTimeout（断点、笔记本从待机中醒来）：另一个实例拿到了锁，“多个实例在做同一件事”，而第一个实例直到一个迟到的 “Lost mutex” 错误才知道。',
+    },
+    built: {
+      en: 'A stalls as above; once its key has expired, B acquires. Both report isAcquired; the lab times A\'s onLockLost from B\'s acquire. By design: no version fixes it (no fencing token).',
+      zh: 'A 同上停住；它的键过期后 B 加锁。两者的 isAcquired 都为真；从 B 拿到锁起计时，直到 A 的 onLockLost。这是设计使然：没有哪个版本修复它（没有防护令牌）。',
+    },
+    affected: twoHoldersOn('redis-semaphore'),
+    lab: [watchdogUnfenced, watchdogFenced],
+  },
+  {
+    id: 'redlock-296',
+    library: 'redlock (node-redlock)',
+    reported: { repo: 'mike-marcacci/node-redlock', refs: ['#296', '#283', '#299', '#169'], fixedBy: { en: 'PRs #274 and #276, merged, never released; published in the fork @sesamecare-oss/redlock', zh: 'PR #274 和 #276 已合并但从未发布；分支 @sesamecare-oss/redlock 发布了它们' } },
+    symptom: {
+      en: 'With retryCount > 0, acquire() can return a lock that has already expired; using() then fails at once with "Cannot extend an already-expired lock".',
+      zh: 'retryCount > 0 时，acquire() 可能返回一把已经过期的锁；using() 随即失败：“Cannot extend an already-expired lock”。',
+    },
+    built: {
+      en: 'Another holder\'s key stands for 1500 ms; acquire(duration 1000 ms, retryCount 20, retryDelay 200 ms, no jitter) wins on the attempt after it goes. The lab reads the lock\'s expiration, Redis\'s PTTL, and tries extend().',
+      zh: '另一个持锁者的键保留 1500 ms；acquire（duration 1000 ms，retryCount 20，retryDelay 200 ms，无抖动）在键消失后的那次尝试中拿到锁。读取锁的 expiration 和 Redis 的 PTTL，再试一次 extend()。',
+    },
+    affected: betaExpiredAcquire,
+    fixed: fixedExpiredAcquire,
+    lab: [labRedlockAcquire],
+  },
+  {
+    id: 'etcd3-75',
+    library: 'etcd3 (npm)',
+    reported: { repo: 'microsoft/etcd3', refs: ['#75'] },
+    symptom: {
+      en: '"If I take lock on mylock2 key using etcdctl and then try to take lock using this library on the same key, both of them goes through."',
+      zh: '“用 etcdctl 对 mylock2 加锁，再用这个库对同一个键加锁，两个都成功了。”',
+    },
+    built: {
+      en: 'etcd\'s Lock RPC (what etcdctl lock calls, through etcd\'s HTTP gateway) takes a name; then the package\'s lock on the same name. Unchanged in the current version.',
+      zh: '先用 etcd 的 Lock RPC（etcdctl lock 调用的就是它，这里经 etcd 的 HTTP 网关）锁住一个名字，再用这个包对同一个名字加锁。当前版本仍是如此。',
+    },
+    affected: etcd3BesideLockRpc,
+    lab: [labEtcdBesideLockRpc],
+  },
+];
