@@ -4,7 +4,7 @@ import type { FaultContext } from '../scenario.js';
 import { etcd3BesideLockRpc, labEtcdBesideLockRpc } from './etcd3.js';
 import { LAB, type Incident, type Trial, type TrialSpec } from './incident.js';
 import { betaExpiredAcquire, fixedExpiredAcquire, labRedlockAcquire } from './redlock.js';
-import { lateRefreshOn, twoHoldersOn } from './redis-semaphore.js';
+import { labWatchdogReleaseDuringRenewal, lateRefreshOn, releaseDuringRefreshOn, twoHoldersOn } from './redis-semaphore.js';
 
 /**
  * The lab's redis-watchdog (SET NX PX renewed while held, the Mutex's own design) with its holder
@@ -66,6 +66,22 @@ export const INCIDENTS: readonly Incident[] = [
     },
     affected: twoHoldersOn('redis-semaphore'),
     lab: [watchdogUnfenced, watchdogFenced],
+  },
+  {
+    id: 'redis-semaphore-205',
+    library: 'redis-semaphore (Mutex)',
+    reported: { repo: 'swarthy/redis-semaphore', refs: ['#205'], fixedBy: { en: 'PR #206, released in 5.5.1', zh: 'PR #206，5.5.1 发布' } },
+    symptom: {
+      en: 'A refresh already under way when release() runs comes back after it and reports the lock lost: "all of the workers simultaneously crash with Lock Lost errors".',
+      zh: 'release() 执行时已经发出的续期在它之后才回来，报告锁丢了：“所有 worker 同时因 Lock Lost 错误崩溃”。',
+    },
+    built: {
+      en: 'A: lockTimeout 10 s, refreshInterval 100 ms. The lab holds A\'s first refresh (its EVALSHA) back, lets release() finish, then lets the refresh through and waits for its answer.',
+      zh: 'A：lockTimeout 10 s、refreshInterval 100 ms。扣住 A 的第一次续期（它的 EVALSHA），等 release() 完成，再放行这次续期并等它的结果回来。',
+    },
+    affected: releaseDuringRefreshOn('redis-semaphore-5.5.0'),
+    fixed: releaseDuringRefreshOn('redis-semaphore'),
+    lab: [labWatchdogReleaseDuringRenewal],
   },
   {
     id: 'redlock-296',

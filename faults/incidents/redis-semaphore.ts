@@ -6,7 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { pollUntil } from '../../src/time.js';
 import type { FaultContext } from '../scenario.js';
-import type { Trial, TrialSpec } from './incident.js';
+import { holdCall } from './held-call.js';
+import { LAB, type Trial, type TrialSpec } from './incident.js';
+import { commandName } from '../../src/redis-client/lua.js';
+import { connectRedis, waitReady } from '../../src/redis-client/connect.js';
+import { WatchdogLock } from '../../src/locks/redis/hash/watchdog.js';
 
 interface MutexLike {
   acquire(): Promise<void>;
@@ -118,3 +122,75 @@ export function twoHoldersOn(pkg: string): TrialSpec {
     },
   };
 }
+
+/** Waits for `p` at most `ms`: false when it did not settle in time. */
+const within = (p: Promise<void>, ms: number) => Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+
+/**
+ * #205: a refresh already sent when release() runs, answered after it. The refresh (an EVALSHA of
+ * the expire-if-equal script with its 3 arguments) is held back until release() has finished; its
+ * "0" then reaches a holder that let go on purpose. 5.5.0 reports the lock lost; 5.5.1 and later do not.
+ */
+export function releaseDuringRefreshOn(pkg: string): TrialSpec {
+  return {
+    pkg,
+    async run(ctx): Promise<Omit<Trial, 'pkg' | 'version'>> {
+      const Mutex = await mutexOf(pkg);
+      const redis = new Redis(ctx.cluster.info.redis, { maxRetriesPerRequest: 1 });
+      const key = `incident:205:${randomUUID()}`;
+      const lost: string[] = [];
+      // evalsha(sha, numkeys, key, identifier, lockTimeout): the refresh; the release passes one argument
+      // fewer. The second refresh is held: the first, on a server without the script, falls back to
+      // EVAL (which loads it), and the call held must be the one that answers.
+      const refresh = holdCall(redis, 'evalsha', (args) => args.length === 5, 1);
+      try {
+        const a = new Mutex(redis, key, { lockTimeout: 10_000, refreshInterval: 100, onLockLost: (err) => lost.push(err.message) });
+        await a.acquire();
+        if (!(await within(refresh.held, SEEN_MS))) throw new Error('no refresh was sent within the bound');
+        await a.release();
+        const keyGone = (await redis.exists(`mutex:${key}`)) === 0;
+        await refresh.open();
+        const reproduced = lost.length > 0;
+        return {
+          reproduced,
+          measured: reproduced
+            ? { en: `release() finished (key gone: ${keyGone}); the refresh answered after it, and onLockLost fired: ${lost[0]?.replace(key, 'KEY')}`, zh: `release() 已完成（键已删除：${keyGone}）；之后才回来的续期结果触发了 onLockLost：${lost[0]?.replace(key, 'KEY')}` }
+            : { en: `release() finished (key gone: ${keyGone}); the refresh answered after it, and no loss was reported`, zh: `release() 已完成（键已删除：${keyGone}）；之后才回来的续期结果没有引发丢锁报告` },
+          facts: { lossReported: lost.length, keyGone },
+        };
+      } finally {
+        await redis.del(`mutex:${key}`);
+        redis.disconnect();
+      }
+    },
+  };
+}
+
+/** The lab's watchdog under the same order: its renewal held back until its release has finished. */
+export const labWatchdogReleaseDuringRenewal: TrialSpec = {
+  pkg: `${LAB} redis-watchdog`,
+  async run(ctx): Promise<Omit<Trial, 'pkg' | 'version'>> {
+    const redis = connectRedis(ctx.cluster.info.redis, { commandTimeoutMs: 2_000 });
+    const resource = `incident-205-${randomUUID()}`;
+    // renewed every ttl/3
+    const renewal = holdCall(redis, commandName('lock-reentrant-renew'), () => true);
+    try {
+      if (!(await waitReady(redis, SEEN_MS))) throw new Error('Redis did not answer within the bound');
+      const lease = await new WatchdogLock(redis).acquire(resource, { owner: 'incident-205', ttlMs: 300, waitMs: 2_000, retryMs: 20 });
+      if (!(await within(renewal.held, SEEN_MS))) throw new Error('no renewal was sent within the bound');
+      await lease.release();
+      await renewal.open();
+      const reproduced = lease.lost.aborted;
+      return {
+        reproduced,
+        measured: {
+          en: `release() finished; the renewal answered after it, and the lease ${reproduced ? 'reported itself lost' : 'reported nothing'}`,
+          zh: `release() 已完成；之后才回来的续期结果${reproduced ? '让租约报告了丢锁' : '没有引发任何报告'}`,
+        },
+        facts: { lostAborted: reproduced },
+      };
+    } finally {
+      redis.disconnect();
+    }
+  },
+};

@@ -84,7 +84,8 @@ function runLua(client: Redis, name: string, keys: string[], args: (string | num
 /** Replies of scripts that answer 1 for yes and 0 for no. */
 export const isOne = (raw: unknown): boolean => raw === 1;
 
-// ioredis exposes defined commands as methods; prefix them so they never shadow a real command.
-function commandName(script: string): string {
+// ioredis exposes defined commands as methods; prefix them so they never shadow a real command
+// (exported for the incident gallery, which holds one script's calls back to order them).
+export function commandName(script: string): string {
   return `lua_${script.replace(/[^a-zA-Z0-9]/g, '_')}`;
 }

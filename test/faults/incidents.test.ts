@@ -60,6 +60,16 @@ describe('the incident gallery', () => {
     expect(asClaimed(row)).toBe(true);
   });
 
+  it('redis-semaphore #205: 5.5.0 reports a lock lost when a refresh answers after release(), 5.8.0 does not, nor does the lab\'s watchdog', async () => {
+    const row = await run('redis-semaphore-205');
+    expect([outcome(row.affected), outcome(row.fixed), ...row.lab.map(outcome)]).toEqual([
+      { pkg: 'redis-semaphore-5.5.0', version: 'redis-semaphore@5.5.0', reproduced: true },
+      { pkg: 'redis-semaphore', version: expect.stringMatching(/^redis-semaphore@5\.([6-9]|\d\d)\./), reproduced: false },
+      { pkg: 'stocklab redis-watchdog', version: expect.any(String), reproduced: false },
+    ]);
+    expect(row.affected).toMatchObject({ facts: { lossReported: 1, keyGone: true } });
+  });
+
   it('node-redlock #296: 5.0.0-beta.2 returns an already expired lock after retries, the fork with the fix and the lab\'s redlock a live one', async () => {
     const row = await run('redlock-296');
     expect([outcome(row.affected), outcome(row.fixed), ...row.lab.map(outcome)]).toEqual([
