@@ -12,6 +12,15 @@ export interface ContainerInfo {
   State: { Status: string; Running: boolean; Paused: boolean; Health?: { Status: string } };
 }
 
+/** How many times a pause runc gave up on is tried, and the wait before the n-th retry (n × this). */
+const PAUSE_ATTEMPTS = 5;
+const PAUSE_RETRY_MS = 100;
+
+/** runc's answer when the freezer did not reach FROZEN in its tries; it has thawed the container again. */
+export function isFreezeGivenUp(err: unknown): boolean {
+  return err instanceof DockerError && err.status === 500 && /unable to freeze/.test(err.message);
+}
+
 export class DockerError extends Error {
   constructor(
     readonly status: number,
@@ -64,9 +73,22 @@ export class DockerEngine {
     return list.map((c) => c.Id);
   }
 
-  /** pause and unpause: the cgroup freezer, every process of the container stopped as by SIGSTOP. */
-  async pause(id: string): Promise<void> {
-    await this.call('POST', `/containers/${encodeURIComponent(id)}/pause`);
+  /**
+   * pause and unpause: the cgroup freezer, every process of the container stopped as by SIGSTOP.
+   * On cgroup v1, runc gives up after a bounded number of tries while a task is still FREEZING (a busy
+   * machine, a task in the middle of a syscall) and thaws the container again: "unable to freeze".
+   * Nothing was frozen, so the pause is tried again after a short wait.
+   */
+  async pause(id: string, attempts = PAUSE_ATTEMPTS): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.call('POST', `/containers/${encodeURIComponent(id)}/pause`);
+        return;
+      } catch (err) {
+        if (attempt >= attempts || !isFreezeGivenUp(err)) throw err;
+        await new Promise((r) => setTimeout(r, PAUSE_RETRY_MS * attempt));
+      }
+    }
   }
 
   async unpause(id: string): Promise<void> {
