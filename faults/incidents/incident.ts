@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Lang } from '../../src/lang.js';
 import { REPO_ROOT } from '../../src/paths.js';
-import type { FaultContext } from '../scenario.js';
+import type { FaultContext, LabTopology } from '../scenario.js';
 
 export type Words = Record<Lang, string>;
 
@@ -30,6 +30,8 @@ export interface TrialSpec {
 export interface Incident {
   id: string;
   library: string;
+  /** The cluster it needs: 'single' when absent; Sentinel or ZooKeeper's ensemble, or namespaces to cut links. */
+  topology?: LabTopology;
   /** Repository and issue or pull-request numbers, as reported. */
   reported: { repo: string; refs: string[]; fixedBy?: Words };
   symptom: Words;

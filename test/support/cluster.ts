@@ -1,6 +1,7 @@
 // Helpers for test files: the shared cluster booted by global-setup.ts, or a private one for tests
 // that kill and restart servers.
 import { inject } from 'vitest';
+import type { LabTopology } from '../../faults/scenario.js';
 import { freeClusterConfig, startCluster, type ClusterInfo, type RunningCluster } from '../../src/cluster/cluster.js';
 import { withFixture } from './fixture.js';
 
@@ -13,7 +14,7 @@ export interface OwnClusterOptions {
   instances?: number;
   /** extra env for each app instance; LOG_LEVEL defaults to warn */
   instanceEnv?: Record<string, string>;
-  topology?: 'single' | 'replicated' | 'hosts,replicated';
+  topology?: LabTopology;
   /** nginx's capacity of requests in flight (its `limit_conn`), lowered for a test; default the template's */
   nginxCapacity?: number;
 }
