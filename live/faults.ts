@@ -4,7 +4,7 @@
 // healAll() ends them all (the page closed, the server stopping).
 import { cut, type Grudge } from '../src/net/grudge.js';
 import { unionOfGrudges } from '../src/cluster/partitions.js';
-import { monotonicMs } from '../src/http/server-timing.js';
+import { monotonicMs } from '../src/time.js';
 import { FaultError } from './fault-error.js';
 import type { Partitions, Proc } from './servers.js';
 import type { CutFrom, FaultKind, FaultMark } from './shared/types.js';

@@ -15,7 +15,7 @@ import type { LabServers, Proc } from './servers.js';
 import { faultSchema, InputError, parseRace, parseWith, type FaultRequest } from './settings.js';
 import { CUT_FROM, type LabState, type LiveEvent, type RunLog, type StrategyInfo } from './shared/types.js';
 import { LANGS, type Bilingual, type Lang } from '../src/lang.js';
-import { monotonicMs } from '../src/http/server-timing.js';
+import { monotonicMs } from '../src/time.js';
 
 export const TOKEN_HEADER = 'x-live-token';
 const BODY_LIMIT = 4_096;

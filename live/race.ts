@@ -3,7 +3,7 @@
 import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import { settledUnitsLeft } from '../bench/stores.js';
-import { monotonicMs } from '../src/http/server-timing.js';
+import { monotonicMs } from '../src/time.js';
 import { getAnswer, type Answer } from './answers.js';
 import type { FaultBoard } from './faults.js';
 import type { LabServers } from './servers.js';

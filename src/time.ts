@@ -1,4 +1,9 @@
-// Waiting, the one way: timer-based pauses and deadline-bounded polls (never a busy wait).
+// Time, the one way: the machine's monotonic clock, timer-based pauses and deadline-bounded polls (never a busy wait).
+
+/** CLOCK_MONOTONIC in milliseconds: the same clock in every process of this machine. */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
 
 /** A timer-based pause; with `signal`, cut short by its abort (rejecting with the signal's reason). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -3,25 +3,8 @@
 // monotonic clock (shared by every process on it), so a watcher on the same machine can lay the
 // holds of several instances on one time axis. `live/` draws them.
 
-/** CLOCK_MONOTONIC in milliseconds: the same clock in every process of this machine. */
-export function monotonicMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6;
-}
-
-/**
- * Filled in by a lock strategy's deduction as it goes. The hold runs from the moment the work
- * inside the lock starts (after the grant arrived) to the moment it ends (before the release is
- * sent), so two holds of a correct lock never overlap, even measured in two processes.
- */
-export class HoldRecord {
-  readonly startedAt = monotonicMs();
-  grantedAt?: number;
-  releasedAt?: number;
-  writeStartedAt?: number;
-  writeEndedAt?: number;
-  /** The grant's fencing token, for locks that issue one. */
-  token?: bigint;
-}
+import type { HoldRecord } from '../locks/hold-record.js';
+import { monotonicMs } from '../time.js';
 
 const ms = (n: number) => Math.max(0, n).toFixed(2);
 

@@ -2,7 +2,7 @@ import { LockNotHeldError } from '../locks/errors.js';
 import type { Lease, LeaseExtras, Lock } from '../locks/lock.js';
 import { withLock, type Held } from '../locks/scope.js';
 import type { Fence } from '../fencing.js';
-import { monotonicMs } from '../http/server-timing.js';
+import { monotonicMs } from '../time.js';
 import { STOCK_LOCK_RESOURCE } from '../stock/product.js';
 import { readThenWrite } from '../stock/read-then-write.js';
 import type { DeductRequest, DeductResult, LockedDeduction, SharedDeps } from './strategy.js';

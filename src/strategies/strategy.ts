@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { ServiceConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { FenceSource } from '../fencing.js';
-import type { HoldRecord } from '../http/server-timing.js';
+import type { HoldRecord } from '../locks/hold-record.js';
 import { LOCK_PAUSE_POINTS, type Lease, type LeaseExtras, type Lock, type LockOptions, type LockWithExpiry } from '../locks/lock.js';
 import type { Held, Scope } from '../locks/scope.js';
 import type { MysqlStock } from '../stock/mysql-stock.js';

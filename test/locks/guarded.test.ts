@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FencedError, type FenceSource } from '../../src/fencing.js';
-import { HoldRecord } from '../../src/http/server-timing.js';
+import { HoldRecord } from '../../src/locks/hold-record.js';
 import { LockLostError, LockNotHeldError } from '../../src/locks/errors.js';
 import type { AcquireOptions, Lease, Lock } from '../../src/locks/lock.js';
 import { fairLockKeys, stringLockKey } from '../../src/locks/redis/keys.js';

@@ -59,4 +59,11 @@ describe('imports', () => {
     expect(upward('bench/', ['faults/', 'docgen/'])).toEqual([]);
     expect(upward('faults/', ['docgen/'])).toEqual([]);
   });
+
+  it('keeps the locks and the strategies free of the HTTP layer that serves them', () => {
+    const upward = [...graph].flatMap(([f, deps]) =>
+      f.startsWith('src/locks/') || f.startsWith('src/strategies/') ? [...deps].filter((d) => d.startsWith('src/http/')).map((d) => `${f} → ${d}`) : [],
+    );
+    expect(upward).toEqual([]);
+  });
 });
