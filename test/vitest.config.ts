@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { INTEGRATION_WORKERS } from './support/workers.js';
 
 // One folder per project; a file's folder decides how it runs:
 // - test/unit/: pure tests, no server and no cluster. A new pure test goes in test/unit/.
@@ -19,7 +20,7 @@ import { defineConfig } from 'vitest/config';
 // test/support/ holds the helpers and has no tests.
 
 // Vitest 4 runs projects with different worker counts one group after the other, so the unit and
-// lock contract files run first, two at a time, then the integration files one at a time.
+// lock contract files run first, two at a time, then the integration files two at a time.
 // `--project unit` runs the unit files alone, without booting any server.
 export default defineConfig({
   test: {
@@ -40,10 +41,10 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           sequence: { groupOrder: 1 },
-          // Integration tests share one cluster and its single stock row, so files run one at a
-          // time, in one worker that keeps its imports (src/, bench/, the load process) from file
-          // to file instead of starting afresh for each.
-          fileParallelism: false,
+          // Integration tests share a cluster and its single stock row, so a cluster's files run one
+          // at a time: each of the workers has a cluster of its own (global-setup.ts) and keeps its
+          // imports (src/, bench/, the load process) from file to file instead of starting afresh.
+          maxWorkers: INTEGRATION_WORKERS,
           isolate: false,
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 120_000,

@@ -1,13 +1,17 @@
-// Helpers for test files: the shared cluster booted by global-setup.ts, or a private one for tests
+// Helpers for test files: this worker's shared cluster booted by global-setup.ts, or a private one for tests
 // that kill and restart servers.
 import { inject } from 'vitest';
 import type { LabTopology } from '../../faults/scenario.js';
 import { freeClusterConfig, startCluster, type ClusterInfo, type RunningCluster } from '../../src/cluster/cluster.js';
 import { withFixture } from './fixture.js';
 
-/** The shared 3-instance cluster; do not stop or kill its servers. */
+/** This worker's shared 3-instance cluster; do not stop or kill its servers. */
 export function sharedCluster(): ClusterInfo {
-  return inject('cluster');
+  const clusters = inject('clusters');
+  const worker = Number(process.env.VITEST_POOL_ID ?? '1');
+  const cluster = clusters[(worker - 1) % clusters.length];
+  if (!cluster) throw new Error(`no shared cluster for worker ${worker} (${clusters.length} booted)`);
+  return cluster;
 }
 
 export interface OwnClusterOptions {
