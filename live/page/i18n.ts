@@ -134,6 +134,8 @@ export const en = {
   tour15Text: 'The first holder of redis-owned, on the first instance (the top lane), is cut from Redis while it holds, but not from MySQL. It reads the stock and works 3 s on a 1 s lease it can neither renew nor hear has ended; a second holder takes the lock on another instance and sells. Then the first writes the count it read. Watch the cut band on its lane, its long bar crossing the second holder\'s, and Oversold turn positive: a lock service cannot stop a holder it cannot reach, which is what RedLock\'s critics say.',
   tour16Title: 'A fencing token refuses the cut-off holder',
   tour16Text: 'The same cut with fenced=1: the store has seen the second holder\'s larger token, so the cut-off holder\'s late write is refused (503 fenced). Oversold stays 0: only the store, which the holder still reaches, can turn a stale write away.',
+  tourIncidentTitle: 'An incident: redis-semaphore #9 and #24',
+  tourIncidentText: 'The most used Node lock library, as its users met it: its Mutex\'s first holder is frozen for 2 s before its write (a breakpoint, a laptop out of standby), past its 300 ms lease. Its refresh cannot run, Redis lets the lock go and the others take it: "multiple instances are doing the same job", here as units oversold. The library issues no fencing token, so nothing refuses the stale write. docs/incidents.md rebuilds this report and the others.',
   // Recorded runs replayed in the page, one alone or two side by side
   replayOf: 'Replay of a recorded run',
   backToLive: 'Back to the live race',
@@ -277,6 +279,8 @@ export const zh: Dictionary = {
   tour15Text: 'redis-owned 在第一个实例（最上面的泳道）上的第一个持锁者，持锁期间与 Redis 之间的网络被切断，但 MySQL 仍然连得上。它读出库存，再忙 3 秒；1 秒的租期它既无法续期，也无从得知已经过期；另一个实例上的第二个持锁者拿到锁，照常售出。随后第一个持锁者写回它当初读到的库存数。看它泳道上的断网色带、它的长横条与第二个持锁者的横条交叠，以及超卖变成正数：锁服务管不住一个它联系不上的持锁者，这正是红锁的批评者所指出的。',
   tour16Title: '防护令牌拒绝断网持锁者的写入',
   tour16Text: '同样的断网，加上 fenced=1：存储已经见过第二个持锁者更大的令牌，断网持锁者迟到的写入被拒绝（503 fenced）。超卖保持为 0：只有持锁者仍然连得上的存储，才挡得住过期的写入。',
+  tourIncidentTitle: '一个真实事故：redis-semaphore #9 和 #24',
+  tourIncidentText: '用得最多的 Node 锁库，正如它的用户遇到的那样：它的 Mutex 的第一个持锁者在写入前被冻结 2 s（断点、笔记本从待机中醒来），超过了 300 ms 的租约。它的续期无法执行，Redis 放掉了这把锁，其他人随即拿到：报告里的“多个实例在做同一件事”，在这里就是超卖的件数。这个库不发防护令牌，所以没有谁拒绝那次过期的写入。docs/incidents.md 重现了这份报告和其他报告。',
   // 在页面里回放记录下的运行：单独一场，或两场并排
   replayOf: '回放一场记录下的运行',
   backToLive: '回到实时抢购',

@@ -44,6 +44,9 @@ export const TOUR: readonly TourStep[] = [
   // work (3 s) past its lease (1 s); the others sell meanwhile. Then the same fenced.
   step('tour15Title', 'tour15Text', HOLDER_CUT),
   step('tour16Title', 'tour16Text', { ...HOLDER_CUT, fenced: true }),
+  // The incident gallery's clearest case (docs/incidents.md), on the library itself: redis-semaphore's
+  // Mutex with its holder frozen past its lease, as in the package's issues #9 and #24.
+  step('tourIncidentTitle', 'tourIncidentText', { strategy: 'lib-redis-semaphore', via: 'three', workMs: 20, ttlMs: 300, connections: 20, freezeHolder: { point: 'before-write', ms: 2_000 } }),
 ];
 
 /**

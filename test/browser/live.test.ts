@@ -204,6 +204,18 @@ describe('the live page', () => {
     }
   }, 180_000);
 
+  it('the incident step: redis-semaphore\'s Mutex, its holder frozen past its lease, oversells (its issues #9 and #24)', async () => {
+    const index = TOUR.findIndex((s) => s.title === 'tourIncidentTitle');
+    expect(TOUR[index]!.settings.strategy).toBe('lib-redis-semaphore');
+    const ms = await runTourStep(en, index);
+    const overlapping = await en.page.locator('rect.hold[data-overlap="1"]').count();
+    const oversold = await figure(en, 'oversold');
+    console.log(`tour step ${index + 1} (lib-redis-semaphore frozen holder): ${overlapping} overlapping holds, oversold ${oversold} in ${ms} ms`);
+    expect(overlapping).toBeGreaterThanOrEqual(2);
+    expect(oversold).toBeGreaterThan(0);
+    expect(await en.page.textContent('#verdict')).toBe(DICTIONARIES.en.verdictOversold);
+  });
+
   it('the ZooKeeper queue per buyer, then behind the process line: both exact, every pass fenced', async () => {
     // Steps 14 and 15: zk-watch (a node per buyer), then zk-watch+line (a node per instance, passed
     // on in memory) with fenced=1. Safety is asserted; how long the runs of holds on one lane are is
