@@ -3,7 +3,7 @@
 // report's path. The cluster is left running so it can be benched again or poked at by hand;
 // `--stop` takes it down at the end instead.
 import { BENCH_WORDS } from './words.js';
-import { loadClusterConfig } from '../src/config.js';
+import { loadClusterConfig } from '../src/cluster/layout.js';
 import { clusterDown, clusterUp } from '../src/cluster/lifecycle.js';
 import { aptInstall } from '../src/cluster/packages.js';
 import { parseFlags, runCli } from '../src/cli/args.js';

@@ -1,6 +1,6 @@
 // What `npm run bench` and `npm run lab` share: run the comparison, write the files, print the table.
 import { Progress } from '../src/cli/progress.js';
-import { loadClusterConfig } from '../src/config.js';
+import { loadClusterConfig } from '../src/cluster/layout.js';
 import { clusterRetime, clusterUp } from '../src/cluster/lifecycle.js';
 import { runBench } from './bench.js';
 import type { BenchOptions } from './options.js';

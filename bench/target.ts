@@ -1,6 +1,7 @@
 // Where the bench fires and where it reads units left: flags first, then the environment, then the
 // native cluster's record (.stocklab/cluster.json), then the defaults the native cluster uses.
-import { loadClusterConfig, loadServiceConfig } from '../src/config.js';
+import { loadServiceConfig } from '../src/config.js';
+import { loadClusterConfig } from '../src/cluster/layout.js';
 import { resolveDir } from '../src/cluster/cluster.js';
 import { infoOf, readState } from '../src/cluster/state.js';
 import type { ClusterInfo } from '../src/cluster/types.js';

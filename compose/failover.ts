@@ -2,7 +2,7 @@
 // the replica and the service, which asks the Sentinels for the master, keeps selling through nginx.
 import { race, type RaceResult } from '../bench/race.js';
 import type { StoreAddresses } from '../bench/stores.js';
-import { SENTINEL_MASTER_NAME } from '../src/config.js';
+import { SENTINEL_MASTER_NAME } from '../src/cluster/layout.js';
 import { pollUntil } from '../src/time.js';
 import { compose, type ComposeProject } from '../src/compose/compose.js';
 

@@ -1,7 +1,7 @@
 // The RedLock masters' persistence and restart delay, switched by the lab between cases: the mode
 // the cluster launches them with, applied to the running masters too (CONFIG SET), so no restart
 // is needed to change it.
-import type { RedlockMastersConfig } from '../src/config.js';
+import type { RedlockMastersConfig } from '../src/cluster/layout.js';
 import type { RunningCluster, ServerHandle } from '../src/cluster/cluster.js';
 import { pollUntil } from '../src/time.js';
 import { redisAt } from './replication.js';

@@ -2,7 +2,7 @@
 // held back on purpose, and ZooKeeper's leader. Each step waits until its effect is observed.
 import { httpGet } from '../src/cluster/probes.js';
 import { Redis } from 'ioredis';
-import { SENTINEL_MASTER_NAME } from '../src/config.js';
+import { SENTINEL_MASTER_NAME } from '../src/cluster/layout.js';
 import type { RunningCluster, ServerHandle } from '../src/cluster/cluster.js';
 import { zkMode } from '../src/cluster/probes.js';
 import { pollUntil } from '../src/time.js';

@@ -5,7 +5,8 @@
 // every fault and cut and stops the page; the cluster stays up.
 import { parseFlags, runCli } from '../src/cli/args.js';
 import { clusterUp, printUrls } from '../src/cluster/lifecycle.js';
-import { loadClusterConfig, loadLiveConfig } from '../src/config.js';
+import { loadLiveConfig } from '../src/config.js';
+import { loadClusterConfig } from '../src/cluster/layout.js';
 import { requireHostsSupport } from '../src/net/hosts.js';
 import { bundlePage } from './assets.js';
 import { LIVE_FLAGS, LIVE_USAGE } from './cli-options.js';

@@ -11,7 +11,7 @@ import { applyGrudge, type PartitionRecord } from '../src/net/partition.js';
 import { processState } from '../src/cluster/processes.js';
 import { readState } from '../src/cluster/state.js';
 import { clusterRetime, recordedHandle } from '../src/cluster/lifecycle.js';
-import type { ClusterConfig } from '../src/config.js';
+import type { ClusterConfig } from '../src/cluster/layout.js';
 import { pollUntil } from '../src/time.js';
 import { FaultError } from './fault-error.js';
 

@@ -2,7 +2,7 @@
 // when A acquires, so A holds exactly three; one of the three restarts empty; the two come back;
 // B now finds three masters that never heard of A. With the restart delayed past the lease, or
 // with every write fsync'd, the restarted master still refuses B.
-import type { RedlockMastersConfig } from '../../src/config.js';
+import type { RedlockMastersConfig } from '../../src/cluster/layout.js';
 import { runCase, type Verdict } from '../case.js';
 import { instance } from '../cluster-ops.js';
 import { isSold, outcomeKey, type Sent } from '../client.js';

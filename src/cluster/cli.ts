@@ -2,7 +2,7 @@
 // Exit codes: 0 success (status: everything up); 1 failure; 2 usage; 3 status: not (fully) running.
 // Progress goes to stderr; the addresses (up) and the servers' states (status) to stdout.
 import { parseFlags, runCli, UsageError } from '../cli/args.js';
-import { loadClusterConfig } from '../config.js';
+import { loadClusterConfig } from './layout.js';
 import { seeded } from '../random.js';
 import { resolveDir } from './cluster.js';
 import { CLUSTER_COMMANDS, CLUSTER_FLAGS, CLUSTER_USAGE } from './cli-options.js';

@@ -2,7 +2,8 @@
 // started as plain processes with their data in one directory. Shared by the CLI, bench and tests.
 import fs from 'node:fs';
 import path from 'node:path';
-import { etcdEndpointsOf, etcdMembers, etcdNames, hostPort, loadClusterConfig, reachAt, redisUrlAt, serverAddress, zkConnectOf, zookeeperNames, type ClusterConfig, type MysqlConfig, type PostgresConfig, type RedlockMastersConfig } from '../config.js';
+import { hostPort, type MysqlConfig, type PostgresConfig } from '../config.js';
+import { etcdEndpointsOf, etcdMembers, etcdNames, loadClusterConfig, reachAt, redisUrlAt, serverAddress, zkConnectOf, zookeeperNames, type ClusterConfig, type RedlockMastersConfig } from './layout.js';
 import { chooseHostsLayout, createHosts, hasNetAdmin, HOSTS_TOOLS, removeHosts, requireHostsSupport, type HostsLayout } from '../net/hosts.js';
 import { sleep } from '../time.js';
 import { runMigrations } from '../db/migrate.js';

@@ -1,6 +1,6 @@
 // One stocklab service instance (src/main.ts under tsx), pointed at the cluster's servers.
 import path from 'node:path';
-import { serviceEnvFor, type ClusterConfig } from '../config.js';
+import { serviceEnvFor, type ClusterConfig } from './layout.js';
 import { REPO_ROOT } from '../paths.js';
 import { placementOf } from './placement.js';
 import { healthOk } from './probes.js';

@@ -1,7 +1,7 @@
 // The recorded native cluster (.stocklab/cluster.json): bring it up, take it down, report on it.
 // One implementation for `npm run cluster`, the lab and anything else that needs a running cluster.
 import { isDeepStrictEqual } from 'node:util';
-import { loadClusterConfig, type ClusterConfig } from '../config.js';
+import { loadClusterConfig, type ClusterConfig } from './layout.js';
 import { removeHosts } from '../net/hosts.js';
 import { SWEEP_GRACE_MS, type SweptProcess } from '../net/sweep.js';
 import { clusterInfo, completeConfig, inStopOrder, layoutOfInfo, ManagedServer, NO_LINKS, resolveDir, restartSpec, startCluster, type RunningCluster } from './cluster.js';

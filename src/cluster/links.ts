@@ -7,7 +7,8 @@
 // master far away), can change on a running cluster: rewrite the file, SIGHUP the forwarder.
 import fs from 'node:fs';
 import path from 'node:path';
-import { etcdMembers, etcdNames, hostPort, reachAt, serverOfLink, zookeeperNames, type ClusterConfig, type HostPort } from '../config.js';
+import { hostPort, type HostPort } from '../config.js';
+import { etcdMembers, etcdNames, reachAt, serverOfLink, zookeeperNames, type ClusterConfig } from './layout.js';
 import { REPO_ROOT } from '../paths.js';
 import { pollUntil } from '../time.js';
 import { placementOf, type Placement } from './placement.js';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { ClusterConfig } from '../config.js';
+import type { ClusterConfig } from './layout.js';
 import type { Binaries } from './packages.js';
 import { logHeader } from './processes.js';
 import { placementOf } from './placement.js';

@@ -1,6 +1,6 @@
 // Where a server of the cluster runs: loopback in the machine's own network, or, in the hosts
 // topology, its own address inside its own network namespace.
-import type { ClusterConfig } from '../config.js';
+import type { ClusterConfig } from './layout.js';
 import { LOOPBACK } from './ports.js';
 
 export interface Placement {

@@ -1,6 +1,6 @@
 // The cluster's public shapes; cluster.ts re-exports them.
 import { z } from 'zod';
-import type { ClusterConfig, RedlockMastersConfig } from '../config.js';
+import type { ClusterConfig, RedlockMastersConfig } from './layout.js';
 import type { HostsLayout } from '../net/hosts.js';
 import type { ProcessIdentity } from './processes.js';
 

@@ -2,7 +2,7 @@
 // server, or one node of a three-node ensemble (TOPOLOGY=replicated).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ZkNodePorts } from '../config.js';
+import type { ZkNodePorts } from './layout.js';
 import type { Binaries } from './packages.js';
 import { ON_LOOPBACK, type Placement } from './placement.js';
 import { zkServing } from './probes.js';

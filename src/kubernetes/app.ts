@@ -2,7 +2,8 @@
 // the lab's own nginx.conf, the one-shot migration, and the environment serviceEnvFor writes for the
 // native cluster, so the instances read the variables they read everywhere else.
 import fs from 'node:fs';
-import { loadServiceConfig, serviceEnvFor, type ClusterConfig } from '../config.js';
+import { loadServiceConfig } from '../config.js';
+import { serviceEnvFor, type ClusterConfig } from '../cluster/layout.js';
 import { NGINX_TEMPLATE, renderNginxConf } from '../cluster/nginx.js';
 import { appImage, IMAGES } from './images.js';
 import { ConfigMap, Deployment, Job, PodDisruptionBudget, Secret, frontService, labels, resources, selectorOf, tcpProbe, type Manifest } from './objects.js';

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ClusterConfig, HostPort } from '../config.js';
+import type { HostPort } from '../config.js';
+import type { ClusterConfig } from '../cluster/layout.js';
 import { etcdSpec } from '../cluster/etcd.js';
 import { mariadbSpec } from '../cluster/mariadb.js';
 import type { Binaries } from '../cluster/packages.js';

@@ -1,6 +1,6 @@
 // The lab's servers as StatefulSets, each with the settings the native cluster starts it with
 // (native.ts) on the image docker compose runs (images.ts).
-import { SENTINEL_MASTER_NAME, etcdNames, type ClusterConfig } from '../config.js';
+import { SENTINEL_MASTER_NAME, etcdNames, type ClusterConfig } from '../cluster/layout.js';
 import { IMAGES } from './images.js';
 import { etcdArgs, mysqlArgs, postgresArgs, redisArgs, sentinelConf, zookeeperConf, zookeeperJvmFlags } from './native.js';
 import { ConfigMap, POD_NAME_ENV, execProbe, labels, resources, serverSet, tcpProbe, type Manifest } from './objects.js';

@@ -2,7 +2,7 @@
 // from (loadClusterConfig), with every server on its container's standard port and at the DNS name
 // its Service gives it. serviceEnvFor then writes the instances' environment exactly as it does for
 // the native cluster, so the two cannot disagree on a variable's name or shape.
-import { loadClusterConfig, type ClusterConfig } from '../config.js';
+import { loadClusterConfig, type ClusterConfig } from '../cluster/layout.js';
 import type { HostsLayout } from '../net/hosts.js';
 
 export type Overlay = 'single' | 'replicated';

@@ -15,7 +15,7 @@ import { zkLeaderLoss } from '../../faults/scenarios/zk-leader-loss.js';
 import { resume } from '../../faults/process-state.js';
 import { freezeRedis } from '../../faults/redis-inspect.js';
 import { redisAt, redisRoles } from '../../faults/replication.js';
-import { SENTINEL_MASTER_NAME } from '../../src/config.js';
+import { SENTINEL_MASTER_NAME } from '../../src/cluster/layout.js';
 import { connectMainRedis, waitReady } from '../../src/redis-client/connect.js';
 import { pollUntil } from '../../src/time.js';
 import { withOwnCluster } from '../support/cluster.js';

@@ -28,7 +28,7 @@ import { isPortFree } from '../../src/cluster/ports.js';
 import { signalGroup, spawnLogged } from '../../src/cluster/processes.js';
 import { identifyAfterExec } from '../../src/cluster/server.js';
 import { writeState, type RecordedServer } from '../../src/cluster/state.js';
-import type { ClusterConfig } from '../../src/config.js';
+import type { ClusterConfig } from '../../src/cluster/layout.js';
 import { hasNetAdmin, hostsLeft, type HostsLayout } from '../../src/net/hosts.js';
 import { fileKey, listProcesses } from '../../src/net/procfs.js';
 import { NETNS_DIR } from '../../src/net/sweep.js';

@@ -11,7 +11,8 @@ import { linkSpecs, linkTargets, retimedRecord, retimeLinks, selectLinks, server
 import { renderNginxConf } from '../../src/cluster/nginx.js';
 import { ManagedServer } from '../../src/cluster/server.js';
 import { zooCfg } from '../../src/cluster/zookeeper.js';
-import { loadClusterConfig, loadServiceConfig, serviceEnvFor } from '../../src/config.js';
+import { loadServiceConfig } from '../../src/config.js';
+import { loadClusterConfig, serviceEnvFor } from '../../src/cluster/layout.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

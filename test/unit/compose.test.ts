@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadClusterConfig, loadLiveConfig, loadServiceConfig, SENTINEL_MASTER_NAME } from '../../src/config.js';
+import { loadLiveConfig, loadServiceConfig } from '../../src/config.js';
+import { loadClusterConfig, SENTINEL_MASTER_NAME } from '../../src/cluster/layout.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const COMPOSE = path.join(ROOT, 'docker-compose.yml');
