@@ -1,39 +1,9 @@
 // The gallery: each incident as its thread reports it, and how the lab builds it.
-import { pauseCase, type Fencing } from '../scenarios/holder-pause.js';
-import type { FaultContext } from '../scenario.js';
 import { etcd3BesideLockRpc, labEtcdBesideLockRpc } from './etcd3.js';
-import { LAB, type Incident, type Trial, type TrialSpec } from './incident.js';
+import { DESIGN_INCIDENTS, watchdogFenced, watchdogUnfenced } from './designs.js';
+import type { Incident } from './incident.js';
 import { betaExpiredAcquire, fixedExpiredAcquire, labRedlockAcquire } from './redlock.js';
 import { labWatchdogReleaseDuringRenewal, lateRefreshOn, releaseDuringRefreshOn, twoHoldersOn } from './redis-semaphore.js';
-
-/**
- * The lab's redis-watchdog (SET NX PX renewed while held, the Mutex's own design) with its holder
- * frozen past its lease, through the service, as the fault lab's holder-pause builds it: the two
- * holders the reports describe, and what fenced=1 does about them. Run once per gallery run.
- */
-function watchdogFrozen(fencing: Fencing): TrialSpec {
-  const runs = new WeakMap<FaultContext, ReturnType<typeof pauseCase>>();
-  return {
-    pkg: `${LAB} redis-watchdog${fencing === 'fenced' ? ', fenced=1' : ''}`,
-    async run(ctx): Promise<Omit<Trial, 'pkg' | 'version'>> {
-      const pending = runs.get(ctx) ?? pauseCase(ctx, 'redis-watchdog', fencing, 'mysql');
-      runs.set(ctx, pending);
-      const row = await pending;
-      const holder = Object.keys(row.byRole.holder ?? {})[0] ?? 'no answer';
-      return {
-        reproduced: row.oversold > 0,
-        measured: {
-          en: `holder frozen past its lease, ${row.byRole.sell?.['200'] ?? 0} sold by the others meanwhile; the holder answered ${holder}; oversold ${row.oversold}`,
-          zh: `持锁者冻结超过租约，期间其他实例卖出 ${row.byRole.sell?.['200'] ?? 0} 件；持锁者的回答 ${holder}；超卖 ${row.oversold}`,
-        },
-        facts: { oversold: row.oversold, holder, asExpected: row.asExpected },
-      };
-    },
-  };
-}
-
-const watchdogUnfenced = watchdogFrozen('unfenced');
-const watchdogFenced = watchdogFrozen('fenced');
 
 export const INCIDENTS: readonly Incident[] = [
   {
@@ -114,4 +84,5 @@ export const INCIDENTS: readonly Incident[] = [
     affected: etcd3BesideLockRpc,
     lab: [labEtcdBesideLockRpc],
   },
+  ...DESIGN_INCIDENTS,
 ];

@@ -88,7 +88,7 @@ function sendPaused(c: Case, ctx: FaultContext, index: number, role: string, par
  * the lock too, and both write what they read: one unit oversold. With fenced=1 the older token of
  * the two, W's, is refused by the store either way.
  */
-async function waiterRevokedCase(ctx: FaultContext, strategy: string, fencing: 'unfenced' | 'fenced'): Promise<FaultRow> {
+export async function waiterRevokedCase(ctx: FaultContext, strategy: string, fencing: 'unfenced' | 'fenced'): Promise<FaultRow> {
   const key = { scenario: 'etcd-lease', strategy, variant: `waiter's lease revoked, ${fencing}`, store: 'mysql' as const };
   const checks = strategy !== 'etcd-lock-no-recheck';
   return runCase(ctx, key, ctx.sizes.initial, (c) =>

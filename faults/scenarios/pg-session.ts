@@ -105,14 +105,14 @@ async function backendKilledCase(ctx: FaultContext, variant: Variant): Promise<F
  * (the pool hands out the one freed last) and is granted the lock at once; C (app-1) waits and is
  * refused. B sells; A writes the count it read: oversold 1.
  */
-async function pooledCase(ctx: FaultContext): Promise<FaultRow> {
-  const strategy = 'pg-advisory-session';
+export async function pooledCase(ctx: FaultContext, strategy: 'pg-advisory-session' | 'pg-advisory-xact' = 'pg-advisory-session'): Promise<FaultRow> {
+  const session = strategy === 'pg-advisory-session';
   const key = { scenario: 'pg-session', strategy, variant: 'two requests on one instance, one pool', store: 'postgres' as const };
   return runCase(ctx, key, ctx.sizes.initial, (c) =>
     withPostgres(ctx, async (client): Promise<Verdict> => {
       const [app0, app1] = [0, 1].map((i) => instance(ctx.cluster, i));
       const first = c.send(app0!, 'first', { ttlMs: 30_000, waitMs: 5_000, workMs: FIRST_WORK_MS });
-      const session = await oneHolder(client, SESSION_NAMESPACE);
+      const holder = await oneHolder(client, session ? SESSION_NAMESPACE : XACT_NAMESPACE);
       const t0 = Date.now();
       const second = await c.send(app0!, 'second', { ttlMs: 30_000, waitMs: 200 });
       const insideMs = Date.now() - t0;
@@ -120,11 +120,21 @@ async function pooledCase(ctx: FaultContext): Promise<FaultRow> {
       const firstSent = await first;
       const [firstKey, secondKey, otherKey] = [firstSent, second, other].map((s) => outcomeKey(s.outcome));
       const details = [
-        `the lock held by session ${session}`,
+        `the lock held by session ${holder}`,
         holderText(firstSent, `first (app-0, workMs ${FIRST_WORK_MS})`),
         holderText(second, 'second (app-0, while the first works)'),
         holderText(other, 'other (app-1, while the first works)'),
       ];
+      if (!session) {
+        // The transaction-scoped lock: the holder's connection is inside its transaction, so the pool
+        // hands the second request another session, which waits like any other and is refused.
+        return {
+          expected: 'the second request on the same instance gets another session and waits like the other instance: both refused (503 lock_timeout); nothing oversold',
+          details,
+          facts: { secondAnsweredInMs: insideMs },
+          holds: (m) => isSafe(m) && firstKey === '200' && secondKey === '503 lock_timeout' && otherKey === '503 lock_timeout',
+        };
+      }
       return {
         expected: 'the second request on the same instance is handed the session that holds the lock and is granted it at once; the other instance is refused; both app-0 requests write what they read: oversold 1',
         details,

@@ -42,7 +42,7 @@ async function finishBoth(a: Frozen & { frozen: true }, b: Frozen): Promise<Sent
 
 const holders = (answers: readonly Sent[]) => answers.filter((s) => isSold(s.outcome)).length;
 
-async function singleMasterCase(ctx: FaultContext): Promise<FaultRow> {
+export async function singleMasterCase(ctx: FaultContext): Promise<FaultRow> {
   const key = { scenario: 'redis-failover', strategy: FAILOVER_LOCK, variant: 'master + replica, Sentinel', store: 'mysql' as const };
   return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
     const [aAt, bAt] = [instance(ctx.cluster, 0), instance(ctx.cluster, 1)];
@@ -102,7 +102,7 @@ async function rejoinAsReplica(ctx: FaultContext, port: number, masterPort: numb
   return { rejoined, state: rejoined ? `in sync after ${took} ms` : `not in sync after ${took} ms: ${await replicationState(ctx.cluster, port)}` };
 }
 
-async function redlockCase(ctx: FaultContext): Promise<FaultRow> {
+export async function redlockCase(ctx: FaultContext): Promise<FaultRow> {
   const key = { scenario: 'redis-failover', strategy: 'redlock', variant: '5 masters, one killed', store: 'mysql' as const };
   return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
     const [aAt, bAt] = [instance(ctx.cluster, 0), instance(ctx.cluster, 1)];

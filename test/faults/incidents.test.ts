@@ -18,7 +18,10 @@ const own = withOwnCluster({ instances: 3, instanceEnv: { ...LAB_INSTANCE_ENV } 
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-incidents-'));
 afterAll(() => removeTree(workDir));
 
-const ctx = (): FaultContext => ({ cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: () => true, log: () => undefined, workDir });
+// One context for the file: a fault-lab case that several incidents name (the watchdog frozen past
+// its lease) runs once, as in a gallery run.
+let context: FaultContext | undefined;
+const ctx = (): FaultContext => (context ??= { cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: () => true, log: () => undefined, workDir });
 
 /** Per trial: its package, and reproduced or the error it ran into. */
 const outcome = (t: IncidentRow['affected'] | undefined) => t && { pkg: t.pkg, version: t.version, reproduced: 'error' in t ? `error: ${t.error}` : t.reproduced };
@@ -86,6 +89,42 @@ describe('the incident gallery', () => {
     expect([outcome(row.affected), ...row.lab.map(outcome)]).toEqual([
       { pkg: 'etcd3', version: expect.stringMatching(/^etcd3@/), reproduced: true },
       { pkg: 'stocklab etcd-lock', version: expect.any(String), reproduced: false },
+    ]);
+  });
+
+  it('Redisson #2665 / #5698, the watchdog design: its holder frozen past the lease oversells; fenced=1 refuses the stale write', async () => {
+    const row = await run('redisson-2665-5698');
+    expect([outcome(row.affected), ...row.lab.map(outcome)]).toEqual([
+      { pkg: 'stocklab redis-watchdog', version: expect.any(String), reproduced: true },
+      { pkg: 'stocklab redis-watchdog, fenced=1', version: expect.any(String), reproduced: false },
+    ]);
+    expect([row.affected, ...row.lab].map((t) => ('facts' in t ? t.facts.oversold : t))).toEqual([5, 0]);
+    expect(asClaimed(row)).toBe(true);
+  });
+
+  it("etcd #11456, the lock recipe: a waiter whose lease was revoked is told it holds the lock (oversold 1); the check after the wait refuses it, and so does the fence", async () => {
+    const row = await run('etcd-11456');
+    expect([outcome(row.affected), ...row.lab.map(outcome)]).toEqual([
+      { pkg: 'stocklab etcd-lock-no-recheck', version: expect.any(String), reproduced: true },
+      { pkg: 'stocklab etcd-lock', version: expect.any(String), reproduced: false },
+      { pkg: 'stocklab etcd-lock-no-recheck, fenced=1', version: expect.any(String), reproduced: false },
+    ]);
+    expect([row.affected, ...row.lab].map((t) => ('facts' in t ? [t.facts.oversold, t.facts.asExpected] : t))).toEqual([
+      [1, true],
+      [0, true],
+      [0, true],
+    ]);
+  });
+
+  it('pals #14, the re-entrant session lock: through a pool a second request of the holder\'s instance is let in (oversold 1); the transaction-scoped lock keeps it out', async () => {
+    const row = await run('pals-14');
+    expect([outcome(row.affected), ...row.lab.map(outcome)]).toEqual([
+      { pkg: 'stocklab pg-advisory-session', version: expect.any(String), reproduced: true },
+      { pkg: 'stocklab pg-advisory-xact', version: expect.any(String), reproduced: false },
+    ]);
+    expect([row.affected, ...row.lab].map((t) => ('facts' in t ? [t.facts.oversold, t.facts.asExpected] : t))).toEqual([
+      [1, true],
+      [0, true],
     ]);
   });
 });
