@@ -8,6 +8,7 @@ import { holderCutCase } from '../scenarios/partition.js';
 import { pooledCase } from '../scenarios/pg-session.js';
 import { redlockCase, singleMasterCase } from '../scenarios/redis-failover.js';
 import type { FaultRow } from '../row.js';
+import { sessionExpiredHeeded, sessionExpiredUnheeded } from './curator.js';
 import { answerOf, faultLabTrial } from './fault-lab-trial.js';
 import type { Incident, Words } from './incident.js';
 
@@ -130,6 +131,21 @@ export const DESIGN_INCIDENTS: readonly Incident[] = [
     },
     affected: cutFromRedis('redis-owned', 'unfenced'),
     lab: [cutFromRedis('redis-watchdog', 'unfenced'), cutFromRedis('redis-owned', 'fenced')],
+  },
+  {
+    id: 'curator-727',
+    library: 'Curator InterProcessMutex (Java): a session that expires while held, the design in TypeScript',
+    reported: { repo: 'apache/curator', refs: ['#727 (CURATOR-206)'] },
+    symptom: {
+      en: 'Disconnected long enough for its ephemeral node to expire, "the thread that has the lock will not get interrupted and still thinks it has the lock", and another client acquires it.',
+      zh: '断网时间长到它的临时节点过期，“持锁的线程不会被打断，仍然以为自己持有锁”，而另一个客户端拿到了这把锁。',
+    },
+    built: {
+      en: "Not the Java library: the lab's zk-watch lock (an ephemeral-sequential node, each waiter watching the one before it, as InterProcessMutex) with two sessions of the lab's own. A holds; a second client attaches to A's session and closes it, so ZooKeeper expires it and deletes A's node; B asks for the lock. A's code, as in the report, never looks at lease.lost. Then the fault lab's zk-session-expiry through the service, where the holder heeds it (Curator's rule: SUSPENDED or LOST means the lock may be gone).",
+      zh: '不是 Java 库本身：实验台的 zk-watch 锁（临时顺序节点，每个等待者监听前一个节点，和 InterProcessMutex 一样），用实验台自己开的两个会话。A 持锁；第二个客户端接管 A 的会话再关闭它，于是 ZooKeeper 让会话过期并删掉 A 的节点；B 来加锁。A 的代码和报告里一样，从不查看 lease.lost。然后是故障实验的 zk-session-expiry，经过服务，持锁者会理会这个信号（Curator 的规则：SUSPENDED 或 LOST 就意味着锁可能已经没了）。',
+    },
+    affected: sessionExpiredUnheeded,
+    lab: [sessionExpiredHeeded],
   },
   {
     id: 'etcd-11456',

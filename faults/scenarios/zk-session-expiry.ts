@@ -21,7 +21,7 @@ const RECOVER_BOUND_MS = 10_000;
 /** Answers that say "not sold" and why, truthfully: the session (and with it the lock) is gone. */
 const HONEST = new Set(['503 lock_lost', '503 zookeeper_unavailable']);
 
-async function expiryCase(ctx: FaultContext, strategy: string): Promise<FaultRow> {
+export async function expiryCase(ctx: FaultContext, strategy: string): Promise<FaultRow> {
   const n = ctx.sizes.sell;
   const key = { scenario: 'zk-session-expiry', strategy, variant: 'unfenced', store: 'mysql' as const };
   return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {

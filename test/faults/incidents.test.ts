@@ -127,4 +127,14 @@ describe('the incident gallery', () => {
       [0, true],
     ]);
   });
+
+  it('Curator #727, the InterProcessMutex design: A\'s session expires while it holds and B is granted the lock (two holders, A told by lease.lost); through the service the holder heeds it and refuses', async () => {
+    const row = await run('curator-727');
+    expect([outcome(row.affected), ...row.lab.map(outcome)]).toEqual([
+      { pkg: 'stocklab zk-watch lock, its loss not heeded', version: expect.any(String), reproduced: true },
+      { pkg: 'stocklab zk-watch, through the service', version: expect.any(String), reproduced: false },
+    ]);
+    expect(row.affected).toMatchObject({ facts: { twoHolders: true, lostToldA: true } });
+    expect(row.lab[0]).toMatchObject({ facts: { oversold: 0, asExpected: true, holder: '503 lock_lost' } });
+  });
 });

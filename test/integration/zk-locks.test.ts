@@ -10,7 +10,7 @@ import { ZkSession } from '../../src/locks/zk/session.js';
 import { ZkWatchLock } from '../../src/locks/zk/watch.js';
 import { createLogger } from '../../src/logger.js';
 import { sharedCluster } from '../support/cluster.js';
-import { expireSession } from '../support/zookeeper.js';
+import { expireSession } from '../../faults/zk-session.js';
 
 const zkConnect = sharedCluster().zookeeper;
 const opts: LockOptions = { ttlMs: 30_000, waitMs: 20_000, retryMs: 10 };

@@ -20,7 +20,7 @@ import { createLogger } from '../../src/logger.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { withServers } from '../support/servers.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
-import { expireSession } from '../support/zookeeper.js';
+import { expireSession } from '../../faults/zk-session.js';
 
 const servers = withServers({ zookeeper: true });
 

@@ -22,7 +22,7 @@ import { createLogger } from '../../src/logger.js';
 import { pollUntil } from '../../src/time.js';
 import { lockContract } from '../support/lock-contract.js';
 import { withServers } from '../support/servers.js';
-import { expireSession } from '../support/zookeeper.js';
+import { expireSession } from '../../faults/zk-session.js';
 
 const servers = withServers({ zookeeper: true });
 

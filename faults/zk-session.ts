@@ -1,6 +1,6 @@
-// Ending a ZooKeeper session from outside, as a long pause or a partition would.
+// Ending a ZooKeeper session from outside, as a long pause or a partition would (the tests and the incident gallery).
 import { createClient, type Client } from 'node-zookeeper-client';
-import { pollUntil } from '../../src/time.js';
+import { pollUntil } from '../src/time.js';
 
 /**
  * Expires a session from a second client: attach to it and close it, until ZooKeeper answers an
