@@ -88,14 +88,14 @@ function pooledTwice(strategy: 'pg-advisory-session' | 'pg-advisory-xact') {
 }
 
 /** A lock on one Redis master whose failover loses it, beside RedLock's five masters under the same kill. */
-const failover = (name: string, run: typeof singleMasterCase) =>
+const failover = (name: string, run: typeof singleMasterCase, fault: Words) =>
   faultLabTrial(name, run, {
     reproduced: oversoldAny,
     measured: (row): Words => {
       const holders = answersText(row.byRole.holder);
       return {
-        en: `A holds, its master is killed before the lock reaches the replica, then B asks: A and B answered ${holders}; oversold ${row.oversold}`,
-        zh: `A 持锁，它的主节点在锁同步到从节点之前被杀掉，然后 B 来加锁：A 和 B 的回答 ${holders}；超卖 ${row.oversold}`,
+        en: `A holds, ${fault.en}, then B asks: A and B answered ${holders}; oversold ${row.oversold}`,
+        zh: `A 持锁，${fault.zh}，然后 B 来加锁：A 和 B 的回答 ${holders}；超卖 ${row.oversold}`,
       };
     },
   });
@@ -103,7 +103,7 @@ const failover = (name: string, run: typeof singleMasterCase) =>
 export const DESIGN_INCIDENTS: readonly Incident[] = [
   {
     id: 'redisson-2665-5698',
-    library: 'Redisson RLock (Java): its watchdog, the design in TypeScript',
+    library: 'Redisson RLock (Java)',
     reported: { repo: 'redisson/redisson', refs: ['#2665', '#5698'] },
     symptom: {
       en: 'The watchdog stops renewing while the JVM is frozen or its CPU saturated ("some threads could be suspended including lock watchdog thread"): the lease runs out and another worker takes the lock while the first still works.',
@@ -118,7 +118,7 @@ export const DESIGN_INCIDENTS: readonly Incident[] = [
   },
   {
     id: 'redisson-3636',
-    library: 'Redisson RLock (Java): a holder cut from Redis, the design in TypeScript',
+    library: 'Redisson RLock (Java)',
     topology: 'hosts',
     reported: { repo: 'redisson/redisson', refs: ['#3636'] },
     symptom: {
@@ -134,7 +134,7 @@ export const DESIGN_INCIDENTS: readonly Incident[] = [
   },
   {
     id: 'curator-727',
-    library: 'Curator InterProcessMutex (Java): a session that expires while held, the design in TypeScript',
+    library: 'Curator InterProcessMutex (Java)',
     reported: { repo: 'apache/curator', refs: ['#727 (CURATOR-206)'] },
     symptom: {
       en: 'Disconnected long enough for its ephemeral node to expire, "the thread that has the lock will not get interrupted and still thinks it has the lock", and another client acquires it.',
@@ -149,7 +149,7 @@ export const DESIGN_INCIDENTS: readonly Incident[] = [
   },
   {
     id: 'etcd-11456',
-    library: "etcd's lock recipe (concurrency.Mutex, the Lock RPC), the design in TypeScript",
+    library: 'etcd concurrency.Mutex (Go)',
     reported: { repo: 'etcd-io/etcd', refs: ['#11456', "Jepsen's etcd 3.4.3 analysis (2020)"] },
     symptom: {
       en: "A waiter whose lease expires while it waits is still told it holds the lock once its turn comes: the recipe does not check that its own key still exists, so two clients hold the lock at once.",
@@ -164,7 +164,7 @@ export const DESIGN_INCIDENTS: readonly Incident[] = [
   },
   {
     id: 'pals-14',
-    library: 'pals (Python): PostgreSQL session advisory locks, the design in TypeScript',
+    library: 'pals (Python)',
     reported: { repo: 'level12/pals', refs: ['#14'] },
     symptom: {
       en: 'A session advisory lock is re-entrant per connection: "the lock can be acquired multiple times, but only released once". Code that shares a connection (a pool) is let in a second time.',
@@ -179,18 +179,21 @@ export const DESIGN_INCIDENTS: readonly Incident[] = [
   },
   {
     id: 'redlock-sentinel',
-    library: 'redlock (node-redlock): its README on one Redis behind Sentinel, the design in TypeScript',
+    library: 'redlock (node-redlock)',
     topology: 'replicated',
     reported: { repo: 'mike-marcacci/node-redlock', refs: ['README, "Using Cluster/Sentinel"'] },
     symptom: {
       en: 'With one Redis and asynchronous replication, a master that crashes right after granting a lock fails over to a replica that never got it: "it becomes theoretically possible that a lock is acquired twice".',
-      zh: '只有一个 Redis、复制是异步的：主节点刚发出一把锁就崩溃，故障转移到一个从没收到这把锁的从节点上，“一把锁理论上可能被拿到两次”。',
+      zh: '只有一个 Redis、复制是异步的：主节点刚发出一把锁就崩溃，主从切换到一个从没收到这把锁的从节点上，“一把锁理论上可能被拿到两次”。',
     },
     built: {
       en: "The lab's redis-owned (SET NX PX on the main Redis, found through Sentinel): A holds, replication to the replica is held back, the master is killed, Sentinel promotes the replica, B asks for the lock. Then the lab's redlock over five independent masters, one killed while A holds.",
       zh: '实验台的 redis-owned（在经 Sentinel 找到的主 Redis 上 SET NX PX）：A 持锁，暂停向从节点的复制，杀掉主节点，Sentinel 提升从节点，B 来加锁。然后是实验台在五个独立主节点上的 redlock，A 持锁时杀掉其中一个。',
     },
-    affected: failover('redis-owned, one master + Sentinel', singleMasterCase),
-    lab: [failover('redlock, five masters', redlockCase)],
+    affected: failover('redis-owned, one master + Sentinel', singleMasterCase, {
+      en: 'its master is killed before the lock reaches the replica and Sentinel promotes the replica',
+      zh: '它的主节点在锁同步到从节点之前被杀掉，Sentinel 提升了从节点',
+    }),
+    lab: [failover('redlock, five masters', redlockCase, { en: 'one of its five masters is killed', zh: '它的五个主节点之一被杀掉' })],
   },
 ];
