@@ -40,3 +40,14 @@ export async function pollUntil(check: () => boolean | Promise<boolean>, timeout
     await sleep(Math.min(intervalMs, left));
   }
 }
+
+/** Whether `p` settles within `ms` (its rejection counts as settling); never rejects. The timer never keeps the process alive. */
+export function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref()),
+  ]);
+}

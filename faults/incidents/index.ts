@@ -2,6 +2,7 @@
 import { etcd3BesideLockRpc, labEtcdBesideLockRpc } from './etcd3.js';
 import { DESIGN_INCIDENTS, watchdogFenced, watchdogUnfenced } from './designs.js';
 import type { Incident } from './incident.js';
+import { JAVA_DESIGN_INCIDENTS } from './java-designs.js';
 import { betaExpiredAcquire, fixedExpiredAcquire, labRedlockAcquire } from './redlock.js';
 import { labWatchdogReleaseDuringRenewal, lateRefreshOn, releaseDuringRefreshOn, twoHoldersOn } from './redis-semaphore.js';
 
@@ -85,4 +86,5 @@ export const INCIDENTS: readonly Incident[] = [
     lab: [labEtcdBesideLockRpc],
   },
   ...DESIGN_INCIDENTS,
+  ...JAVA_DESIGN_INCIDENTS,
 ];

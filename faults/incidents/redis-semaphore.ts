@@ -4,7 +4,7 @@
 // two refreshes (a breakpoint, a standby, a long GC), with no timing left to chance.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { pollUntil } from '../../src/time.js';
+import { pollUntil, within } from '../../src/time.js';
 import type { FaultContext } from '../scenario.js';
 import { holdCall } from './held-call.js';
 import { LAB, type Trial, type TrialSpec } from './incident.js';
@@ -124,8 +124,6 @@ export function twoHoldersOn(pkg: string): TrialSpec {
 }
 
 /** Waits for `p` at most `ms`: false when it did not settle in time. */
-const within = (p: Promise<void>, ms: number) => Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
-
 /**
  * #205: a refresh already sent when release() runs, answered after it. The refresh (an EVALSHA of
  * the expire-if-equal script with its 3 arguments) is held back until release() has finished; its

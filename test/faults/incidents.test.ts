@@ -137,4 +137,18 @@ describe('the incident gallery', () => {
     expect(row.affected).toMatchObject({ facts: { twoHolders: true, lostToldA: true } });
     expect(row.lab[0]).toMatchObject({ facts: { oversold: 0, asExpected: true, holder: '503 lock_lost' } });
   });
+
+  it("Redisson #7272, its ordering rebuilt: a watchdog armed from the acquire's reply after unlock() keeps an orphan alive; the lab's redis-watchdog leaves no key", async () => {
+    const row = await run('redisson-7272');
+    expect([outcome(row.affected), ...row.lab.map(outcome)]).toEqual([
+      { pkg: expect.stringMatching(/^stocklab watchdog armed from the acquire's reply/), version: expect.any(String), reproduced: true },
+      { pkg: 'stocklab redis-watchdog', version: expect.any(String), reproduced: false },
+    ]);
+    const facts = (t: IncidentRow['affected'] | undefined) => (t && 'facts' in t ? t.facts : undefined);
+    expect(facts(row.affected)).toMatchObject({ releasedAHold: false, keyExists: true, nextTakerGotIt: false });
+    expect(Number(facts(row.affected)?.renewalsAfterUnlock)).toBeGreaterThanOrEqual(3);
+    expect(facts(row.lab[0])).toMatchObject({ keyExists: false, nextTakerGotIt: true });
+    expect(Number(facts(row.lab[0])?.nextTakerMs)).toBeLessThan(300);
+    expect(asClaimed(row)).toBe(true);
+  });
 });
