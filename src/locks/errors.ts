@@ -1,3 +1,5 @@
+// The errors every lock throws: its wait ran out (LockTimeoutError), its hold was lost
+// (LockLostError), or a release came from an owner that no longer holds it (LockNotHeldError).
 /** The wait for a lock ran out (waitMs). */
 export class LockTimeoutError extends Error {
   constructor(resource: string, waitMs: number) {

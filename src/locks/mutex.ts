@@ -1,3 +1,5 @@
+// mutex (course §1.5): one async-mutex per resource in this process, as Java's synchronized. It
+// serializes one instance only; three instances behind nginx oversell again (§1.6).
 import { Mutex, withTimeout, E_TIMEOUT } from 'async-mutex';
 import { LockTimeoutError } from './errors.js';
 import { leaseOf, neverLost, type AcquireOptions, type Lease, type Lock } from './lock.js';

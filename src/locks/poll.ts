@@ -1,3 +1,5 @@
+// The course's retry loop: try, sleep retryMs, try again until waitMs is spent, for the locks that
+// can only ask "is it free now?" (e.g. the SETNX family, the MySQL tables, zk-ephemeral).
 import { LockTimeoutError } from './errors.js';
 import type { LockOptions } from './lock.js';
 import { reportLockEvent } from './observer.js';

@@ -1,3 +1,5 @@
+// The reentrant strategies' scope: the same owner takes the lock twice, nested, as Java's a()
+// calling b() would. A reentrant lock passes; a non-reentrant one waits for itself until waitMs.
 import type { AcquireOptions, Lease, LeaseExtras, Lock } from './lock.js';
 import { heldOf, withLock, type Held, type Scoped } from './scope.js';
 

@@ -1,3 +1,5 @@
+// mysql-lock-table-basic (course §4.2): INSERT a row with a unique lock_name, DELETE it by id.
+// Flaws kept (§4.3): no expiry, so a dead holder's row stays for good; not reentrant.
 import type { DataSource, EntityManager } from 'typeorm';
 import { onConnection } from '../../db/connections.js';
 import { callDependency } from '../../dependency.js';

@@ -1,3 +1,5 @@
+// mysql-lock-table (course §4 with §4.3's fixes): a unique lock_name row, plus an expiry on MySQL's
+// clock that the next acquirer reclaims, an owner count to re-enter, the row id as fencing token.
 import type { DataSource, DeleteQueryBuilder, EntityManager, UpdateQueryBuilder } from 'typeorm';
 import { LockRow } from '../../db/entities/lock-row.js';
 import { onConnection } from '../../db/connections.js';

@@ -1,3 +1,5 @@
+// pg-advisory-session, written as a first try would be, flaw kept: a session advisory lock taken
+// through a pool, so it leaks, and re-enters for whoever gets the connection that holds it.
 import type pg from 'pg';
 import { lockWaitStatement, onPgConnection, PostgresPoolBusyError, isPgLockTimeout, pgFailure, statementBoundOf } from '../../db/postgres-pool.js';
 import { callDependency } from '../../dependency.js';

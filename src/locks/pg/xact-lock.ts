@@ -1,3 +1,5 @@
+// pg-advisory-xact and pg-try-advisory: a transaction-level advisory lock on a connection held for
+// the hold. COMMIT ends it, a dead holder's session takes it along; fenced by stock_fence_seq.
 import type pg from 'pg';
 import { bigintOf, checkout, isPgConnectionLost, isPgLockTimeout, isPgStatementTimeout, lockWaitStatement, pgFailure, PostgresPoolBusyError, statementBoundOf, type Checkout } from '../../db/postgres-pool.js';
 import { callDependency } from '../../dependency.js';

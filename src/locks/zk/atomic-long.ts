@@ -1,3 +1,5 @@
+// Curator's DistributedAtomicLong (course §3.7.7): compare-and-set on one node's version, promoted
+// to a lock when other writers keep winning.
 import type { AcquireOptions, Lock } from '../lock.js';
 import { withLock } from '../scope.js';
 import { remaining, sleep } from '../../time.js';

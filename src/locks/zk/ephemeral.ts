@@ -1,3 +1,5 @@
+// zk-ephemeral (course §3.3): everyone creates the same ephemeral node, losers retry after retryMs.
+// An unfair spin lock; a crashed holder's node dies with its session.
 import { Exception } from 'node-zookeeper-client';
 import { DependencyDownError } from '../../dependency.js';
 import { LockLostError, LockNotHeldError, LockTimeoutError } from '../errors.js';

@@ -1,3 +1,5 @@
+// zk-herd (course §3.4.2, flaw kept): every queued waiter watches the head node, so each release
+// wakes the whole herd, which lists the queue again. zk-watch is the fix.
 import { ZkWatchLock } from './watch.js';
 
 /**

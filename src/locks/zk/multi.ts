@@ -1,3 +1,5 @@
+// zk-multi (course §3.7.4, Curator's InterProcessMultiLock): several resources held as one, all or
+// none, taken in sorted order within one shared waitMs.
 import type { FenceSource } from '../../fencing.js';
 import { LockTimeoutError } from '../errors.js';
 import { leaseOf, releaseAll, type AcquireOptions, type Lease, type Lock } from '../lock.js';

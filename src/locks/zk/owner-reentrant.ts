@@ -1,3 +1,5 @@
+// Any lock made reentrant per owner, as Curator's InterProcessMutex is per thread: the first
+// acquire takes the inner lease, nested ones only count, the last release gives it back.
 import type { FenceSource } from '../../fencing.js';
 import { HoldCounter, type HoldMode } from '../holds.js';
 import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';

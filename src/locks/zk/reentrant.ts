@@ -1,3 +1,5 @@
+// zk-reentrant (course §3.5, §3.7.1, Curator's InterProcessMutex): zk-watch with holds counted per
+// owner in this process, so a nested acquire only counts and ZooKeeper sees one node.
 import type { Lease, Lock } from '../lock.js';
 import { OwnerReentrant } from './owner-reentrant.js';
 import type { ZkSession } from './session.js';

@@ -1,3 +1,5 @@
+// zk-sequential (course §3.4.1): queue as an ephemeral-sequential child, then poll the child list
+// every retryMs until ours is the smallest. Fair and crash-safe, but every waiter keeps asking.
 import { remaining, sleep } from '../../time.js';
 import { QueueLock, leftQueue, type Turn } from './queue.js';
 import { ZkDeadlineError } from './session.js';

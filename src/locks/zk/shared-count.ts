@@ -1,3 +1,5 @@
+// Curator's SharedCount (course §3.7.7): one count shared through one node, set by versioned
+// compare-and-set; listeners hear of every newer value through a re-armed watch.
 import { CounterNode, type VersionedValue } from './counter-node.js';
 import type { ZkSession } from './session.js';
 

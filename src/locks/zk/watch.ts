@@ -1,3 +1,5 @@
+// zk-watch (course §3.4.2): queue as an ephemeral-sequential child and watch only the node just
+// before ours, so a release wakes exactly one waiter: no herd.
 import { QueueLock, leftQueue, parkedUntil, type Turn } from './queue.js';
 
 /**

@@ -1,3 +1,5 @@
+// redis-pubsub (course §2.10.1, Redisson's RLock wait): the reentrant hash lock, its waiters asleep
+// until a release is published or the holder's lease ends, with hand-off inside one process.
 import type { Redis } from 'ioredis';
 import { DependencyDownError } from '../../../dependency.js';
 import { Handoffs } from '../../handoff.js';

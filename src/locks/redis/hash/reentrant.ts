@@ -1,3 +1,5 @@
+// redis-reentrant (course §2.6): a Redis hash of owner → hold count, run by Lua scripts, so one
+// request can nest its acquires. Waits by polling and renews nothing.
 import type { Redis } from 'ioredis';
 import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import { pollUntilAcquired } from '../../poll.js';

@@ -1,3 +1,5 @@
+// The watchdog's timer (Redisson's lockWatchdog): extends a held lease every ttl/3, and fires
+// `lost` when a renewal fails or the lease runs out before one succeeds.
 import { LeaseClock } from '../../lease-clock.js';
 import { reportLockEvent } from '../../observer.js';
 

@@ -1,3 +1,5 @@
+// The lease of a hold the watchdog renews (redis-watchdog, Redisson's primitives): an owner's
+// nested holds share one renewal, which stops with the last release.
 import type { HoldCounter, HoldKey } from '../../holds.js';
 import { leaseOf, type Lease } from '../../lock.js';
 import { Renewal, type Renewable } from './renewal.js';

@@ -1,3 +1,5 @@
+// redis-watchdog (course §2.7): the reentrant hash lock plus a watchdog renewing its lease while
+// held, so long work keeps the lock and a crashed holder's lock still expires after ttl.
 import type { Redis } from 'ioredis';
 import { HoldCounter } from '../../holds.js';
 import { ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';

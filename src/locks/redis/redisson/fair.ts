@@ -1,3 +1,5 @@
+// redis-fair (course §2.10.2, Redisson's fair lock): the reentrant hash lock granted in ticket
+// order across instances; a release wakes only the next in line, a vanished waiter is dropped.
 import type { Redis } from 'ioredis';
 import { redisCall } from '../../../redis-client/call.js';
 import { luaScript } from '../../../redis-client/lua.js';

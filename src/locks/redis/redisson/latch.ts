@@ -1,3 +1,5 @@
+// Redisson's RCountDownLatch (course §2.10.7): a count in Redis, armed once and counted down; at 0
+// its key goes and every waiter is told by pub/sub.
 import type { Redis } from 'ioredis';
 import { redisCall } from '../../../redis-client/call.js';
 import { isOne, luaScript } from '../../../redis-client/lua.js';

@@ -1,3 +1,5 @@
+// redis-multi (course §2.10.3, Redisson's RedissonMultiLock): several locks as one, all or nothing,
+// taken in a fixed order and released in reverse; lost as soon as any part is lost.
 import { LockTimeoutError } from '../../errors.js';
 import { leaseOf, releaseAll, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import { remaining } from '../../../time.js';

@@ -1,3 +1,5 @@
+// Redisson's RReadWriteLock (course §2.10.5): many readers or one writer, reentrant per owner, each
+// hold with its own watchdog-renewed lease; waiters wake on a release message or a lease's end.
 import type { Redis } from 'ioredis';
 import { redisCall } from '../../../redis-client/call.js';
 import { isOne, luaScript } from '../../../redis-client/lua.js';

@@ -1,3 +1,5 @@
+// Redisson's RSemaphore (course §2.10.6), permits in Redis that belong to nobody, and its
+// RPermitExpirableSemaphore, whose permits have a renewed lease and come back when a holder dies.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { redisCall } from '../../../redis-client/call.js';

@@ -1,3 +1,5 @@
+// redlock (course §2.9, Antirez's RedLock) through the redlock package: SET NX PX on N masters,
+// held on a majority with validity left; no fencing token (Kleppmann). Adds hints and hand-off.
 import { randomBytes } from 'node:crypto';
 import { E_TIMEOUT, Mutex, withTimeout } from 'async-mutex';
 import type { Redis } from 'ioredis';

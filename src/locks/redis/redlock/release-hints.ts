@@ -1,3 +1,5 @@
+// RedLock release hints: a holder publishes its release on every master, so every process's waiter
+// tries again then instead of on a timer. Only a wake-up: safety never depends on it.
 import type { Redis } from 'ioredis';
 
 /** Where a RedLock holder announces, on each master, that it gave `resource` back. */

@@ -1,3 +1,5 @@
+// redis-owned-get-del (course §2.3): the owner's token as value, released by GET, compare, DEL in
+// the app. Flaw kept: a lease ending between the GET and the DEL lets it delete another's lock.
 import type { Redis } from 'ioredis';
 import { LockNotHeldError } from '../../errors.js';
 import { leaseOf, neverLost, type AcquireOptions, type Lease, type Lock } from '../../lock.js';

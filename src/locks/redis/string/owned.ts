@@ -1,3 +1,5 @@
+// redis-owned (course §2.3–2.5): the owner's token as value, and a release that compares and
+// deletes in one Lua step, so nobody deletes another holder's lock. The lease can still run out.
 import type { Redis } from 'ioredis';
 import { leaseOf, neverLost, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import { acquireStringLock, releaseOwnedStringLock } from './string-lock.js';

@@ -1,3 +1,5 @@
+// redis-setnx-ex (course §2.2): SET NX PX sets the lock and its expiry in one command. Flaw kept:
+// the release is a blind DEL, which frees the next holder's lock once this lease has run out.
 import type { Redis } from 'ioredis';
 import { leaseOf, neverLost, type Lease, type Lock, type AcquireOptions } from '../../lock.js';
 import { redisCall } from '../../../redis-client/call.js';

@@ -1,3 +1,5 @@
+// redis-setnx-getset (companions 002, 003): the value is the lock's expiry time, taken over by
+// GETSET once past. Flaws kept: clocks must agree, GETSETs race, and no owner guards the DEL.
 import type { Redis } from 'ioredis';
 import { leaseOf, neverLost, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import type { LockClock } from '../../lock-clock.js';

@@ -1,3 +1,5 @@
+// redis-setnx-expire, the course's SETNX then EXPIRE (§2.2): two commands, so a crash between them
+// leaves a key with no lease that nothing ever frees. Kept flawed on purpose.
 import type { Redis } from 'ioredis';
 import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../../lock.js';
 import { pollUntilAcquired } from '../../poll.js';

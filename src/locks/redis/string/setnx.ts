@@ -1,3 +1,5 @@
+// redis-setnx (course §2.1): SETNX to lock, DEL to unlock, retry after a sleep. Flaw kept: no
+// expiry, so a holder that dies before its DEL leaves the lock for good.
 import type { Redis } from 'ioredis';
 import { leaseOf, neverLost, type Lease, type Lock, type AcquireOptions } from '../../lock.js';
 import { redisCall } from '../../../redis-client/call.js';

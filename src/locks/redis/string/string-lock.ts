@@ -1,3 +1,5 @@
+// What the SETNX family shares: SET NX (PX) polled until won, drawing a fencing token in the same
+// Lua step, and the owner-checked Lua release (course §2.5).
 import type { Redis } from 'ioredis';
 import { LockNotHeldError } from '../../errors.js';
 import { ownerOf, type AcquireOptions } from '../../lock.js';

@@ -1,3 +1,5 @@
+// One pub/sub subscriber per process for the locks' release channels, fanned out to local waiters:
+// a message wakes one of them, all of them, or only the one it names (the fair lock's next).
 /** What the notifier uses of its subscriber connection (an ioredis client in subscriber mode). */
 export interface ReleaseSubscriber {
   on(event: 'message', listener: (channel: string, message: string) => void): unknown;
