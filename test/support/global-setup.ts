@@ -11,8 +11,10 @@ import { INTEGRATION_WORKERS } from './workers.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** One cluster per integration worker, worker n (VITEST_POOL_ID) using the n-th. */
+    /** One cluster per integration worker; each worker process claims one (sharedCluster()). */
     clusters: ClusterInfo[];
+    /** Where a worker process claims its cluster (sharedCluster()), one file per cluster. */
+    clusterClaims: string;
   }
 }
 
@@ -31,7 +33,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     'clusters',
     up.map((c) => c.info),
   );
-  return stopAll;
+  const claims = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-test-claims-'));
+  project.provide('clusterClaims', claims);
+  return async () => {
+    await stopAll();
+    removeTree(claims);
+  };
 }
 
 async function bootShared(n: number): Promise<{ info: ClusterInfo; stop: () => Promise<void> }> {
