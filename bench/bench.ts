@@ -6,10 +6,10 @@ import type { ClusterInfo } from '../src/cluster/types.js';
 import { fetchCatalog, selectStrategies, type CatalogEntry } from './catalog.js';
 import { stopLoad } from './fire.js';
 import { agent, kOf, messagesPerSale } from './message-counts.js';
-import { checkStoresMatch, expectedOutcome, measureNoop, measureNoopWithWrk, measureRace, measureWindow, type WindowSample, type WindowSettings } from './measure.js';
-import { chosenStrategies, MIN_RACE_UNITS, type BenchOptions } from './options.js';
-import { benchPlan, PREWARM_SECONDS, raceEstimate, stepKey } from './plan.js';
-import { ceilingLine, raceLine, windowLine } from './progress.js';
+import { checkStoresMatch, expectedOutcome, measureNoop, measureNoopWithWrk, measureRace, measureSoldOutWindow, measureWindow, type WindowSample, type WindowSettings } from './measure.js';
+import { chosenStrategies, MIN_RACE_UNITS, SELL_OUT_AT, SOLD_OUT_MAX_SECONDS, type BenchOptions } from './options.js';
+import { benchPlan, PREWARM_SECONDS, raceEstimate, STEP_OVERHEAD_SECONDS, stepKey } from './plan.js';
+import { ceilingLine, raceLine, soldOutLine, windowLine } from './progress.js';
 import { orderRuns, REFERENCE_STRATEGY, TOPOLOGY_LABEL, withStandings, worstOf, type BenchOptionsRecord, type BenchReport, type Ceiling, type RaceFigures, type RunResult, type Topology } from './report.js';
 import { spreadOf } from './stats.js';
 import type { BenchTarget } from './target.js';
@@ -47,6 +47,23 @@ export function raceSize(o: BenchOptions, strategy: string, goodput: number): { 
   if (o.raceSeconds === undefined) return { requests: o.requests, initial: o.initial };
   const initial = Math.max(MIN_RACE_UNITS, Math.min(o.initial, Math.round((goodput * o.raceSeconds) / 10) * 10));
   return { requests: initial + (o.requests - o.initial), initial };
+}
+
+/**
+ * The stock of a cell's last window, which is also its race: what its goodput so far sells by
+ * SELL_OUT_AT of the measured span (from MIN_RACE_UNITS to the course's size); undefined when that
+ * would take longer than SOLD_OUT_MAX_SECONDS, so the cell is raced apart.
+ */
+export function soldOutUnits(o: BenchOptions, goodput: number): number | undefined {
+  const units = Math.max(MIN_RACE_UNITS, Math.min(o.courseInitial, Math.round(goodput * (o.warmupSeconds + SELL_OUT_AT * o.windowSeconds))));
+  return goodput > 0 && units / goodput <= SOLD_OUT_MAX_SECONDS ? units : undefined;
+}
+
+/** How long a sold-out window should take: until its units sell (at least the window), then a drain. */
+function soldOutEstimate(o: BenchOptions, goodput: number): number {
+  const units = soldOutUnits(o, goodput);
+  const selling = units === undefined ? 0 : units / goodput;
+  return Math.max(o.warmupSeconds + o.windowSeconds, selling) + STEP_OVERHEAD_SECONDS;
 }
 
 /** Round r starts r steps further along the list, so no strategy always runs first or last. */
@@ -127,7 +144,7 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
   try {
     const cells = strategies.flatMap((s) => bases.map(([topology, base]) => ({ s, topology, base, key: `${s.name}/${topology}` })));
     const wrk = wrkPath();
-    progress.add(benchPlan(o, cells.map((c) => c.key), bases.map(([t]) => t), wrk !== undefined));
+    progress.add(benchPlan(o, cells.map((c) => ({ key: c.key, raceApart: !o.soldOutWindows || o.courseStrategies.includes(c.s.name) })), bases.map(([t]) => t), wrk !== undefined));
     log(`bench: ${strategies.length} strategies × ${bases.length} topologies; ${o.rounds} rounds of ${o.warmupSeconds} s warm-up + ${o.windowSeconds} s window at ${o.connections} connections, workMs ${o.workMs}; then one race each`);
     const ceilings = await measureCeilings(bases, o, wrk, progress, notes);
 
@@ -139,20 +156,37 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
       return { size, seconds: raceEstimate(size, goodput, spreadOf(w.map((x) => x.refusedPerSec)).median, o.maxSeconds) };
     };
     const windows = new Map<string, WindowSample[]>(cells.map((c) => [c.key, []]));
+    const races = new Map<string, RaceFigures>();
+    /** The cells whose race is a run of its own: the course's full-size rows, and any whose last window could not be one. */
+    const apart = new Set(cells.filter((c) => !o.soldOutWindows || o.courseStrategies.includes(c.s.name)).map((c) => c.key));
     const settings: WindowSettings = { connections: o.connections, warmupSeconds: o.warmupSeconds, windowSeconds: o.windowSeconds, params };
+    const last = o.rounds - 1;
     for (let round = 0; round < o.rounds; round++) {
       for (const c of rotated(cells, round)) {
         const label = `${c.s.name} · ${TOPOLOGY_LABEL[c.topology]}`;
+        const units = round === last && !apart.has(c.key) ? soldOutUnits(o, spreadOf(windows.get(c.key)!.map((x) => x.goodput)).median) : undefined;
+        if (round === last && !apart.has(c.key) && units === undefined) {
+          apart.add(c.key);
+          progress.add([{ key: stepKey.race(c.key), phase: 'races', seconds: raceOf(c).seconds }]);
+        }
+        if (units !== undefined) {
+          const w = await progress.step(stepKey.window(round, c.key), `[round ${round + 1}/${o.rounds}, sells out] ${label}`, () =>
+            measureSoldOutWindow(c.base, target.stores, c.s, settings, units, o.maxSeconds));
+          if (w.sample) windows.get(c.key)!.push(w.sample);
+          races.set(c.key, w.race);
+          log(soldOutLine(round + 1, o.rounds, c.s.name, c.topology, w.sample, w.race));
+          continue;
+        }
         const w = await progress.step(stepKey.window(round, c.key), `[round ${round + 1}/${o.rounds}] ${label}`, () => measureWindow(c.base, target.stores, c.s, settings));
         windows.get(c.key)!.push(w);
-        progress.replan(stepKey.race(c.key), raceOf(c).seconds);
+        if (apart.has(c.key)) progress.replan(stepKey.race(c.key), raceOf(c).seconds);
+        else if (round === last - 1) progress.replan(stepKey.window(last, c.key), soldOutEstimate(o, spreadOf(windows.get(c.key)!.map((x) => x.goodput)).median));
         log(windowLine(round + 1, o.rounds, c.s.name, c.topology, w));
       }
     }
     const windowTime = summarizeWindowTimes(new Map([...windows].map(([cell, w]) => [cell, w.map((x) => x.time)])));
 
-    const races = new Map<string, RaceFigures>();
-    for (const c of cells) {
+    for (const c of cells.filter((x) => apart.has(x.key))) {
       const size = { ...raceOf(c).size, connections: o.connections, maxSeconds: o.maxSeconds, params };
       const label = `race ${c.s.name} · ${TOPOLOGY_LABEL[c.topology]}`;
       const r = await progress.step(stepKey.race(c.key), label, () =>

@@ -11,8 +11,12 @@ export interface LoadJob {
   connections: number;
   /** A race: exactly this many requests. */
   requests?: number;
-  /** A throughput window: warm up (discarded), then measure for `seconds`, then drain. */
-  window?: { warmupSeconds: number; seconds: number };
+  /**
+   * A throughput window: warm up (discarded), then measure for `seconds`, then drain. With
+   * `untilSoldOut` the stock is finite and the window is also the race: the load goes on past the
+   * span until the first 409 sold_out (then drains), and the measured span ends at that answer.
+   */
+  window?: { warmupSeconds: number; seconds: number; untilSoldOut?: boolean };
   /** Hard bound on the whole run: whatever is unanswered then is abandoned and the run marked truncated. */
   maxSeconds: number;
   /** Per-request timeout. */
@@ -55,7 +59,10 @@ export interface LoadResult {
 /** Epoch ms in the load process: autocannon started, the window's span ended, the last answer, the result ready. */
 export interface LoadMarks {
   startedAt: number;
+  /** The measured span's end: the window's, or the first 409 sold_out when that came sooner. */
   measureTo: number;
+  /** untilSoldOut: the first 409 sold_out, if one came. */
+  soldOutAt?: number;
   lastAnswerAt: number;
   endedAt: number;
 }
@@ -86,11 +93,19 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
     let answeredTotal = 0;
     let truncated = false;
     let lastAnswer = 0;
+    let soldOutAt: number | undefined;
+    const untilSoldOut = job.window?.untilSoldOut === true;
+    // untilSoldOut: the span ends at the first sold_out, known only when it comes, so the span's
+    // answers are kept and counted at the end.
+    const spanAnswers: { at: number; status: number; ms: number }[] = [];
 
     const started = Date.now();
     const measureFrom = started + (job.window ? job.window.warmupSeconds * 1000 : 0);
-    const measureTo = job.window ? measureFrom + job.window.seconds * 1000 : Number.POSITIVE_INFINITY;
-    const inSpan = (t: number) => t >= measureFrom && t < measureTo;
+    const windowTo = job.window ? measureFrom + job.window.seconds * 1000 : Number.POSITIVE_INFINITY;
+    const spanEnd = () => Math.max(measureFrom, Math.min(windowTo, soldOutAt ?? Number.POSITIVE_INFINITY));
+    const inWindow = (t: number) => t >= measureFrom && t < windowTo;
+    // When a connection stops sending: a window at its end; a sold-out window once the stock is gone.
+    const sendingOver = (t: number) => (untilSoldOut ? soldOutAt !== undefined : t >= windowTo);
 
     const instance = autocannon(
       {
@@ -101,7 +116,7 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
         // autocannon notices the end of a run only at its next sample tick, then stops: at 100 ms
         // that wait was a median 73 ms of every window (issue 47); a tick costs microseconds.
         sampleInt: 10,
-        ...(job.classify && {
+        ...((job.classify || untilSoldOut) && {
           requests: [
             {
               onResponse: (status: number, body: string) => {
@@ -116,8 +131,14 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
         clearTimeout(bound);
         clearInterval(progress);
         if (err) return reject(err);
+        const measureTo = spanEnd();
+        for (const a of spanAnswers) {
+          if (a.at >= measureTo) continue;
+          byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;
+          latencies.push(a.ms);
+        }
         const sorted = latencies.sort((a, b) => a - b);
-        const seconds = job.window ? job.window.seconds : Math.max(lastAnswer - started, 1) / 1000;
+        const seconds = job.window ? (measureTo - measureFrom) / 1000 : Math.max(lastAnswer - started, 1) / 1000;
         // A race sends exactly `requests` (autocannon's budget counts a request on a closed
         // connection too): whatever has neither an answer nor an error was closed unanswered.
         const closed = job.requests !== undefined && !truncated ? Math.max(0, job.requests - answeredTotal - r.errors) : 0;
@@ -135,7 +156,7 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
           p50Ms: percentile(sorted, 50),
           p99Ms: percentile(sorted, 99),
           truncated,
-          ...(job.window && { marks: { startedAt: started, measureTo, lastAnswerAt: lastAnswer, endedAt: Date.now() } }),
+          ...(job.window && { marks: { startedAt: started, measureTo, lastAnswerAt: lastAnswer, endedAt: Date.now(), ...(soldOutAt !== undefined && { soldOutAt }) } }),
         });
       },
     );
@@ -145,13 +166,11 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
       lastAnswer = now;
       answeredTotal++;
       if (statusCode === 200) okTotal++;
-      if (inSpan(now)) {
-        byStatus[statusCode] = (byStatus[statusCode] ?? 0) + 1;
-        latencies.push(responseTime);
-      }
+      if (statusCode === 409 && soldOutAt === undefined && untilSoldOut) soldOutAt = now;
+      if (inWindow(now)) spanAnswers.push({ at: now, status: statusCode, ms: responseTime });
       // The window is over: this connection sends nothing more once its answer is in, so the run
       // ends when the requests already in flight have finished (none is abandoned mid-deduction).
-      if (now >= measureTo) {
+      if (job.window && sendingOver(now)) {
         const c = client as unknown as BudgetedClient;
         c.responseMax = Math.max(1, c.reqsMade);
       }

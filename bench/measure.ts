@@ -1,5 +1,5 @@
 // The bench's three measurements: a throughput window, the oversell race, and the GET /noop ceiling.
-import { UNKNOWN_OUTCOME, isAllowedAnswer, isRefusal } from '../src/http/answers.js';
+import { UNKNOWN_OUTCOME, answerKey, isAllowedAnswer, isRefusal } from '../src/http/answers.js';
 import { loadServiceConfig } from '../src/config.js';
 import type { StoreKind } from '../src/stock/store.js';
 import type { CatalogEntry } from './catalog.js';
@@ -21,6 +21,8 @@ export interface WindowSettings {
   windowSeconds: number;
   /** Query parameters for GET /check/lock: workMs, and ttlMs/waitMs when given. */
   params: Record<string, number>;
+  /** Bound on the whole window (default: the window and DRAIN_BOUND_SECONDS). */
+  maxSeconds?: number;
 }
 
 export interface WindowSample {
@@ -49,15 +51,49 @@ export function expectedOutcome(s: CatalogEntry, topology: Topology, params: Rec
  * the requests in flight finish (none is abandoned mid-deduction to disturb the next window).
  */
 export async function measureWindow(base: string, stores: StoreAddresses, s: CatalogEntry, settings: WindowSettings): Promise<WindowSample> {
+  const { sample } = await runWindow(base, stores, s, settings, WINDOW_STOCK, settings.maxSeconds ?? settings.warmupSeconds + settings.windowSeconds + DRAIN_BOUND_SECONDS);
+  if (!sample) throw new Error('load generator: a window came back without its measured span');
+  return sample;
+}
+
+/** A sold-out window's measured span shorter than this share of the window is too short for a goodput sample. */
+export const MIN_SPAN_SHARE = 0.25;
+
+/**
+ * A window that is also the race: `units` in stock, sized to run out inside the measured span; the
+ * load goes on until the first 409 sold_out (bounded by maxSeconds), then drains. The span before
+ * the stock ran out gives a goodput sample (none if it was shorter than MIN_SPAN_SHARE of the
+ * window); the whole run, counted from the store, is the race.
+ */
+export async function measureSoldOutWindow(
+  base: string,
+  stores: StoreAddresses,
+  s: CatalogEntry,
+  settings: WindowSettings,
+  units: number,
+  maxSeconds: number,
+): Promise<{ sample?: WindowSample; race: RaceFigures }> {
+  const { sample, race } = await runWindow(base, stores, s, { ...settings, untilSoldOut: true }, units, maxSeconds);
+  return { ...(sample && sample.spanSeconds >= MIN_SPAN_SHARE * settings.windowSeconds && { sample }), race: { ...race, window: true } };
+}
+
+async function runWindow(
+  base: string,
+  stores: StoreAddresses,
+  s: CatalogEntry,
+  settings: WindowSettings & { untilSoldOut?: boolean },
+  units: number,
+  maxSeconds: number,
+): Promise<{ sample?: WindowSample & { spanSeconds: number }; race: RaceFigures }> {
   const store = s.stores[0];
   const begin = Date.now();
-  await resetStock(base, WINDOW_STOCK);
+  await resetStock(base, units);
   const sent = Date.now();
   const r = await fireLoad({
     url: checkUrl(base, s.name, store, settings.params),
     connections: settings.connections,
-    window: { warmupSeconds: settings.warmupSeconds, seconds: settings.windowSeconds },
-    maxSeconds: settings.warmupSeconds + settings.windowSeconds + DRAIN_BOUND_SECONDS,
+    window: { warmupSeconds: settings.warmupSeconds, seconds: settings.windowSeconds, untilSoldOut: settings.untilSoldOut === true },
+    maxSeconds,
     timeoutSeconds: 30,
     classify: false,
   });
@@ -66,14 +102,24 @@ export async function measureWindow(base: string, stores: StoreAddresses, s: Cat
   const left = unanswered > 0 ? await settledUnitsLeft(stores, store) : await unitsLeft(stores, store);
   const end = Date.now();
   if (!r.marks) throw new Error('load generator: a window came back without its marks');
-  return {
-    goodput: (r.byStatus[200] ?? 0) / r.seconds,
-    refusedPerSec: (r.byStatus[503] ?? 0) / r.seconds,
-    p50Ms: r.p50Ms,
-    p99Ms: r.p99Ms,
-    check: { oversold: oversoldOf(r.okTotal, WINDOW_STOCK, left), unanswered },
-    time: windowTimeOf({ begin, sent, replied, end }, r.marks, settings.warmupSeconds),
-  };
+  const check = { oversold: oversoldOf(r.okTotal, units, left), unanswered };
+  const requests = r.answeredTotal + r.noAnswer;
+  const race = raceFigures({ requests, initial: units, connections: settings.connections }, {
+    byAnswer: r.byAnswer, ok: r.okTotal, noAnswer: r.noAnswer, truncated: r.truncated, left,
+    seconds: (r.marks.lastAnswerAt - r.marks.startedAt) / 1000, answered: r.answeredTotal,
+  });
+  const sample = r.seconds > 0
+    ? {
+        goodput: (r.byStatus[200] ?? 0) / r.seconds,
+        refusedPerSec: (r.byStatus[503] ?? 0) / r.seconds,
+        p50Ms: r.p50Ms,
+        p99Ms: r.p99Ms,
+        check,
+        time: windowTimeOf({ begin, sent, replied, end }, r.marks, settings.warmupSeconds),
+        spanSeconds: r.seconds,
+      }
+    : undefined;
+  return { ...(sample && { sample }), race };
 }
 
 /** The oversell race: more requests than units, to the end (or maxSeconds), counted from the store. */
@@ -87,21 +133,29 @@ export async function measureRace(
   const store: StoreKind = s.stores[0];
   const f = await race({ target: base, stores, strategy: s.name, store, params: size.params, initial: size.initial,
     requests: size.requests, connections: size.connections, maxSeconds: size.maxSeconds, onAnswers });
-  const answered = f.ok + f.soldOut + f.otherStatus;
+  return raceFigures(size, { byAnswer: f.byAnswer, ok: f.ok, noAnswer: f.noAnswer, truncated: f.truncated, left: f.left, seconds: f.seconds,
+    answered: f.ok + f.soldOut + f.otherStatus });
+}
+
+/** A race's figures from its answers and the units left in the store. */
+function raceFigures(
+  size: { requests: number; initial: number; connections: number },
+  f: { byAnswer: Record<string, number>; ok: number; answered: number; noAnswer: number; truncated: boolean; left: number; seconds: number },
+): RaceFigures {
   const unexpected = Object.entries(f.byAnswer).reduce((n, [key, c]) => n + (isAllowedAnswer(key) ? 0 : c), 0);
   return {
     requests: size.requests,
     initial: size.initial,
     ok: f.ok,
-    soldOut: f.soldOut,
+    soldOut: f.byAnswer[answerKey(409, 'sold_out')] ?? 0,
     byAnswer: f.byAnswer,
     refused: Object.entries(f.byAnswer).reduce((n, [key, c]) => n + (isRefusal(key) ? c : 0), 0),
     unknownOutcome: f.byAnswer[UNKNOWN_OUTCOME] ?? 0,
     unexpected: unexpected + f.noAnswer,
     left: f.left,
-    deducted: f.deducted,
-    oversold: f.oversold,
-    unanswered: unansweredOf(size.requests, answered, f.noAnswer, f.truncated, size.connections),
+    deducted: size.initial - f.left,
+    oversold: oversoldOf(f.ok, size.initial, f.left),
+    unanswered: unansweredOf(size.requests, f.answered, f.noAnswer, f.truncated, size.connections),
     seconds: f.seconds,
     truncated: f.truncated,
   };

@@ -25,6 +25,11 @@ export interface BenchOptions {
    * undefined, every race is `requests` for `initial`.
    */
   raceSeconds?: number;
+  /**
+   * Each cell's last window sells out and is its race (the course's full-size rows, and a lock too
+   * slow to sell out in a window, are raced apart); false with --separate-races, fixed race sizes or one round.
+   */
+  soldOutWindows: boolean;
   /** The course's full-size race, for the headline strategies. */
   courseRequests: number;
   courseInitial: number;
@@ -83,6 +88,10 @@ export const COURSE_STRATEGIES = ['none', 'mutex'];
 
 /** The smallest sized race: still 100 concurrent clients against units that run out. */
 export const MIN_RACE_UNITS = 100;
+/** Where in the last window's measured span a sold-out window's stock should run out, at the goodput measured before. */
+export const SELL_OUT_AT = 0.8;
+/** A sold-out window whose stock would take longer than this to sell is raced apart instead (a lock too slow, or selling nothing). */
+export const SOLD_OUT_MAX_SECONDS = 10;
 
 export const USAGE = `usage: npm run bench -- [options]
   --strategies a,b     only these (default: the course's line, ${COURSE_LINE.length} strategies, one per step of its
@@ -96,7 +105,13 @@ export const USAGE = `usage: npm run bench -- [options]
   --connections N      concurrent clients (default 100)
   --workMs N           business time inside the critical section (default 0)
   --ttlMs N --waitMs N lock parameters (default: the service's)
-  --raceSeconds S      size each race from the strategy's goodput to last about S s, from ${MIN_RACE_UNITS}
+                       Each strategy's last window is also its race: its stock is sized from the goodput
+                       of the rounds before to run out ${SELL_OUT_AT} of the way through the measured span (${MIN_RACE_UNITS} units
+                       at least), the load goes on until a 409 sold_out, and the store is counted; the
+                       course's ${COURSE_STRATEGIES.join(' and ')} keep a full-size race apart, as does a lock too slow to sell
+                       out within ${SOLD_OUT_MAX_SECONDS} s
+  --separate-races     race each strategy apart after the windows instead, sized as --raceSeconds says
+  --raceSeconds S      race each strategy apart, sized from its goodput to last about S s, from ${MIN_RACE_UNITS}
                        up to 1000 units, 100 more requests than units (default 1.5)
   --requests N --initial N   a fixed race instead: N requests against N units, for every strategy
   --full               race every strategy at the course's size (${INITIAL_COUNT + 100} requests, ${INITIAL_COUNT} units),
@@ -146,7 +161,7 @@ const str = { type: 'string' } as const;
 /** Every flag `npm run bench` (and `npm run lab`) accepts, as node:util's parseArgs takes them. */
 export const BENCH_FLAGS = {
   strategies: str, all: { type: 'boolean' }, family: str, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
-  requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
+  requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, 'separate-races': { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
   ...LANG_FLAG,
   ramp: { type: 'boolean' }, steps: str, rtt: str,
   ...HELP_FLAG,
@@ -179,8 +194,9 @@ export function benchOptionsOf(values: BenchValues): BenchOptions {
   const initial = count('initial', values.initial, full ? INITIAL_COUNT : 1000, 0) as number;
   const requests = count('requests', values.requests, initial + 100, 1) as number;
   const fixedRaces = full || values.initial !== undefined || values.requests !== undefined;
+  const rounds = count('rounds', values.rounds, 3, 1) as number;
   return {
-    rounds: count('rounds', values.rounds, 3, 1) as number,
+    rounds,
     warmupSeconds: seconds('warmup', values.warmup, 0.5, 0),
     windowSeconds: seconds('window', values.window, 1.5, 0.1),
     connections: count('connections', values.connections, 100, 1) as number,
@@ -190,6 +206,8 @@ export function benchOptionsOf(values: BenchValues): BenchOptions {
     requests,
     initial,
     raceSeconds: fixedRaces ? undefined : seconds('raceSeconds', values.raceSeconds, 1.5, 0.1),
+    // the last window is sized from the rounds before it, so there must be one
+    soldOutWindows: !fixedRaces && rounds > 1 && !(values['separate-races'] ?? false) && values.raceSeconds === undefined,
     courseRequests: INITIAL_COUNT + 100,
     courseInitial: INITIAL_COUNT,
     // Explicit race sizes apply to every strategy.

@@ -5,7 +5,7 @@ import type { BenchOptions } from './options.js';
 import type { Topology } from './report.js';
 
 /** Per step: resetting the stock, starting the load, reading the units left. */
-const STEP_OVERHEAD_SECONDS = 0.5;
+export const STEP_OVERHEAD_SECONDS = 0.5;
 /** The unmeasured first load on each instance (bench.ts). */
 export const PREWARM_SECONDS = 2;
 
@@ -26,17 +26,21 @@ export function raceEstimate(size: { requests: number; initial: number }, goodpu
   return Math.min(selling + rest, maxSeconds) + STEP_OVERHEAD_SECONDS;
 }
 
-export function benchPlan(o: BenchOptions, cells: readonly string[], topologies: readonly Topology[], withWrk: boolean): PlannedStep[] {
+/**
+ * `cells`: each strategy × topology, and whether its race is a run of its own (else its last
+ * window sells out and is its race; a cell found too slow for that gets its race step later).
+ */
+export function benchPlan(o: BenchOptions, cells: readonly { key: string; raceApart: boolean }[], topologies: readonly Topology[], withWrk: boolean): PlannedStep[] {
   const load = o.warmupSeconds + o.windowSeconds + STEP_OVERHEAD_SECONDS;
   const steps: PlannedStep[] = topologies.map((t) => ({ key: stepKey.prewarm(t), phase: 'warm-up', seconds: PREWARM_SECONDS + STEP_OVERHEAD_SECONDS }));
   for (let r = 0; r < o.rounds; r++) {
     for (const t of topologies) steps.push({ key: stepKey.ceiling(r, t), phase: 'ceiling', seconds: load + (withWrk ? o.windowSeconds + STEP_OVERHEAD_SECONDS : 0) });
   }
   for (let r = 0; r < o.rounds; r++) {
-    for (const c of cells) steps.push({ key: stepKey.window(r, c), phase: 'windows', seconds: load });
+    for (const c of cells) steps.push({ key: stepKey.window(r, c.key), phase: 'windows', seconds: load });
   }
   // Until a window has measured the strategy's goodput: the race as sized by time, or a guess.
   const raceGuess = (o.raceSeconds ?? 2) + STEP_OVERHEAD_SECONDS;
-  for (const c of cells) steps.push({ key: stepKey.race(c), phase: 'races', seconds: raceGuess });
+  for (const c of cells.filter((x) => x.raceApart)) steps.push({ key: stepKey.race(c.key), phase: 'races', seconds: raceGuess });
   return steps;
 }

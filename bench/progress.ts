@@ -19,3 +19,10 @@ export function raceLine(strategy: string, topology: Topology, r: RaceFigures): 
   const sold = verdictOf(r) === 'exact' ? `exact, oversold ${oversoldText(r)}` : oversoldText(r);
   return `[race] ${strategy} · ${TOPOLOGY_LABEL[topology]}: ${r.requests} requests for ${r.initial} units → 200/409/503/left ${raceText(r)} → ${sold} (${r.seconds.toFixed(1)} s)`;
 }
+
+/** A last window that sold out: its goodput (if its span was long enough) and its race. */
+export function soldOutLine(round: number, rounds: number, strategy: string, topology: Topology, w: WindowSample | undefined, r: RaceFigures): string {
+  const sample = w ? `${int(w.goodput)} sold/s, ${int(w.refusedPerSec)} 503/s, p99 ${int(w.p99Ms)} ms` : 'sold out too early for a goodput sample';
+  const sold = verdictOf(r) === 'exact' ? `exact, oversold ${oversoldText(r)}` : oversoldText(r);
+  return `[round ${round}/${rounds}, sells out] ${strategy} · ${TOPOLOGY_LABEL[topology]}: ${sample}; sold out: ${r.requests} requests for ${r.initial} units → 200/409/503/left ${raceText(r)} → ${sold} (${r.seconds.toFixed(1)} s)`;
+}

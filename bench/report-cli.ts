@@ -17,8 +17,9 @@ import { resolveTarget, type BenchTarget } from './target.js';
 
 export async function benchAndPrint(opts: BenchOptions, target: BenchTarget, progress = new Progress(), title = 'bench'): Promise<{ report: BenchReport; files: WrittenFiles }> {
   // progress on stderr, so `npm run bench > table.md` captures only the table
-  const report = await runBench(opts, target, progress);
+  const report = { ...(await runBench(opts, target, progress)) };
   progress.summary(title);
+  report.phases = progress.phases();
   // the windows' own parts, under their phase's line (stderr, as the summary)
   if (report.windowTime) for (const l of windowTimeLines(report.windowTime)) console.error(l);
   const files = writeReport(report, opts.out, opts.lang);

@@ -5,6 +5,7 @@ import type { CatalogEntry } from './catalog.js';
 import type { BenchOptions } from './options.js';
 import { standings, type Spread } from './stats.js';
 import type { WindowTimeSummary } from './window-time.js';
+import type { PhaseTime } from '../src/cli/plan-clock.js';
 import { TOPOLOGIES, type Topology } from './topology.js';
 
 export { TOPOLOGIES, type Topology };
@@ -39,6 +40,8 @@ export interface RaceFigures extends SoldCheck {
   deducted: number;
   seconds: number;
   truncated: boolean;
+  /** The race was its strategy's last window, run until the stock sold out (absent: a race of its own). */
+  window?: true;
 }
 
 /** Throughput from the fixed time windows, one sample per round. */
@@ -104,6 +107,8 @@ export interface BenchReport {
   seconds: number;
   /** Where a throughput window's time went, part by part (absent in reports from before it was measured). */
   windowTime?: WindowTimeSummary;
+  /** Where the whole run's time went, per phase, as its progress summary says (a lab's includes its cluster); absent in older reports. */
+  phases?: PhaseTime[];
   notes: string[];
 }
 

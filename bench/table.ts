@@ -1,7 +1,7 @@
 // The comparison as markdown: what stdout shows and what the .md file holds (in --lang's language).
 import type { Lang } from '../src/lang.js';
 import { ceilingCells, ceilingHeader, runCells, runHeader, runTableNotes } from './format.js';
-import { MIN_RACE_UNITS } from './options.js';
+import { MIN_RACE_UNITS, SELL_OUT_AT, SOLD_OUT_MAX_SECONDS } from './options.js';
 import type { BenchReport } from './report.js';
 import { BENCH_WORDS, runMachine } from './words.js';
 
@@ -24,7 +24,9 @@ export function methodText(report: BenchReport, lang: Lang = 'en'): string {
     connections: o.connections,
     workMs: o.workMs,
     lease: `${o.ttlMs !== undefined ? `, ttlMs ${o.ttlMs}` : ''}${o.waitMs !== undefined ? `, waitMs ${o.waitMs}` : ''}`,
-    race: o.raceSeconds === undefined ? w.raceFixed(o.requests, o.initial) : w.raceSized(o.raceSeconds, MIN_RACE_UNITS, o.initial, extra),
+    race: o.soldOutWindows
+      ? w.raceSoldOut(SELL_OUT_AT, MIN_RACE_UNITS, SOLD_OUT_MAX_SECONDS)
+      : o.raceSeconds === undefined ? w.raceFixed(o.requests, o.initial) : w.raceSized(o.raceSeconds, MIN_RACE_UNITS, o.initial, extra),
     ...(o.courseStrategies.length > 0 && { course: { strategies: o.courseStrategies, requests: o.courseRequests, initial: o.courseInitial } }),
     ...runMachine(report),
   });

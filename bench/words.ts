@@ -41,7 +41,7 @@ const en = {
   },
   ceilingColumns: { 'GET /noop': 'GET /noop', 'autocannon req/s': 'autocannon req/s', 'wrk req/s': 'wrk req/s', 'autocannon ÷ wrk': 'autocannon ÷ wrk' },
   definitions: [
-    'goodput/s = 200 answers per second in the measured windows: median of the rounds (min–max). 503/s are refusals, counted apart; the stock never runs out during a window.',
+    'goodput/s = 200 answers per second in the measured windows: median of the rounds (min–max). 503/s are refusals, counted apart. The stock does not run out during a measured span: a last window that sells out ends its span there.',
     'race: 200 / 409 / 503 / left = answers of the race (more requests than its race units): sold, sold out, refused (503s that sold nothing), and the units left in the store; a 503 outcome_unknown (the write was sent, not confirmed) is counted apart. oversold = 200 answers − units that really left the store (read from MySQL or Redis directly): the worst of the race and of every window, never a median. With unanswered requests it is a lower bound (≥).',
     'vs mutex = median goodput ÷ median goodput of mutex on one instance, the serialization limit of the same critical section.',
     'rank = 1 + the strategies on the same topology that were faster in every round. (tie) = its range overlaps another\'s: the repeats cannot tell them apart.',
@@ -54,11 +54,13 @@ const en = {
     `In its race, ${ok} of ${answered} answered requests sold and ${refused} were refused (503): its contenders kept failing to take the lock within their wait.`,
   method: (m: MethodParts) =>
     `${m.rounds} rounds; in each, every strategy gets ${m.warmup} s of discarded warm-up and a ${m.window} s measured window ` +
-    `at ${m.connections} connections, in a rotated order; workMs ${m.workMs}${m.lease}. Then one race each: ${m.race}` +
+    `at ${m.connections} connections, in a rotated order; workMs ${m.workMs}${m.lease}. ${m.race}` +
     `${m.course ? ` (${m.course.strategies.join(' and ')}: the course's ${m.course.requests} for ${m.course.initial})` : ''}. ` +
     `${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${m.date}; ${m.minutes} min.`,
-  raceFixed: (requests: number, initial: number) => `${requests} requests for ${initial} units`,
-  raceSized: (seconds: number, min: number, max: number, extra: number) => `sized from the strategy's goodput to last about ${seconds} s (${min} to ${max} units, ${extra} more requests than units)`,
+  raceFixed: (requests: number, initial: number) => `Then one race each: ${requests} requests for ${initial} units`,
+  raceSized: (seconds: number, min: number, max: number, extra: number) => `Then one race each: sized from the strategy's goodput to last about ${seconds} s (${min} to ${max} units, ${extra} more requests than units)`,
+  raceSoldOut: (share: number, min: number, maxSeconds: number) =>
+    `Each strategy's last window is its race: its stock, sized from the goodput of the rounds before, runs out about ${Math.round(share * 100)} % of the way through the measured span (at least ${min} units), the load goes on until the first 409 sold_out, and the store is counted; the span ends where the stock ran out. A lock too slow to sell out within ${maxSeconds} s is raced apart`,
   heading: (stamp: string) => `stocklab bench ${stamp}`,
   files: (json: string, md: string, html: string) => `results: ${json}\n         ${md}\nreport:  ${html}`,
   labDone: (minutes: string, stopped: boolean, html: string) => `\nlab done in ${minutes} min${stopped ? '; the cluster is stopped' : ''}. Open the report: ${html}`,
@@ -112,7 +114,7 @@ const zh: BenchWords = {
   },
   ceilingColumns: { 'GET /noop': 'GET /noop', 'autocannon req/s': 'autocannon 请求/秒', 'wrk req/s': 'wrk 请求/秒', 'autocannon ÷ wrk': 'autocannon ÷ wrk' },
   definitions: [
-    '有效吞吐/秒 = 计量窗口内每秒的 200 响应数：取各轮的中位数（括号内为最小–最大）。503/秒 是被拒绝的请求，单独计数；窗口内库存不会卖完。',
+    '有效吞吐/秒 = 计量窗口内每秒的 200 响应数：取各轮的中位数（括号内为最小–最大）。503/秒 是被拒绝的请求，单独计数。计量时段内库存不会卖完：最后一个窗口若卖完，计量时段就在卖完处结束。',
     '抢购：200 / 409 / 503 / 剩余 = 抢购（请求数多于件数）的响应：售出、已售罄、被拒绝（没有卖出的 503），以及存储里剩下的件数；503 outcome_unknown（写入已发出但未确认）单独计数。超卖 = 200 响应数 − 真正离开存储的件数（直接从 MySQL 或 Redis 读出）：取抢购和每个窗口中最坏的一次，从不取中位数。有请求未得到响应时，它是一个下界（≥）。',
     '相对 mutex = 有效吞吐中位数 ÷ mutex 在单实例上的有效吞吐中位数，即同一段临界区串行执行的上限。',
     '名次 = 1 + 同一拓扑下每一轮都比它快的方案数。(tie) = 它的区间与别的方案重叠：重复测量分不出高下。',
@@ -125,10 +127,12 @@ const zh: BenchWords = {
     `在它的抢购里，${answered} 个得到响应的请求中 ${ok} 个售出、${refused} 个被拒绝（503）：竞争者一次次在等待时限内拿不到锁。`,
   method: (m) =>
     `共 ${m.rounds} 轮；每一轮里，每个方案先做 ${m.warmup} 秒不计入的预热，再在 ${m.connections} 个并发连接下计量 ${m.window} 秒，方案顺序轮换；workMs ${m.workMs}${m.lease}。` +
-    `然后每个方案抢购一次：${m.race}${m.course ? `；${m.course.strategies.join(' 和 ')} 按课程的 ${m.course.requests} 个请求抢 ${m.course.initial} 件` : ''}。` +
+    `${m.race}${m.course ? `；${m.course.strategies.join(' 和 ')} 按课程的 ${m.course.requests} 个请求抢 ${m.course.initial} 件` : ''}。` +
     `${m.nproc} 个 CPU（${m.cpu}），Node ${m.node}；${m.date}；用时 ${m.minutes} 分钟。`,
-  raceFixed: (requests, initial) => `${requests} 个请求抢 ${initial} 件`,
-  raceSized: (seconds, min, max, extra) => `按该方案的有效吞吐确定件数，使抢购持续约 ${seconds} 秒（${min} 到 ${max} 件，请求数比件数多 ${extra}）`,
+  raceFixed: (requests, initial) => `然后每个方案抢购一次：${requests} 个请求抢 ${initial} 件`,
+  raceSized: (seconds, min, max, extra) => `然后每个方案抢购一次：按该方案的有效吞吐确定件数，使抢购持续约 ${seconds} 秒（${min} 到 ${max} 件，请求数比件数多 ${extra}）`,
+  raceSoldOut: (share, min, maxSeconds) =>
+    `每个方案的最后一个窗口就是它的抢购：库存按前几轮的有效吞吐确定，约在计量时段的 ${Math.round(share * 100)}% 处卖完（至少 ${min} 件），压力一直持续到第一个 409 sold_out，再从存储里清点；计量时段在库存卖完处结束。${maxSeconds} 秒内卖不完的慢锁另做一次抢购`,
   heading: (stamp) => `stocklab 压测 ${stamp}`,
   files: (json, md, html) => `结果：${json}\n      ${md}\n报告：${html}`,
   labDone: (minutes, stopped, html) => `\nlab 完成，用时 ${minutes} 分钟${stopped ? '；集群已停止' : ''}。打开报告：${html}`,

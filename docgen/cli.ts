@@ -19,6 +19,7 @@ import type { ChaosReport } from '../faults/chaos/report.js';
 import type { SoakReport } from '../faults/soak/report.js';
 import { incidentDocBlock, type IncidentReport } from '../faults/incidents/report.js';
 import { parseFlags, runCli, UsageError } from '../src/cli/args.js';
+import { labSpeedBlock, type LabRun } from './lab-speed.js';
 
 /** A run's JSON, gzipped or not (a chaos run's whole history is kept gzipped in docs/runs). */
 function readJson<T>(file: string, has: string[]): T {
@@ -73,6 +74,14 @@ runCli('docs', DOCS_USAGE, async () => {
     const report = readJson<IncidentReport>(values.incidents, ['rows', 'machine', 'stamp']);
     const file = path.relative(process.cwd(), path.resolve(values.incidents));
     for (const [lang, langBlocks] of blocksIn) langBlocks.set('incidents', incidentDocBlock(report, file, lang));
+  }
+  if (values['lab-before'] || values['lab-after']) {
+    if (!values['lab-before'] || !values['lab-after']) throw new UsageError('--lab-before and --lab-after go together');
+    const [before, after] = [values['lab-before'], values['lab-after']].map((file) => ({
+      report: readJson<BenchReport>(file, ['runs', 'catalog', 'options']),
+      file: path.relative(process.cwd(), path.resolve(file)),
+    })) as [LabRun, LabRun];
+    for (const [lang, langBlocks] of blocksIn) langBlocks.set('lab-speed', labSpeedBlock(before, after, lang));
   }
   const root = process.cwd();
   const filled = new Set<string>();

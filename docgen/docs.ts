@@ -27,10 +27,10 @@ import { BENCH_WORDS } from '../bench/words.js';
 import type { Lang } from '../src/lang.js';
 
 /** Every flag `npm run docs` accepts. */
-export const DOCS_FLAGS = { command: { type: 'string' }, lease: { type: 'string' }, chaos: { type: 'string', multiple: true }, soak: { type: 'string' }, ramp: { type: 'string' }, rtt: { type: 'string' }, 'rtt-line': { type: 'string' }, 'rtt-lease': { type: 'string' }, incidents: { type: 'string' }, ...HELP_FLAG } as const;
+export const DOCS_FLAGS = { command: { type: 'string' }, lease: { type: 'string' }, chaos: { type: 'string', multiple: true }, soak: { type: 'string' }, ramp: { type: 'string' }, rtt: { type: 'string' }, 'rtt-line': { type: 'string' }, 'rtt-lease': { type: 'string' }, incidents: { type: 'string' }, 'lab-before': { type: 'string' }, 'lab-after': { type: 'string' }, ...HELP_FLAG } as const;
 
 /** The blocks `npm run docs` writes; a doc may hold any of them. */
-export const GENERATED_BLOCKS = ['lab-run', 'summary', 'ceiling', 'results', 'lease-run', 'lease-results', 'faults-run', 'faults-by-lock', 'faults-single', 'faults-replicated', 'faults-hosts', 'reliability', 'chaos-runs', 'soak-run', 'ramp', 'ramp-summary', 'rtt-results', 'rtt-summary', 'rtt-line', 'rtt-lease', 'incidents'] as const;
+export const GENERATED_BLOCKS = ['lab-run', 'summary', 'ceiling', 'results', 'lease-run', 'lease-results', 'faults-run', 'faults-by-lock', 'faults-single', 'faults-replicated', 'faults-hosts', 'reliability', 'chaos-runs', 'soak-run', 'ramp', 'ramp-summary', 'rtt-results', 'rtt-summary', 'rtt-line', 'rtt-lease', 'incidents', 'lab-speed'] as const;
 
 export const DOCS_USAGE = `usage: npm run docs -- <bench results .json> [<faults results .json>] [options]
   --command "…"   the command that made the bench run (default: npm run bench with the options it records)
@@ -41,7 +41,9 @@ export const DOCS_USAGE = `usage: npm run docs -- <bench results .json> [<faults
   --rtt FILE       a round-trip sweep (npm run bench -- --rtt 0,2), for its tables
   --rtt-line FILE  a round-trip sweep of locks with and without their process line, for docs/bench.md
   --rtt-lease FILE a round-trip sweep with a short --ttlMs (RedLock's validity), for docs/bench.md
-  --incidents FILE the incident gallery (npm run faults -- --scenario incidents), for docs/incidents.md`;
+  --incidents FILE the incident gallery (npm run faults -- --scenario incidents), for docs/incidents.md
+  --lab-before FILE --lab-after FILE   two runs of npm run lab (with --separate-races, then without),
+                   side by side in docs/bench.md`;
 
 export const CHART_FILE = 'docs/results.svg';
 

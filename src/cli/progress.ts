@@ -1,7 +1,7 @@
 // Progress of a long command (lab, bench, faults) on stderr: every line starts with where the run
 // is in its plan, the time elapsed and the time left ([37/222 · 4:10 · ~6:05 left]). On a terminal
 // a status line under them is redrawn each second; piped or in CI there are only plain lines.
-import { PlanClock, phaseSummary, type PlannedStep } from './plan-clock.js';
+import { PlanClock, phaseSummary, type PhaseTime, type PlannedStep } from './plan-clock.js';
 
 export type Log = (line: string) => void;
 
@@ -72,6 +72,11 @@ export class Progress {
     this.note = text;
     this.redraw();
   };
+
+  /** The time each phase's finished steps took, and the rest as `other`. */
+  phases(): PhaseTime[] {
+    return this.clock.phases();
+  }
 
   /** "where the time went", per phase. */
   summary(title: string): void {

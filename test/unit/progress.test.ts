@@ -2,6 +2,8 @@
 // corrected by each phase's measured pace, and the summary of where the time went.
 import { describe, expect, it } from 'vitest';
 import { benchPlan, raceEstimate, stepKey } from '../../bench/plan.js';
+import { soldOutUnits } from '../../bench/bench.js';
+import { MIN_RACE_UNITS } from '../../bench/options.js';
 import { parseBenchArgs } from '../../bench/options.js';
 import { clockText, PlanClock } from '../../src/cli/plan-clock.js';
 import { Progress } from '../../src/cli/progress.js';
@@ -73,13 +75,26 @@ describe('PlanClock', () => {
 });
 
 describe('the bench plan', () => {
-  it('has every warm-up, ceiling, window and race of the run', () => {
+  it('has every warm-up, ceiling, window and race apart of the run', () => {
     const o = parseBenchArgs(['--rounds', '3', '--warmup', '0.5', '--window', '1.5']);
-    const plan = benchPlan(o, ['none/three', 'mutex/three'], ['three'], true);
+    const plan = benchPlan(o, [{ key: 'none/three', raceApart: true }, { key: 'sql-update/three', raceApart: false }], ['three'], true);
     expect(plan.filter((s) => s.phase === 'windows')).toHaveLength(6);
     expect(plan.filter((s) => s.phase === 'ceiling')).toHaveLength(3);
-    expect(plan.filter((s) => s.phase === 'races').map((s) => s.key)).toEqual([stepKey.race('none/three'), stepKey.race('mutex/three')]);
+    // sql-update's last window is its race
+    expect(plan.filter((s) => s.phase === 'races').map((s) => s.key)).toEqual([stepKey.race('none/three')]);
     expect(plan.find((s) => s.phase === 'windows')?.seconds).toBe(2.5);
+  });
+
+  it("sizes a last window's stock to sell out in its span, or leaves a lock too slow for that to a race apart", () => {
+    const o = parseBenchArgs([]);
+    expect(o.soldOutWindows).toBe(true);
+    // 500/s for 0.5 s of warm-up and 0.8 of the 1.5 s span
+    expect(soldOutUnits(o, 500)).toBe(850);
+    expect(soldOutUnits(o, 20)).toBe(MIN_RACE_UNITS);
+    expect(soldOutUnits(o, 100_000)).toBe(o.courseInitial);
+    expect(soldOutUnits(o, 5)).toBeUndefined();
+    expect(soldOutUnits(o, 0)).toBeUndefined();
+    for (const args of [['--separate-races'], ['--full'], ['--requests', '300'], ['--rounds', '1'], ['--raceSeconds', '2']]) expect(parseBenchArgs(args).soldOutWindows).toBe(false);
   });
 
   it('sizes a race from the goodput measured: units at that rate, the rest answered faster, at most maxSeconds', () => {
