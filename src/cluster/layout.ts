@@ -1,7 +1,8 @@
 // The cluster's layout: its servers' ports, the topology's additions (the replicated servers, the
 // hosts topology's addresses, the delaying links), where a client reaches each server, and the
 // environment an instance is given to reach them all. Parsed from the environment by src/config.ts.
-import { hostPort, parseEnv, redisUrl, type HostPort, type MysqlConfig, type PostgresConfig } from '../config.js';
+import { hostPort, redisUrl, type HostPort, type MysqlConfig, type PostgresConfig } from '../config.js';
+import { parseEnv } from '../env.js';
 import type { HostsLayout } from '../net/hosts.js';
 
 export interface ClusterPorts {

@@ -1,6 +1,6 @@
 // Loopback port helpers: is a port free, wait until it is, and pick free ones for tests.
 import net from 'node:net';
-import { freePortRange } from '../config.js';
+import { freePortRange } from '../env.js';
 import { pollUntil } from '../time.js';
 
 export const LOOPBACK = '127.0.0.1';

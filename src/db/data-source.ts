@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { MYSQL_STATEMENT_TIMEOUT_MS_DEFAULT, type MysqlConfig } from '../config.js';
+import type { MysqlConfig } from '../config.js';
+import { MYSQL_STATEMENT_TIMEOUT_MS_DEFAULT } from '../env.js';
 import { migrations } from '../../migrations/index.js';
 import { boundStatements } from './connections.js';
 import { entities } from './entities/index.js';

@@ -4,7 +4,8 @@
 // and TCP would wait minutes), and pg's ways of saying "the connection is gone" turned into the
 // errors dependency.ts judges (a fast 503, or outcome_unknown for a write whose answer was lost).
 import pg from 'pg';
-import { PG_STATEMENT_TIMEOUT_MS_DEFAULT, type PostgresConfig } from '../config.js';
+import type { PostgresConfig } from '../config.js';
+import { PG_STATEMENT_TIMEOUT_MS_DEFAULT } from '../env.js';
 import { PoolBusyError } from './connections.js';
 import { HandshakeGate } from './handshake-gate.js';
 

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
-import { luaOverrideDir } from '../config.js';
+import { luaOverrideDir } from '../env.js';
 
 export const LUA_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'lua');
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, freePortRange, loadServiceConfig } from '../../src/config.js';
+import { loadServiceConfig } from '../../src/config.js';
+import { ConfigError, freePortRange } from '../../src/env.js';
 import { loadClusterConfig, serviceEnvFor } from '../../src/cluster/layout.js';
 import { freePorts } from '../../src/cluster/ports.js';
 

@@ -16,7 +16,7 @@ import { SCENARIOS } from '../../faults/scenarios/index.js';
 import { CLUSTER_COMMANDS, CLUSTER_FLAGS } from '../../src/cluster/cli-options.js';
 import { COMPOSE_FLAGS } from '../../src/compose/cli-options.js';
 import { LIVE_FLAGS } from '../../live/cli-options.js';
-import { ENV_VARIABLES } from '../../src/config.js';
+import { ENV_VARIABLES } from '../../src/env.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
