@@ -214,6 +214,7 @@ describe('the live page', () => {
     expect(overlapping).toBeGreaterThanOrEqual(2);
     expect(oversold).toBeGreaterThan(0);
     expect(await en.page.textContent('#verdict')).toBe(DICTIONARIES.en.verdictOversold);
+    if (SHOTS) await shoot(en, 'en-incident');
   });
 
   it('the ZooKeeper queue per buyer, then behind the process line: both exact, every pass fenced', async () => {
