@@ -64,9 +64,6 @@ function methodText(r: RampReport, lang: Lang): string {
   return RAMP_WORDS[lang].method({ ...runMachine(r), target: r.target, requestsPerClient: REQUESTS_PER_CLIENT, clientsPerProcess: CLIENTS_PER_PROCESS, params, maxSeconds: r.maxSeconds });
 }
 
-/** How to read the ramp's table (the English report's markdown and both halves of the HTML). */
-export const RAMP_DEFINITIONS = RAMP_WORDS.en.definitions;
-
 function crossingText(r: RampReport, lang: Lang): string[] {
   return r.strategies.map((name) => RAMP_WORDS[lang].crossing(name, P99_MARK_MS / 1000, p99Crossing(r, name)));
 }
@@ -96,17 +93,18 @@ export function rampSummaryBlock(r: RampReport, lang: Lang = 'en'): string {
   return markdownTable(RAMP_SUMMARY_COLUMNS.map((c) => w.summaryColumns[c]), rows);
 }
 
-export function renderRampMarkdown(r: RampReport): string {
+/** The ramp as markdown in `lang` (npm run bench -- --ramp --lang zh): the table, its crossings and how to read it. */
+export function renderRampMarkdown(r: RampReport, lang: Lang = 'en'): string {
   return [
-    `## stocklab ramp ${r.stamp}`,
+    `## ${RAMP_WORDS[lang].html.pageTitle(r.stamp)}`,
     '',
-    methodText(r, 'en'),
+    methodText(r, lang),
     '',
-    markdownTable(header('en'), r.results.map((s) => rampCells(s))),
+    markdownTable(header(lang), r.results.map((s) => rampCells(s, lang))),
     '',
-    ...crossingText(r, 'en').map((t) => `- ${t}`),
+    ...crossingText(r, lang).map((t) => `- ${t}`),
     '',
-    ...RAMP_DEFINITIONS.map((d) => `- ${d}`),
+    ...RAMP_WORDS[lang].definitions.map((d) => `- ${d}`),
   ].join('\n') + '\n';
 }
 

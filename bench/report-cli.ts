@@ -33,10 +33,10 @@ export async function benchAndPrint(opts: BenchOptions, target: BenchTarget, pro
 export async function rampAndPrint(opts: BenchOptions, target: BenchTarget, progress = new Progress(), title = 'ramp'): Promise<WrittenFiles> {
   const report = await runRamp(opts, target, progress);
   progress.summary(title);
-  const md = renderRampMarkdown(report);
+  const md = renderRampMarkdown(report, opts.lang);
   const files = writeReportFiles(opts.out, report.stamp, { data: report, md, html: renderRampHtml(report) });
   console.log(md);
-  console.log(`results: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
+  console.log(BENCH_WORDS[opts.lang].files(files.json, files.md, files.html));
   return files;
 }
 
@@ -51,10 +51,10 @@ export async function sweepAndPrint(opts: BenchOptions, rtts: number[], progress
   const info = await clusterUp(say, { ...loadClusterConfig(), rttMs });
   const report = await runSweep(opts, rtts, resolveTarget(opts, process.env, info), { info, setRtt: (ms) => clusterRetime(() => undefined, ms) }, progress);
   progress.summary(title);
-  const md = renderSweepMarkdown(report);
+  const md = renderSweepMarkdown(report, opts.lang);
   const files = writeReportFiles(opts.out, `rtt-${report.stamp}`, { data: report, md, html: renderSweepHtml(report) });
   console.log(md);
-  console.log(`results: ${files.json}\n         ${files.md}\nreport:  ${files.html}`);
+  console.log(BENCH_WORDS[opts.lang].files(files.json, files.md, files.html));
   say(`The cluster is left at rtt ${rtts.at(-1)} ms (npm run cluster -- rtt MS changes it; npm run cluster -- up without --rtt brings it back without forwarders).`);
   return files;
 }

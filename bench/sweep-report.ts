@@ -159,8 +159,9 @@ export function sweepSummaryBlock(r: SweepReport, file: string, resultsLink: str
   return [markdownTable(header, rows), '', w.summaryFrom(file, r.date.slice(0, 10), r.machine.nproc, r.rounds, resultsLink.split('#')[0] as string, resultsLink)].join('\n');
 }
 
-export function renderSweepMarkdown(r: SweepReport): string {
-  return `## stocklab round-trip sweep ${r.stamp}\n\n${sweepBody(r, methodText(r, 'en'), 'en')}\n`;
+/** The sweep as markdown in `lang` (npm run bench -- --rtt … --lang zh). */
+export function renderSweepMarkdown(r: SweepReport, lang: Lang = 'en'): string {
+  return `## ${SWEEP_WORDS[lang].html.pageTitle(r.stamp)}\n\n${sweepBody(r, methodText(r, lang), lang)}\n`;
 }
 
 const COLORS = ['#4c78a8', '#f58518', '#54a24b', '#e45756', '#72b7b2', '#b279a2', '#ff9da6', '#9d755d'];

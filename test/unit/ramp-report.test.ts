@@ -84,6 +84,11 @@ describe('the ramp', () => {
     const md = renderRampMarkdown(r);
     expect(md).toContain('redis-pubsub: p99 passes 1 s at 3000 clients.');
     expect(md).toContain('sql-update: p99 passes 1 s at no step.');
+    // --lang zh: the same table and crossings in Chinese, every figure as it is
+    const zh = renderRampMarkdown(r, 'zh');
+    expect(zh.split('\n')[0]).toMatch(/^## stocklab 过载阶梯 /);
+    expect(zh).not.toContain('p99 passes');
+    expect(zh).toContain('| redis-pubsub | 3000 |');
   });
 
   it('shows each 503 reason, the unanswered by cause, and oversold as a lower bound when some went unanswered', () => {

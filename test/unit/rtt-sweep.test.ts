@@ -58,6 +58,11 @@ describe('the round-trip sweep', () => {
     expect(md).toMatch(/sql-update at 2 ms sells 4\.0× its bound/);
     expect(md).toContain('| through the forwarders at 2 ms | 2100 µs (1890–2310) | 2100 µs (1890–2310) |');
     expect(renderSweepHtml(report)).toContain('<svg');
+    // --lang zh: Chinese headings around the same figures
+    const zh = renderSweepMarkdown(report, 'zh');
+    expect(zh.split('\n')[0]).toMatch(/^## stocklab 往返时延扫描 /);
+    expect(zh).not.toContain('| strategy | k |');
+    expect(zh).toContain('| redlock | 4.0 | 1000 (900–1100) |');
     // an older report: 20 requests a link, no forwarder cost measured in turn
     expect(md).toContain('| one request, median of 20 (min–max) |');
     expect(md).not.toContain('own cost');
