@@ -3,6 +3,7 @@ import { etcd3BesideLockRpc, labEtcdBesideLockRpc } from './etcd3.js';
 import { DESIGN_INCIDENTS, watchdogFenced, watchdogUnfenced } from './designs.js';
 import type { Incident } from './incident.js';
 import { JAVA_DESIGN_INCIDENTS } from './java-designs.js';
+import { advisoryLockBehindBouncer, labSessionBehindBouncer, labXactBehindBouncer } from './pgbouncer.js';
 import { betaExpiredAcquire, fixedExpiredAcquire, labRedlockAcquire } from './redlock.js';
 import { labWatchdogReleaseDuringRenewal, lateRefreshOn, releaseDuringRefreshOn, twoHoldersOn } from './redis-semaphore.js';
 
@@ -84,6 +85,21 @@ export const INCIDENTS: readonly Incident[] = [
     },
     affected: etcd3BesideLockRpc,
     lab: [labEtcdBesideLockRpc],
+  },
+  {
+    id: 'pgbouncer-102-418',
+    library: 'advisory-lock (npm) behind PgBouncer',
+    reported: { repo: 'pgbouncer/pgbouncer', refs: ['#102', '#418', '#617'] },
+    symptom: {
+      en: 'In transaction pooling, "the lock is not always released when the client rollbacks" (#102, since 1.7 no DISCARD ALL between clients in that mode), and a lock left by a client that disconnected stays with a server connection that is "used by multiple transaction connections" (#418). Closed as configuration: session locks do not work in transaction pooling (#617 asked for it in the docs).',
+      zh: '事务池模式下，“客户端回滚时锁并不总是被释放”（#102，1.7 起这种模式下客户端之间不再执行 DISCARD ALL）；一个断开的客户端留下的锁停留在某个服务端连接上，而这个连接“被多个事务连接使用”（#418）。作为配置问题关闭：会话级锁在事务池模式下不能用（#617 要求写进文档）。',
+    },
+    built: {
+      en: "A PgBouncer 1.18 (Debian's) in front of the cluster's PostgreSQL: transaction pooling, two server connections, its defaults otherwise. A takes the package's lock and its statement ends; B's tryLock on the same name; both unlock. Then a client takes the lock with the package's statement and disconnects; a direct client tries it. The lab's two PostgreSQL locks from two pools (two instances) on the same PgBouncer: A holds, B asks.",
+      zh: '在集群的 PostgreSQL 前面放一个 PgBouncer 1.18（Debian 的）：事务池模式，两个服务端连接，其余用默认值。A 用这个包加锁，它的语句结束；B 对同一个名字 tryLock；两者都解锁。然后一个客户端用包的语句加锁后断开，一个直连的客户端来试这把锁。实验台的两种 PostgreSQL 锁，从两个连接池（两个实例）经同一个 PgBouncer：A 持锁，B 来加锁。',
+    },
+    affected: advisoryLockBehindBouncer,
+    lab: [labSessionBehindBouncer, labXactBehindBouncer],
   },
   ...DESIGN_INCIDENTS,
   ...JAVA_DESIGN_INCIDENTS,

@@ -38,7 +38,7 @@ export async function postgresPing(login: PostgresLogin, timeoutMs = 2_000): Pro
  * server's), and the ambient CAP_DAC_READ_SEARCH lets it pass the root-owned 0700 cluster dir on
  * the way to its own data; it can read nothing else there, for the files are root's and 0600.
  */
-function asPostgresUser(command: string, args: string[]): { command: string; args: string[] } {
+export function asPostgresUser(command: string, args: string[]): { command: string; args: string[] } {
   if (!isRoot) return { command, args };
   return {
     command: 'setpriv',

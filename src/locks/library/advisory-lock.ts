@@ -13,7 +13,7 @@ import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock
  */
 type MutexFactory = (connectionString: string) => (name: string) => { lock(): Promise<() => Promise<void>>; tryLock(): Promise<(() => Promise<void>) | undefined> };
 const packageDefault: unknown = advisoryLockPackage.default;
-const createMutexFactory = (typeof packageDefault === 'function' ? packageDefault : (packageDefault as { default: unknown }).default) as MutexFactory;
+export const createMutexFactory = (typeof packageDefault === 'function' ? packageDefault : (packageDefault as { default: unknown }).default) as MutexFactory;
 
 /** Our names in its key space (it hashes the name itself: SHA-256, two int4 keys). */
 export const libraryLockName = (resource: string): string => `lib:${resource}`;
