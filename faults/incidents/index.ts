@@ -95,8 +95,8 @@ export const INCIDENTS: readonly Incident[] = [
       zh: '事务池模式下，“客户端回滚时锁并不总是被释放”（#102，1.7 起这种模式下客户端之间不再执行 DISCARD ALL）；一个断开的客户端留下的锁停留在某个服务端连接上，而这个连接“被多个事务连接使用”（#418）。作为配置问题关闭：会话级锁在事务池模式下不能用（#617 要求写进文档）。',
     },
     built: {
-      en: "A PgBouncer 1.18 (Debian's) in front of the cluster's PostgreSQL: transaction pooling, two server connections, its defaults otherwise. A takes the package's lock and its statement ends; B's tryLock on the same name; both unlock. Then a client takes the lock with the package's statement and disconnects; a direct client tries it. The lab's two PostgreSQL locks from two pools (two instances) on the same PgBouncer: A holds, B asks.",
-      zh: '在集群的 PostgreSQL 前面放一个 PgBouncer 1.18（Debian 的）：事务池模式，两个服务端连接，其余用默认值。A 用这个包加锁，它的语句结束；B 对同一个名字 tryLock；两者都解锁。然后一个客户端用包的语句加锁后断开，一个直连的客户端来试这把锁。实验台的两种 PostgreSQL 锁，从两个连接池（两个实例）经同一个 PgBouncer：A 持锁，B 来加锁。',
+      en: "A PgBouncer 1.18 (Debian's) in front of the cluster's PostgreSQL: transaction pooling, two server connections, its defaults otherwise. A takes the package's lock and its statement ends; B's tryLock on the same name; B unlocks. A third client opens a transaction, which takes the server A's lock lives on (the one used last); A unlocks (its statement runs on the other server); the transaction ends; a direct client tries the lock. The lab's two PostgreSQL locks from two pools (two instances) on the same PgBouncer: A holds, B asks.",
+      zh: '在集群的 PostgreSQL 前面放一个 PgBouncer 1.18（Debian 的）：事务池模式，两个服务端连接，其余用默认值。A 用这个包加锁，它的语句结束；B 对同一个名字 tryLock；B 解锁。第三个客户端开启一个事务，占住 A 的锁所在的那个服务端连接（最近用过的那个）；A 解锁（它的语句在另一个服务端连接上执行）；事务结束；一个直连的客户端来试这把锁。实验台的两种 PostgreSQL 锁，从两个连接池（两个实例）经同一个 PgBouncer：A 持锁，B 来加锁。',
     },
     affected: advisoryLockBehindBouncer,
     lab: [labSessionBehindBouncer, labXactBehindBouncer],

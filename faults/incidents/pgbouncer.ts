@@ -44,26 +44,36 @@ async function packageKeyHolders(direct: pg.Client, name: string): Promise<numbe
   return res.rows.map((r) => r.pid);
 }
 
-/** advisory-lock 2.0.0 behind PgBouncer: A locks; B's tryLock on the same name; then a client that leaves holding. */
+/**
+ * advisory-lock 2.0.0 behind PgBouncer: A locks; B's tryLock on the same name; B unlocks. Then a
+ * third client opens a transaction, which takes the server A's lock lives on (the one used last),
+ * and A unlocks: its statement runs on the other server, whose session holds nothing, and the lock
+ * stays with the first server after the transaction ends.
+ */
 export const advisoryLockBehindBouncer: TrialSpec = {
   pkg: 'advisory-lock',
   run: (ctx) =>
     withBouncer(ctx, async (bouncer, direct): Promise<Outcome> => {
       const name = `incident-pgbouncer-${randomUUID()}`;
+      const [k1, k2] = strToKey(name);
       const mutex = () => createMutexFactory(bouncer.url)(name);
       const unlockA = await mutex().lock();
       const unlockB = await mutex().tryLock();
       const sessions = new Set(await packageKeyHolders(direct, name)).size;
       if (unlockB) await unlockB();
-      await unlockA();
-      // A client that leaves holding the lock (a crash, an unlock forgotten): the package's statement, then the socket closed.
-      const leaver = new pg.Client({ ...bouncer.login, connectionTimeoutMillis: 5_000 });
-      leaver.on('error', () => undefined);
-      await leaver.connect();
-      const [k1, k2] = strToKey(name);
-      await leaver.query('SELECT pg_advisory_lock($1, $2)', [k1, k2]);
-      await leaver.end();
-      const left = await packageKeyHolders(direct, name);
+      const other = new pg.Client({ ...bouncer.login, connectionTimeoutMillis: 5_000 });
+      other.on('error', () => undefined);
+      await other.connect();
+      let left: number[];
+      try {
+        await other.query('BEGIN');
+        await other.query('SELECT 1');
+        await unlockA();
+        await other.query('COMMIT');
+        left = await packageKeyHolders(direct, name);
+      } finally {
+        await other.end().catch(() => undefined);
+      }
       const freeDirectly = (await direct.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS got', [k1, k2])).rows[0]?.got === true;
       if (freeDirectly) await direct.query('SELECT pg_advisory_unlock($1, $2)', [k1, k2]);
       const twoHolders = unlockB !== undefined;
@@ -71,8 +81,8 @@ export const advisoryLockBehindBouncer: TrialSpec = {
       return {
         reproduced: twoHolders && leftBehind,
         measured: {
-          en: `A held the lock through PgBouncer; B's tryLock on the same name ${twoHolders ? `was granted too (${sessions} server session holding it)` : 'was refused'}. A client that left holding it: ${leftBehind ? `the lock stayed with a pooled server (pid ${left.join(', ')}), refused to a direct client` : 'the lock went with it'}`,
-          zh: `A 经 PgBouncer 持有锁；B 对同一个名字的 tryLock ${twoHolders ? `也拿到了（持有它的服务端会话 ${sessions} 个）` : '被拒绝'}。一个持锁离开的客户端：${leftBehind ? `锁留在了连接池里的一个服务端连接上（pid ${left.join('、')}），直连的客户端拿不到` : '锁随它一起释放了'}`,
+          en: `A held the lock through PgBouncer; B's tryLock on the same name ${twoHolders ? `was granted too (${sessions} server session holding it)` : 'was refused'}. A's unlock while another client's transaction had its server: ${leftBehind ? `the lock stayed held (pid ${left.join(', ')}) with nobody holding it, refused to a direct client` : 'the lock was released'}`,
+          zh: `A 经 PgBouncer 持有锁；B 对同一个名字的 tryLock ${twoHolders ? `也拿到了（持有它的服务端会话 ${sessions} 个）` : '被拒绝'}。另一个客户端的事务占着那个服务端连接时 A 解锁：${leftBehind ? `锁仍被持有（pid ${left.join('、')}），却没有任何人持有它，直连的客户端拿不到` : '锁被释放了'}`,
         },
         facts: { twoHolders, holdingSessions: sessions, leftBehind, leftWithPids: left.length },
       };

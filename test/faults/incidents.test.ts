@@ -128,14 +128,14 @@ describe('the incident gallery', () => {
     ]);
   });
 
-  it('PgBouncer #102 / #418: advisory-lock behind transaction pooling lets B in while A holds and keeps a departed client\'s lock; the lab\'s session lock the same, its transaction lock refuses B', async () => {
+  it('PgBouncer #102 / #418: advisory-lock behind transaction pooling lets B in while A holds, and A\'s unlock on another server leaves the lock held; the lab\'s session lock the same, its transaction lock refuses B', async () => {
     const row = await run('pgbouncer-102-418');
     expect([outcome(row.affected), ...row.lab.map(outcome)]).toEqual([
       { pkg: 'advisory-lock', version: 'advisory-lock@2.0.0', reproduced: true },
       { pkg: 'stocklab pg-advisory-session', version: expect.any(String), reproduced: true },
       { pkg: 'stocklab pg-advisory-xact', version: expect.any(String), reproduced: false },
     ]);
-    // one pooled server session held the lock for both clients; the departed client's lock outlived it
+    // one pooled server session held the lock for both clients; A's unlock ran on the other server and the lock outlived it
     expect(row.affected).toMatchObject({ facts: { twoHolders: true, holdingSessions: 1, leftBehind: true } });
     // the transaction lock refused B while A held, and granted it once A released
     expect(row.lab[1]).toMatchObject({ facts: { twoHolders: false, grantedAfterRelease: true } });
