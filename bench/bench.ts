@@ -144,8 +144,11 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
   try {
     const cells = strategies.flatMap((s) => bases.map(([topology, base]) => ({ s, topology, base, key: `${s.name}/${topology}` })));
     const wrk = wrkPath();
-    progress.add(benchPlan(o, cells.map((c) => ({ key: c.key, raceApart: !o.soldOutWindows || o.courseStrategies.includes(c.s.name) })), bases.map(([t]) => t), wrk !== undefined));
-    log(`bench: ${strategies.length} strategies × ${bases.length} topologies; ${o.rounds} rounds of ${o.warmupSeconds} s warm-up + ${o.windowSeconds} s window at ${o.connections} connections, workMs ${o.workMs}; then one race each`);
+    /** The cells whose race is a run of its own: the course's full-size rows, and any whose last window could not be one. */
+    const apart = new Set(cells.filter((c) => !o.soldOutWindows || o.courseStrategies.includes(c.s.name)).map((c) => c.key));
+    progress.add(benchPlan(o, cells.map((c) => ({ key: c.key, raceApart: apart.has(c.key) })), bases.map(([t]) => t), wrk !== undefined));
+    const racing = o.soldOutWindows ? 'the last window of each sells out as its race' : 'then one race each';
+    log(`bench: ${strategies.length} strategies × ${bases.length} topologies; ${o.rounds} rounds of ${o.warmupSeconds} s warm-up + ${o.windowSeconds} s window at ${o.connections} connections, workMs ${o.workMs}; ${racing}`);
     const ceilings = await measureCeilings(bases, o, wrk, progress, notes);
 
     /** A race's size and expected time, from the strategy's goodput measured so far. */
@@ -157,17 +160,18 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
     };
     const windows = new Map<string, WindowSample[]>(cells.map((c) => [c.key, []]));
     const races = new Map<string, RaceFigures>();
-    /** The cells whose race is a run of its own: the course's full-size rows, and any whose last window could not be one. */
-    const apart = new Set(cells.filter((c) => !o.soldOutWindows || o.courseStrategies.includes(c.s.name)).map((c) => c.key));
     const settings: WindowSettings = { connections: o.connections, warmupSeconds: o.warmupSeconds, windowSeconds: o.windowSeconds, params };
     const last = o.rounds - 1;
     for (let round = 0; round < o.rounds; round++) {
       for (const c of rotated(cells, round)) {
         const label = `${c.s.name} · ${TOPOLOGY_LABEL[c.topology]}`;
-        const units = round === last && !apart.has(c.key) ? soldOutUnits(o, spreadOf(windows.get(c.key)!.map((x) => x.goodput)).median) : undefined;
-        if (round === last && !apart.has(c.key) && units === undefined) {
-          apart.add(c.key);
-          progress.add([{ key: stepKey.race(c.key), phase: 'races', seconds: raceOf(c).seconds }]);
+        let units: number | undefined;
+        if (round === last && !apart.has(c.key)) {
+          units = soldOutUnits(o, spreadOf(windows.get(c.key)!.map((x) => x.goodput)).median);
+          if (units === undefined) {
+            apart.add(c.key);
+            progress.add([{ key: stepKey.race(c.key), phase: 'races', seconds: raceOf(c).seconds }]);
+          }
         }
         if (units !== undefined) {
           const w = await progress.step(stepKey.window(round, c.key), `[round ${round + 1}/${o.rounds}, sells out] ${label}`, () =>

@@ -61,8 +61,6 @@ export interface LoadMarks {
   startedAt: number;
   /** The measured span's end: the window's, or the first 409 sold_out when that came sooner. */
   measureTo: number;
-  /** untilSoldOut: the first 409 sold_out, if one came. */
-  soldOutAt?: number;
   lastAnswerAt: number;
   endedAt: number;
 }
@@ -156,7 +154,7 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
           p50Ms: percentile(sorted, 50),
           p99Ms: percentile(sorted, 99),
           truncated,
-          ...(job.window && { marks: { startedAt: started, measureTo, lastAnswerAt: lastAnswer, endedAt: Date.now(), ...(soldOutAt !== undefined && { soldOutAt }) } }),
+          ...(job.window && { marks: { startedAt: started, measureTo, lastAnswerAt: lastAnswer, endedAt: Date.now() } }),
         });
       },
     );

@@ -21,8 +21,6 @@ export interface WindowSettings {
   windowSeconds: number;
   /** Query parameters for GET /check/lock: workMs, and ttlMs/waitMs when given. */
   params: Record<string, number>;
-  /** Bound on the whole window (default: the window and DRAIN_BOUND_SECONDS). */
-  maxSeconds?: number;
 }
 
 export interface WindowSample {
@@ -51,7 +49,7 @@ export function expectedOutcome(s: CatalogEntry, topology: Topology, params: Rec
  * the requests in flight finish (none is abandoned mid-deduction to disturb the next window).
  */
 export async function measureWindow(base: string, stores: StoreAddresses, s: CatalogEntry, settings: WindowSettings): Promise<WindowSample> {
-  const { sample } = await runWindow(base, stores, s, settings, WINDOW_STOCK, settings.maxSeconds ?? settings.warmupSeconds + settings.windowSeconds + DRAIN_BOUND_SECONDS);
+  const { sample } = await runWindow(base, stores, s, settings, WINDOW_STOCK, settings.warmupSeconds + settings.windowSeconds + DRAIN_BOUND_SECONDS);
   if (!sample) throw new Error('load generator: a window came back without its measured span');
   return sample;
 }

@@ -74,9 +74,8 @@ export function labSpeedBlock(before: LabRun, after: LabRun, lang: Lang): string
       spreadText(b.throughput.goodput), a ? spreadText(a.throughput.goodput) : w.missing,
     ];
   });
-  const minutes = (r: BenchReport) => `${clockText(totalOf(r))}`;
   return [
-    w.lead(before, after, minutes(before.report), minutes(after.report)),
+    w.lead(before, after, clockText(totalOf(before.report)), clockText(totalOf(after.report))),
     '',
     markdownTable(w.phasesHeader, phaseRows),
     '',

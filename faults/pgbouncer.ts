@@ -6,11 +6,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import type { PostgresConfig } from '../src/config.js';
 import { ensureExecutable } from '../src/cluster/packages.js';
 import { freePorts } from '../src/cluster/ports.js';
-import { asPostgresUser } from '../src/cluster/postgres.js';
+import { asPostgresUser, postgresPing } from '../src/cluster/postgres.js';
 import { spawnLogged, terminateGroup, logTail } from '../src/cluster/processes.js';
 import { removeTree } from '../src/paths.js';
 import { pollUntil } from '../src/time.js';
@@ -65,25 +64,11 @@ export async function startPgBouncer(upstream: Upstream, log: (line: string) => 
     await terminateGroup(proc.pid, 2_000, 'pgbouncer');
     removeTree(dir);
   };
-  const ready = await pollUntil(() => canQuery(login), 10_000, 100);
+  const ready = await pollUntil(() => postgresPing(login, 1_000, login.database), 10_000, 100);
   if (!ready) {
     const tail = logTail(logFile);
     await stop();
     throw new Error(`pgbouncer did not answer on 127.0.0.1:${port} within 10 s:\n${tail}`);
   }
   return { login, url: `postgres://${encodeURIComponent(upstream.user)}@127.0.0.1:${port}/${encodeURIComponent(upstream.database)}`, stop };
-}
-
-async function canQuery(login: Bouncer['login']): Promise<boolean> {
-  const client = new pg.Client({ ...login, connectionTimeoutMillis: 1_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }

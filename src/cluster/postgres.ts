@@ -18,9 +18,9 @@ const RUN_AS = 'postgres';
 
 export type PostgresLogin = Pick<PostgresConfig, 'host' | 'port' | 'user' | 'password'>;
 
-/** Logs in over TCP as the lab user (to the always-present `postgres` database) and runs SELECT 1. */
-export async function postgresPing(login: PostgresLogin, timeoutMs = 2_000): Promise<boolean> {
-  const client = new pg.Client({ ...login, database: 'postgres', connectionTimeoutMillis: timeoutMs });
+/** Logs in over TCP as the lab user (to `database`, by default the always-present `postgres`) and runs SELECT 1. */
+export async function postgresPing(login: PostgresLogin, timeoutMs = 2_000, database = 'postgres'): Promise<boolean> {
+  const client = new pg.Client({ ...login, database, connectionTimeoutMillis: timeoutMs });
   client.on('error', () => undefined);
   try {
     await client.connect();
