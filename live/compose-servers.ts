@@ -6,6 +6,7 @@ import type { ClusterInfo } from '../src/cluster/cluster.js';
 import type { ServiceConfig } from '../src/config.js';
 import { pollUntil } from '../src/time.js';
 import { DockerEngine, type ContainerInfo } from './docker-engine.js';
+import { network } from '../src/net/network.js';
 import type { LabServers, Proc } from './servers.js';
 
 const PROJECT_LABEL = 'com.docker.compose.project';
@@ -83,6 +84,8 @@ export async function composeServers(service: ServiceConfig, engine = new Docker
   };
   return {
     info,
+    // a compose stack's links are Docker's: none to cut or slow from here
+    network: network({ noCut: 'cutting links needs the native hosts topology (npm run live -- --topology hosts)' }),
     topology: byService(/^sentinel\d+$/).length > 0 ? 'replicated' : 'single',
     instances: apps.map((a) => containerProc(engine, a.name, a.id)),
     redlock: redlock.map((r) => containerProc(engine, r.service, r.id)),

@@ -2,11 +2,12 @@
 // killed one started again, at the latest MAX_FAULT_MS after it began (by signals, or through the
 // Docker API in compose: the Proc of live/servers.ts), a cut link healed (the hosts topology).
 // healAll() ends them all (the page closed, the server stopping).
-import { cut, type Grudge } from '../src/net/grudge.js';
-import { unionOfGrudges } from '../src/cluster/partitions.js';
+import { cut, unionOfGrudges, type Grudge } from '../src/net/grudge.js';
+import { lockServiceServers } from '../src/cluster/partitions.js';
+import type { Network } from '../src/net/network.js';
 import { monotonicMs } from '../src/time.js';
 import { FaultError } from './fault-error.js';
-import type { Partitions, Proc } from './servers.js';
+import type { Proc } from './servers.js';
 import type { CutFrom, FaultKind, FaultMark } from './shared/types.js';
 
 /** No fault outlives this. */
@@ -93,10 +94,11 @@ export class FaultBoard {
    * Cuts `lane` (an instance) from the servers of `from`, both ways, on top of any cut already in
    * force; healed after ms. The mark's times are those the cut and its heal were recorded at.
    */
-  async cut(net: Partitions, lane: string, from: CutFrom, ms: number): Promise<FaultMark> {
+  async cut(net: Network, lane: string, from: CutFrom, ms: number): Promise<FaultMark> {
     const key = `${lane} ✂ ${from}`;
     this.refuseTwice(key);
-    const servers = net.serversOf(from);
+    if (!net.layout) throw new FaultError(`no link can be cut on this cluster: it runs on loopback`);
+    const servers = lockServiceServers(net.layout, from);
     if (servers.length === 0) throw new FaultError(`no ${from} server on this cluster to cut ${lane} from`);
     this.beginning.add(key);
     try {
@@ -129,8 +131,8 @@ export class FaultBoard {
     if (a) await this.finish(a);
   }
 
-  private applyCuts(net: Partitions) {
-    const applied = this.netQueue.then(() => net.apply(unionOfGrudges([...this.cuts.values()])));
+  private applyCuts(net: Network) {
+    const applied = this.netQueue.then(() => net.partition(unionOfGrudges([...this.cuts.values()])));
     this.netQueue = applied.catch(() => undefined);
     return applied;
   }

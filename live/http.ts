@@ -55,13 +55,13 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
   const state = (): LabState => ({
     lanes: servers.instances.map((p) => p.name),
     topology: servers.topology,
-    network: servers.partitions ? 'hosts' : 'loopback',
+    network: servers.network.layout ? 'hosts' : 'loopback',
     racing,
     faults: faults.marks(),
     redlock: servers.redlock.map((p) => p.name),
     zookeeper: servers.zookeeper.name,
     limits: { maxRequests: config.maxRequests, maxSeconds: config.maxSeconds, maxFaultMs: MAX_FAULT_MS },
-    rttMs: servers.links ? servers.links.rttMs() : null,
+    rttMs: servers.network.delayable ? servers.network.rttMs() : null,
   });
 
   const procByName = (name: string | undefined, list: Proc[], field = 'target'): Proc => {
@@ -82,9 +82,9 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
       case 'kill-zookeeper':
         return faults.kill(servers.zookeeper, req.ms);
       case 'partition': {
-        if (!servers.partitions) throw new InputError(400, 'bad_request', NEEDS_HOSTS, 'action');
+        if (!servers.network.layout) throw new InputError(400, 'bad_request', NEEDS_HOSTS, 'action');
         if (!req.from) throw new InputError(400, 'bad_request', `from must be one of ${CUT_FROM.join(', ')}`, 'from');
-        return faults.cut(servers.partitions, procByName(req.target, servers.instances).name, req.from, req.ms);
+        return faults.cut(servers.network, procByName(req.target, servers.instances).name, req.from, req.ms);
       }
       case 'heal-partitions':
         return { healed: await faults.healCuts() };
@@ -128,13 +128,13 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
       const settings = parseRace(await readJson(req), { maxRequests: config.maxRequests, strategies: strategies.map((s) => s.name) });
       if (racing) throw new InputError(409, 'race_running', 'a race is running; wait for it to end', 'race');
       if (settings.freezeHolder && !servers.instances[0]?.stoppedItself) throw new InputError(400, 'bad_request', 'freezeHolder needs the native cluster (npm run live): its instances run with the fault hooks, these do not', 'freezeHolder');
-      if (settings.cutHolder && !(servers.partitions && servers.instances[0]?.stoppedItself)) throw new InputError(400, 'bad_request', NEEDS_HOSTS, 'cutHolder');
-      if (settings.rttMs !== undefined && !servers.links) throw new InputError(400, 'bad_request', NEEDS_LINKS, 'rttMs');
+      if (settings.cutHolder && !(servers.network.layout && servers.instances[0]?.stoppedItself)) throw new InputError(400, 'bad_request', NEEDS_HOSTS, 'cutHolder');
+      if (settings.rttMs !== undefined && !servers.network.delayable) throw new InputError(400, 'bad_request', NEEDS_LINKS, 'rttMs');
       const strategy = strategies.find((s) => s.name === settings.strategy) as StrategyInfo;
       // its stock is read where it deducts: refused before the race rather than failing after it
       if (strategy.stores[0] === 'postgres' && !servers.info.postgres) throw new InputError(400, 'bad_request', `${strategy.name} deducts from PostgreSQL, and this lab's cluster records no PostgreSQL address`, 'strategy');
       racing = true;
-      if (settings.rttMs !== undefined) rttBefore = servers.links?.rttMs();
+      if (settings.rttMs !== undefined) rttBefore = servers.network.rttMs();
       json(res, 202, { ok: true, started: true });
       try {
         const run = await runRace(settings, strategy, { servers, faults, maxSeconds: config.maxSeconds, emit });
@@ -186,7 +186,7 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
       clearTimeout(goneTimer);
       await faults.healAll();
       // closed during a race at its own round trip (Ctrl-C): the process may end before the race does
-      if (servers.links && rttBefore !== undefined) await retime(servers.links, rttBefore, emit);
+      if (servers.network.delayable && rttBefore !== undefined) await retime(servers.network, rttBefore, emit);
     },
   };
 }

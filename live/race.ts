@@ -60,9 +60,9 @@ async function resetStock(base: string, count: number): Promise<void> {
  */
 async function holderCut(settings: RaceSettings, cut: NonNullable<RaceSettings['cutHolder']>, ctx: RaceContext, signal: AbortSignal): Promise<{ answer: Promise<Answer> }> {
   const { servers, faults } = ctx;
-  const net = servers.partitions;
+  const net = servers.network;
   const proc = servers.instances[0];
-  if (!net || !proc) throw new Error('cutting the holder needs the hosts topology');
+  if (!net.layout || !proc) throw new Error('cutting the holder needs the hosts topology');
   const answer = getAnswer(checkUrl(servers.info.instances[0] as string, { ...settings, workMs: cut.workMs }, 'after-acquire'), new http.Agent({ keepAlive: false }), signal);
   const frozen = await faults.holderFrozen(proc, HOLDER_FREEZE_WAIT_MS, HOLDER_FREEZE_WAIT_MS);
   if (!frozen) return { answer };
@@ -82,7 +82,7 @@ async function holderCut(settings: RaceSettings, cut: NonNullable<RaceSettings['
  * so the next race never finds them delayed.
  */
 export async function runRace(settings: RaceSettings, strategy: StrategyInfo, ctx: RaceContext): Promise<RunLog> {
-  const run = await withRtt(ctx.servers.links, settings.rttMs, ctx.emit, () => race(settings, strategy, ctx));
+  const run = await withRtt(ctx.servers.network, settings.rttMs, ctx.emit, () => race(settings, strategy, ctx));
   ctx.emit({ type: 'done', summary: run.summary as RaceSummary });
   return run;
 }

@@ -2,15 +2,13 @@
 // processes (the recorded cluster of `npm run live`, or one a test started), driven by signals to
 // their pids; or the containers of a compose stack, driven through the Docker Engine API
 // (live/compose-servers.ts). The fault menu (live/faults.ts) is the same for both. On the hosts
-// topology the lab may also cut links, through the one applier the cluster CLI uses.
-import { layoutOfInfo, type ClusterInfo, type RunningCluster, type ServerHandle } from '../src/cluster/cluster.js';
-import { lockServiceServers, partitionLog, partitionRecorded, type LockService } from '../src/cluster/partitions.js';
-import type { Grudge } from '../src/net/grudge.js';
-import type { HostsLayout } from '../src/net/hosts.js';
-import { applyGrudge, type PartitionRecord } from '../src/net/partition.js';
+// topology the lab may also cut links, and slow them where forwarders run: through the cluster's
+// network (src/net/network.ts), the one the cluster CLI uses.
+import type { ClusterInfo, RunningCluster, ServerHandle } from '../src/cluster/cluster.js';
+import { recordedNetwork, runningNetwork } from '../src/cluster/partitions.js';
+import type { Network } from '../src/net/network.js';
 import { processState } from '../src/cluster/processes.js';
-import { readState } from '../src/cluster/state.js';
-import { clusterRetime, recordedHandle } from '../src/cluster/lifecycle.js';
+import { recordedHandle } from '../src/cluster/lifecycle.js';
 import type { ClusterConfig } from '../src/cluster/layout.js';
 import { pollUntil } from '../src/time.js';
 import { FaultError } from './fault-error.js';
@@ -34,29 +32,14 @@ export interface Proc {
   stoppedItself?(waitMs: number): Promise<boolean>;
 }
 
-/** The hosts topology's links: what a lock service runs on, and how a grudge is put in force. */
-export interface Partitions {
-  /** the cluster's names of the servers `service` runs on */
-  serversOf(service: LockService): string[];
-  /** Makes `grudge` the partition in force (an empty one heals), recorded with its time in <dir>/partitions.jsonl. */
-  apply(grudge: Grudge): Promise<PartitionRecord>;
-}
-
-/** The cluster's delaying forwarders (src/cluster/links.ts), which the lab may retime for a race. */
-export interface Links {
-  /** The round trip (ms) they add now, as the cluster's record says. */
-  rttMs(): number;
-  /** Retimes every link; resolves once each forwarder has confirmed it. */
-  setRtt(ms: number): Promise<void>;
-}
-
 export interface LabServers {
   info: ClusterInfo;
-  /** present when the cluster was brought up with a round trip (forwarders on its links): elsewhere none can be delayed */
-  links?: Links;
+  /**
+   * Its links: cut on the hosts topology only (network.layout), delayed only when the cluster was
+   * brought up with a round trip (network.delayable, forwarders on its links).
+   */
+  network: Network;
   topology: 'single' | 'replicated';
-  /** present on the hosts topology only: elsewhere no link can be cut */
-  partitions?: Partitions;
   /** the app instances, in the order of info.instances */
   instances: Proc[];
   redlock: Proc[];
@@ -101,10 +84,6 @@ function signalled(h: NativeServer): Proc {
   };
 }
 
-function partitionsOf(layout: HostsLayout, apply: (grudge: Grudge) => Promise<PartitionRecord>): Partitions {
-  return { serversOf: (service) => lockServiceServers(layout, service), apply };
-}
-
 const fromHandle = (h: ServerHandle): Proc => signalled({ name: h.name, pid: () => h.pid, kill: () => h.kill(), start: () => h.start() });
 
 /** A cluster this process started (tests). */
@@ -113,31 +92,23 @@ export function runningServers(cluster: RunningCluster): LabServers {
   return {
     info: cluster.info,
     topology: s.redisReplica ? 'replicated' : 'single',
-    ...(s.links.length > 0 && { links: { rttMs: () => cluster.info.rttMs ?? 0, setRtt: (ms: number) => cluster.setRtt(ms) } }),
+    network: runningNetwork(cluster),
     instances: s.instances.map(fromHandle),
     redlock: s.redlock.map(fromHandle),
     zookeeper: fromHandle(s.zookeeper),
-    ...(cluster.layout && { partitions: partitionsOf(cluster.layout, (grudge) => applyGrudge(cluster.layout as HostsLayout, grudge, partitionLog(cluster.info.dir))) }),
   };
 }
 
 /** The recorded cluster `npm run cluster -- up` (and `npm run live`) started, detached. */
 export function recordedServers(info: ClusterInfo, config: ClusterConfig): LabServers {
   const handle = (name: string) => signalled(recordedHandle(name, config));
-  const layout = layoutOfInfo(info);
-  // the cluster CLI's own path and record: `npm run cluster -- rtt MS` and the page see each other's
-  const links: Links = {
-    rttMs: () => readState(info.dir)?.rttMs ?? 0,
-    setRtt: (ms) => clusterRetime(() => undefined, ms, undefined, config),
-  };
   return {
     info,
-    ...(info.links && { links }),
+    // the cluster CLI's own path and record: `npm run cluster -- status|heal|rtt` and the page see each other's
+    network: recordedNetwork(config),
     topology: config.replicated ? 'replicated' : 'single',
     instances: config.ports.instances.map((port) => handle(`app-${port}`)),
     redlock: config.ports.redlock.map((_p, i) => handle(`redlock-${i}`)),
     zookeeper: handle('zookeeper'),
-    // the cluster CLI's own path: `npm run cluster -- status` and `heal` see what the page cut
-    ...(layout && { partitions: partitionsOf(layout, (grudge) => partitionRecorded(info.dir, grudge)) }),
   };
 }

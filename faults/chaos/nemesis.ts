@@ -2,10 +2,9 @@
 // after its own duration, overlapping as the plan says. Only servers of the lab's own cluster are
 // signalled, by the pids their handles hold.
 import type { RunningCluster, ServerHandle } from '../../src/cluster/cluster.js';
-import { serverName } from '../../src/cluster/partitions.js';
+import { runningNetwork, serverName } from '../../src/cluster/partitions.js';
 import { describeGrudge, type Grudge } from '../../src/net/grudge.js';
 import type { HostsLayout } from '../../src/net/hosts.js';
-import { applyGrudge, healAll } from '../../src/net/partition.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { errorMessage } from '../errors.js';
 import { startDependency, stopDependency } from '../dependencies.js';
@@ -202,6 +201,7 @@ async function partition(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Pr
   const layout = d.cluster.layout;
   const grudge = f.grudge;
   if (!layout || !grudge) throw new Error('a partition needs the hosts topology (a network namespace per server)');
+  const network = runningNetwork(d.cluster);
   // the next cut may come while Sentinel settles: the links are healed by then
   const master = await d.net.exclusive(async () => {
     const master = d.cluster.servers.redisReplica && cutsRedisFromSentinel(grudge) ? (await redisRoles(d.cluster)).master : undefined;
@@ -210,11 +210,11 @@ async function partition(d: NemesisDeps, f: PlannedFault, event: FaultEvent): Pr
     const record: NonNullable<FaultEvent['partition']> = { grudge, text: describeGrudge(grudge) };
     event.partition = record;
     try {
-      const applied = await applyGrudge(layout, onLayout(layout, grudge));
+      const applied = await network.partition(onLayout(layout, grudge));
       event.injectedMs = applied.t - d.rec.t0;
       await sleep(f.forMs);
     } finally {
-      const healed = await healAll(layout);
+      const healed = await network.heal();
       d.net.healed(cut, healed.t);
       record.healMs = healed.t - d.rec.t0;
     }

@@ -1,8 +1,7 @@
 // The nemesis's schedule, drawn from a seeded PRNG before the run starts: which fault, on which
 // server, when, and for how long. Pure, so the same --seed and --seconds give the same schedule.
-import { PARTITION_SHAPES, shapeGrudge } from '../../src/cluster/partitions.js';
-import { oneWay, type Grudge } from '../../src/net/grudge.js';
-import { seeded, type Random } from './prng.js';
+import { PARTITION_SHAPES, shapeGrudge, type Grudge } from '../../src/net/grudge.js';
+import { seeded, type Random } from '../../src/random.js';
 
 export const FAULT_KINDS = [
   'freeze-instance',
@@ -123,31 +122,16 @@ function targetsOf(kind: FaultKind, shape: PlanShape): string[] {
   return [kind.slice(kind.indexOf('-') + 1)];
 }
 
-function shuffled<T>(items: readonly T[], r: Random): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = r.int(0, i);
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
-
-/** A partition kind's grudge over the nodes, drawn from the plan's PRNG: src/cluster's shapes, and one way, the plan's own. */
+/** A partition kind's grudge over the nodes: src/net's shape of the same name, drawn from the plan's PRNG. */
 export function partitionGrudge(kind: FaultKind, nodes: readonly string[], r: Random): Grudge {
-  if (kind === 'partition-one-way') {
-    // a random halving, cut one way: what one half sends no longer reaches the other
-    const order = shuffled(nodes, r);
-    const k = Math.floor(order.length / 2);
-    return oneWay(order.slice(0, k), order.slice(k));
-  }
   const shape = PARTITION_SHAPES.find((s) => kind === `partition-${s}`);
   if (!shape) throw new Error(`${kind} is no partition`);
   if (shape === 'isolate') {
     // shapeGrudge isolates the first node: the drawn one goes first
     const node = r.pick(nodes);
-    return shapeGrudge(shape, [node, ...nodes.filter((n) => n !== node)], () => r.next());
+    return shapeGrudge(shape, [node, ...nodes.filter((n) => n !== node)], r);
   }
-  return shapeGrudge(shape, nodes, () => r.next());
+  return shapeGrudge(shape, nodes, r);
 }
 
 export function planFaults(shape: PlanShape): PlannedFault[] {

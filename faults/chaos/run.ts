@@ -3,8 +3,8 @@
 // within a bound, nothing may be left held, and the checker judges the whole history.
 import path from 'node:path';
 import type { RunningCluster } from '../../src/cluster/cluster.js';
+import { runningNetwork } from '../../src/cluster/partitions.js';
 import type { HostsLayout } from '../../src/net/hosts.js';
-import { healAll } from '../../src/net/partition.js';
 import type { StoreKind } from '../../src/stock/store.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { settledUnitsLeft } from '../../bench/stores.js';
@@ -193,7 +193,7 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
   });
   return stepOf(progress, 'check', 'heal, recovery probes and the checker', () => healAndCheck());
   async function healAndCheck(): Promise<ChaosResult> {
-    if (cluster.layout) await healAll(cluster.layout); // a cut a failed heal left in force
+    if (cluster.layout) await runningNetwork(cluster).heal(); // a cut a failed heal left in force
     await ensureReady(cluster); // anything a failed heal left down
     const healed = nemesis.events.map((e) => e.healedMs);
     const lastHealMs = healed.every((h) => h !== undefined) ? Math.max(0, ...(healed as number[])) : Date.now() - rec.t0;

@@ -21,8 +21,9 @@ export const CLUSTER_USAGE = `usage: npm run cluster -- ${CLUSTER_COMMANDS.join(
   partition A B [--one-way]   hosts topology: cut the servers of group A from those of group B
            (groups are comma lists: app-0,redis; app-0… are the instances in order). Both ways,
            or --one-way: what A sends no longer reaches B. Replaces any partition in force.
-  partition --shape halves|majorities-ring|bridge|isolate NODES [--seed N]
-           Jepsen's shapes over the comma list NODES (isolate: the first node alone)
+  partition --shape halves|majorities-ring|bridge|isolate|one-way NODES [--seed N]
+           Jepsen's shapes over the comma list NODES (isolate: the first node alone;
+           one-way: a random halving, cut one way)
   heal     hosts topology: every link works again
   rtt MS [--link a,b]   the round trip the running cluster's links add, changed in place (ms,
            half each way): every link's, or with --link only those in front of these servers

@@ -7,8 +7,9 @@ import { seeded } from '../random.js';
 import { resolveDir } from './cluster.js';
 import { CLUSTER_COMMANDS, CLUSTER_FLAGS, CLUSTER_USAGE } from './cli-options.js';
 import { parseRttMs } from '../net/forwarder-args.js';
-import { clusterDown, clusterRetime, clusterStatus, clusterUp, printUrls } from './lifecycle.js';
-import { groupsGrudge, healRecorded, PARTITION_SHAPES, partitionInForce, partitionRecorded, recordedLayout, serverGroup, shapeGrudge } from './partitions.js';
+import { clusterDown, clusterStatus, clusterUp, printUrls } from './lifecycle.js';
+import { describeGrudge, groups, PARTITION_SHAPES, shapeGrudge } from '../net/grudge.js';
+import { recordedLayout, recordedNetwork, serverGroup } from './partitions.js';
 
 const progress = (line: string) => console.error(line);
 const result = (line: string) => console.log(line);
@@ -27,7 +28,8 @@ runCli('cluster', CLUSTER_USAGE, async () => {
   if (values.topology !== undefined) process.env.TOPOLOGY = values.topology;
   // `--rtt 2` is CLUSTER_RTT_MS=2, checked here to name the flag.
   if (values.rtt !== undefined) process.env.CLUSTER_RTT_MS = String(parseRttMs(values.rtt, '--rtt'));
-  const dir = resolveDir(loadClusterConfig().dir);
+  const config = loadClusterConfig();
+  const dir = resolveDir(config.dir);
   switch (command) {
     case 'up':
       printUrls(await clusterUp(progress), result);
@@ -36,18 +38,18 @@ runCli('cluster', CLUSTER_USAGE, async () => {
       return (await clusterDown(progress)) ? 0 : 1;
     case 'status': {
       const ok = await clusterStatus(result);
-      if (ok !== undefined && readsHosts(dir)) result(`  partition     ${await partitionInForce(dir)}`);
+      if (ok !== undefined && readsHosts(dir)) result(`  partition     ${describeGrudge(await recordedNetwork(config).inForce())}`);
       return ok ? 0 : 3;
     }
     case 'rtt': {
       if (extra.length !== 1) throw new UsageError('rtt takes one round trip in ms (e.g. rtt 0.5)');
       const links = values.link?.split(',').map((l) => l.trim()).filter(Boolean);
       if (links && links.length === 0) throw new UsageError('--link needs a server name (e.g. --link redlock-4)');
-      await clusterRetime(result, parseRttMs(extra[0] as string, 'rtt'), links);
+      await recordedNetwork(config, result).slow(parseRttMs(extra[0] as string, 'rtt'), links);
       return 0;
     }
     case 'heal':
-      result((await healRecorded(dir)).text);
+      result((await recordedNetwork(config).heal()).text);
       return 0;
     case 'partition': {
       const layout = recordedLayout(dir);
@@ -57,13 +59,13 @@ runCli('cluster', CLUSTER_USAGE, async () => {
         if (extra.length !== 1) throw new UsageError('partition --shape takes one comma list of servers');
         const seed = values.seed === undefined ? Date.now() : Number(values.seed);
         if (!Number.isInteger(seed)) throw new UsageError(`--seed must be an integer, got "${values.seed}"`);
-        const grudge = shapeGrudge(shape, serverGroup(layout, extra[0] as string), seeded(seed).next);
-        result((await partitionRecorded(dir, grudge)).text);
+        const grudge = shapeGrudge(shape, serverGroup(layout, extra[0] as string), seeded(seed));
+        result((await recordedNetwork(config).partition(grudge)).text);
         return 0;
       }
       if (extra.length !== 2) throw new UsageError('partition takes two groups of servers (e.g. partition app-0 redis), or --shape NAME NODES');
-      const grudge = groupsGrudge(serverGroup(layout, extra[0] as string), serverGroup(layout, extra[1] as string), values['one-way'] === true);
-      result((await partitionRecorded(dir, grudge)).text);
+      const grudge = groups(serverGroup(layout, extra[0] as string), serverGroup(layout, extra[1] as string), values['one-way'] === true);
+      result((await recordedNetwork(config).partition(grudge)).text);
       return 0;
     }
   }

@@ -1,23 +1,59 @@
-// `npm run cluster -- partition|heal` on the recorded hosts-topology cluster: names as the cluster
-// gives them (or app-0… for the instances in order) turned into a grudge, applied, and recorded with
-// its time in <dir>/partitions.jsonl, so a run's history can line cuts up with holds.
+// The native cluster's network (src/net/network.ts's one protocol): the recorded cluster's, for
+// `npm run cluster -- partition|heal|status|rtt` and the live page, or that of a cluster this process
+// started. Every cut and heal is recorded with its time in <dir>/partitions.jsonl, so a run's history
+// can line cuts up with holds. Also the cluster's names for its servers (app-0… for the instances).
 import path from 'node:path';
-import { bridge, cut, describeGrudge, halves, isolate, majoritiesRing, oneWay, type Grudge, type Random } from '../net/grudge.js';
-import { applyGrudge, grudgeInForce, healAll, type PartitionRecord } from '../net/partition.js';
 import type { HostsLayout } from '../net/hosts.js';
-import { layoutOfInfo } from './cluster.js';
+import { network, type Network } from '../net/network.js';
+import { layoutOfInfo, NO_LINKS, resolveDir, type RunningCluster } from './cluster.js';
+import type { ClusterConfig } from './layout.js';
+import { clusterRetime, type Say } from './lifecycle.js';
 import { infoOf, readState } from './state.js';
 
-export const PARTITION_SHAPES = ['halves', 'majorities-ring', 'bridge', 'isolate'] as const;
-export type PartitionShape = (typeof PARTITION_SHAPES)[number];
+const NO_HOSTS = 'the recorded cluster runs on loopback, where no link can be cut: start it with --topology hosts';
 
 /** The recorded cluster's hosts layout, or an error saying how to get one. */
 export function recordedLayout(dir: string): HostsLayout {
-  const state = readState(dir);
-  if (!state) throw new Error(`no cluster recorded in ${dir} (start one with: npm run cluster -- up --topology hosts)`);
-  const layout = layoutOfInfo(infoOf(state));
-  if (!layout) throw new Error('the recorded cluster runs on loopback, where no link can be cut: start it with --topology hosts');
+  const layout = recordedLayoutIfAny(dir, 'npm run cluster -- up --topology hosts');
+  if (!layout) throw new Error(NO_HOSTS);
   return layout;
+}
+
+function recordedLayoutIfAny(dir: string, startWith: string): HostsLayout | undefined {
+  const state = readState(dir);
+  if (!state) throw new Error(`no cluster recorded in ${dir} (start one with: ${startWith})`);
+  return layoutOfInfo(infoOf(state));
+}
+
+export function partitionLog(dir: string): string {
+  return path.join(dir, 'partitions.jsonl');
+}
+
+/**
+ * The recorded cluster's network (throws when none is recorded): its cuts recorded as the CLI's are,
+ * its links retimed through the CLI's own path (`say` hears what changed), so the CLI, the live page
+ * and `status` all see each other's.
+ */
+export function recordedNetwork(config: ClusterConfig, say: Say = () => undefined): Network {
+  const dir = resolveDir(config.dir);
+  const layout = recordedLayoutIfAny(dir, 'npm run cluster -- up');
+  return network({
+    layout,
+    recordFile: partitionLog(dir),
+    ...(readState(dir)?.links && { links: { rttMs: () => readState(dir)?.rttMs ?? 0, retime: (ms, names) => clusterRetime(say, ms, names, config) } }),
+    noCut: NO_HOSTS,
+    noDelay: NO_LINKS,
+  });
+}
+
+/** The network of a cluster this process started (tests, the fault lab, the chaos run), recorded in its dir. */
+export function runningNetwork(cluster: RunningCluster): Network {
+  return network({
+    layout: cluster.layout,
+    recordFile: partitionLog(cluster.info.dir),
+    ...(cluster.servers.links.length > 0 && { links: { rttMs: () => cluster.info.rttMs ?? 0, retime: (ms, names) => cluster.setRtt(ms, names) } }),
+    noDelay: NO_LINKS,
+  });
 }
 
 /** The cluster's name for `name`: itself, or app-<port> for app-<index> (app-0 is the first instance). */
@@ -37,41 +73,6 @@ export function serverGroup(layout: HostsLayout, list: string): string[] {
   return names.map((n) => serverName(layout, n));
 }
 
-/** The grudge a shape makes over `nodes` (isolate: the first node alone). */
-export function shapeGrudge(shape: PartitionShape, nodes: readonly string[], random: Random): Grudge {
-  switch (shape) {
-    case 'halves':
-      return halves(nodes, random);
-    case 'majorities-ring':
-      return majoritiesRing(nodes, random);
-    case 'bridge':
-      return bridge(nodes, random);
-    case 'isolate':
-      return isolate(nodes, nodes[0] as string);
-  }
-}
-
-/** Two groups cut both ways, or one way (what the first sends no longer reaches the second). */
-export function groupsGrudge(a: readonly string[], b: readonly string[], oneWayOnly: boolean): Grudge {
-  return oneWayOnly ? oneWay(a, b) : cut(a, b);
-}
-
-export function partitionLog(dir: string): string {
-  return path.join(dir, 'partitions.jsonl');
-}
-
-export async function partitionRecorded(dir: string, grudge: Grudge): Promise<PartitionRecord> {
-  return applyGrudge(recordedLayout(dir), grudge, partitionLog(dir));
-}
-
-export async function healRecorded(dir: string): Promise<PartitionRecord> {
-  return healAll(recordedLayout(dir), partitionLog(dir));
-}
-
-export async function partitionInForce(dir: string): Promise<string> {
-  return describeGrudge(await grudgeInForce(recordedLayout(dir)));
-}
-
 /** The lock services a holder may be cut from (the live lab's partition buttons and its tour). */
 export type LockService = 'redis' | 'zookeeper';
 
@@ -79,11 +80,4 @@ export type LockService = 'redis' | 'zookeeper';
 export function lockServiceServers(layout: HostsLayout, service: LockService): string[] {
   const names = layout.hosts.map((h) => h.name);
   return service === 'redis' ? names.filter((n) => n === 'redis') : names.filter((n) => n === 'zookeeper' || n.startsWith('zookeeper-'));
-}
-
-/** Several grudges in force at once: each node drops what any of them has it drop. */
-export function unionOfGrudges(grudges: readonly Grudge[]): Grudge {
-  const union: Grudge = {};
-  for (const g of grudges) for (const [node, from] of Object.entries(g)) union[node] = [...new Set([...(union[node] ?? []), ...from])].sort();
-  return union;
 }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { Assets } from '../../live/assets.js';
 import { startLiveServer, type LiveServer } from '../../live/http.js';
+import { network } from '../../src/net/network.js';
 import type { LabServers, Proc } from '../../live/servers.js';
 import type { StrategyInfo } from '../../live/shared/types.js';
 import type { ClusterInfo } from '../../src/cluster/cluster.js';
@@ -66,7 +67,7 @@ export function loopbackLab(strategies: ListedStrategy[], options: LoopbackOptio
       zookeeper: '',
       ...(options.rttMs !== undefined && { rttMs: options.rttMs }),
     };
-    const servers: LabServers = { info, topology: 'single', instances: [untouchable('app-0')], redlock: [], zookeeper: untouchable('zookeeper') };
+    const servers: LabServers = { info, network: network({}), topology: 'single', instances: [untouchable('app-0')], redlock: [], zookeeper: untouchable('zookeeper') };
     live = await startLiveServer(servers, { ...loadLiveConfig({}), port: 0 }, options.assets(), 0);
     page = await openPage(live.url, 'en-US');
     await page.page.waitForSelector('body[data-state="idle"]');

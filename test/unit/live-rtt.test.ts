@@ -3,8 +3,7 @@
 // the tour's pair says what it needs on a lab without delayed links.
 import { describe, expect, it } from 'vitest';
 import { TOUR, stepNeeds } from '../../live/page/tour.js';
-import { withRtt } from '../../live/rtt.js';
-import type { Links } from '../../live/servers.js';
+import { withRtt, type DelayControl } from '../../live/rtt.js';
 import { InputError, parseRace } from '../../live/settings.js';
 import type { LiveEvent } from '../../live/shared/types.js';
 
@@ -22,13 +21,14 @@ function refusal(body: unknown): InputError {
 }
 
 /** Links that remember every round trip they were set to. */
-function fakeLinks(start: number): Links & { set: number[] } {
+function fakeLinks(start: number, delayable = true): DelayControl & { set: number[] } {
   let now = start;
   const set: number[] = [];
   return {
     set,
+    delayable,
     rttMs: () => now,
-    async setRtt(ms) {
+    async slow(ms) {
       set.push(ms);
       now = ms;
     },
@@ -72,8 +72,10 @@ describe('withRtt', () => {
     const links = fakeLinks(2);
     await withRtt(links, undefined, () => undefined, async () => undefined);
     await withRtt(links, 2, () => undefined, async () => undefined);
-    await withRtt(undefined, 2, () => undefined, async () => undefined);
+    const none = fakeLinks(0, false);
+    await withRtt(none, 2, () => undefined, async () => undefined);
     expect(links.set).toEqual([]);
+    expect(none.set).toEqual([]);
   });
 });
 

@@ -8,6 +8,7 @@ import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterInfo } from '../../src/cluster/cluster.js';
 import { startLiveServer, TOKEN_HEADER, type LiveServer } from '../../live/http.js';
+import { network } from '../../src/net/network.js';
 import type { LabServers, Proc } from '../../live/servers.js';
 
 /** A server the lab could fault; no test here asks it to, so every step refuses loudly. */
@@ -41,7 +42,7 @@ beforeAll(async () => {
 function labServers(): LabServers {
   const base = `http://127.0.0.1:${(instance.address() as AddressInfo).port}`;
   const info: ClusterInfo = { dir: '', nginx: base, instances: [base], mysql: { host: '127.0.0.1', port: 0, user: '', password: '', database: '' }, redis: '', redlock: [], zookeeper: '' };
-  return { info, topology: 'single', instances: [untouchable('app-0')], redlock: [], zookeeper: untouchable('zookeeper') };
+  return { info, network: network({}), topology: 'single', instances: [untouchable('app-0')], redlock: [], zookeeper: untouchable('zookeeper') };
 }
 
 afterAll(async () => {

@@ -70,7 +70,7 @@ describe("Jepsen's shapes", () => {
   });
 
   it('halves: two sides, ⌊n/2⌋ and the rest, each whole within itself', () => {
-    const g = halves(NODES, seeded(7).next);
+    const g = halves(NODES, seeded(7));
     const sides = new Map<string, string>();
     for (const n of NODES) sides.set(n, JSON.stringify([n, ...NODES.filter((m) => m !== n && hears(g, n, m))].sort()));
     const distinct = [...new Set(sides.values())].map((s) => JSON.parse(s) as string[]);
@@ -79,7 +79,7 @@ describe("Jepsen's shapes", () => {
   });
 
   it('bridge: two halves that cannot hear each other, one node that hears and is heard by all', () => {
-    const g = bridge(NODES, seeded(11).next);
+    const g = bridge(NODES, seeded(11));
     const bridges = NODES.filter((n) => NODES.every((m) => m === n || (hears(g, n, m) && hears(g, m, n))));
     expect(bridges).toHaveLength(1);
     const others = NODES.filter((n) => n !== bridges[0]);
@@ -88,7 +88,7 @@ describe("Jepsen's shapes", () => {
 
   it('majorities ring: every node hears a majority, and no two hear the same one', () => {
     for (const seed of [1, 2, 3]) {
-      const g = majoritiesRing(NODES, seeded(seed).next);
+      const g = majoritiesRing(NODES, seeded(seed));
       const views = NODES.map((n) => [n, ...NODES.filter((m) => m !== n && hears(g, n, m))].sort().join(','));
       for (const v of views) expect(v.split(',')).toHaveLength(3);
       expect(new Set(views).size).toBe(NODES.length);
@@ -98,7 +98,7 @@ describe("Jepsen's shapes", () => {
   });
 
   it('a seed gives the same shape again', () => {
-    expect(halves(NODES, seeded(42).next)).toEqual(halves(NODES, seeded(42).next));
+    expect(halves(NODES, seeded(42))).toEqual(halves(NODES, seeded(42)));
   });
 });
 
@@ -163,7 +163,7 @@ describe('the hosts layout: its id, its size, and finding a server in it', () =>
 
 describe("Jepsen's shapes: randomness, edges and what a grudge names", () => {
   it('halves: the seed decides the split, and over seeds every node lands on the smaller side', () => {
-    const smaller = (seed: number) => NODES.filter((n) => NODES.filter((m) => m !== n && hears(halves(NODES, seeded(seed).next), n, m)).length === 1);
+    const smaller = (seed: number) => NODES.filter((n) => NODES.filter((m) => m !== n && hears(halves(NODES, seeded(seed)), n, m)).length === 1);
     const seen = new Set<string>();
     for (let seed = 1; seed <= 40; seed++) for (const n of smaller(seed)) seen.add(n);
     expect([...seen].sort()).toEqual(NODES);
@@ -173,7 +173,7 @@ describe("Jepsen's shapes: randomness, edges and what a grudge names", () => {
     const three = ['a', 'b', 'c'];
     const bridges = new Set<string>();
     for (let seed = 1; seed <= 40; seed++) {
-      const g = bridge(three, seeded(seed).next);
+      const g = bridge(three, seeded(seed));
       for (const n of three) if (three.every((m) => hears(g, n, m) && hears(g, m, n))) bridges.add(n);
     }
     expect([...bridges].sort()).toEqual(three);
@@ -194,7 +194,7 @@ describe("Jepsen's shapes: randomness, edges and what a grudge names", () => {
   it('majorities ring on 4 and 7 nodes: each node hears exactly a majority, itself included', () => {
     for (const n of [4, 7]) {
       const nodes = Array.from({ length: n }, (_, i) => `m${i}`);
-      const g = majoritiesRing(nodes, seeded(n).next);
+      const g = majoritiesRing(nodes, seeded(n));
       for (const node of nodes) expect(nodes.filter((m) => hears(g, node, m)), `${n} nodes, ${node}`).toHaveLength(Math.floor(n / 2) + 1);
     }
   });
