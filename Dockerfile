@@ -24,8 +24,7 @@ COPY package.json package-lock.json tsconfig.json ./
 COPY src ./src
 COPY migrations ./migrations
 COPY lua ./lua
-# The live lab's server and page (the compose service `live`) and the bench's store readers it uses.
-COPY bench ./bench
+# The live lab's server and page (the compose service `live`); what they import outside live/ is in src/.
 COPY live ./live
 # Every module the service and the live lab load resolves, and tsx (esbuild's platform binary
 # included) compiles it; the live page's bundle builds.

@@ -3,17 +3,17 @@
 // strategy and topology. Figures are medians of the rounds with their min–max.
 import os from 'node:os';
 import type { ClusterInfo } from '../src/cluster/types.js';
-import { fetchCatalog, selectStrategies, type CatalogEntry } from './catalog.js';
-import { stopLoad } from './fire.js';
+import { fetchCatalog, selectStrategies, type CatalogEntry } from '../src/load/catalog.js';
+import { stopLoad } from '../src/load/fire.js';
 import { agent, kOf, messagesPerSale } from './message-counts.js';
 import { checkStoresMatch, expectedOutcome, measureNoop, measureNoopWithWrk, measureRace, measureSoldOutWindow, measureWindow, type WindowSample, type WindowSettings } from './measure.js';
 import { chosenStrategies, MIN_RACE_UNITS, SELL_OUT_AT, SOLD_OUT_MAX_SECONDS, type BenchOptions } from './options.js';
 import { benchPlan, PREWARM_SECONDS, raceEstimate, STEP_OVERHEAD_SECONDS, stepKey } from './plan.js';
 import { ceilingLine, raceLine, soldOutLine, windowLine } from './progress.js';
-import { orderRuns, REFERENCE_STRATEGY, TOPOLOGY_LABEL, withStandings, worstOf, type BenchOptionsRecord, type BenchReport, type Ceiling, type RaceFigures, type RunResult, type Topology } from './report.js';
-import { spreadOf } from './stats.js';
+import { orderRuns, REFERENCE_STRATEGY, TOPOLOGY_LABEL, withStandings, worstOf, type BenchOptionsRecord, type BenchReport, type Ceiling, type RaceFigures, type RunResult, type Topology } from '../report/bench/report.js';
+import { spreadOf } from '../report/bench/stats.js';
 import type { BenchTarget } from './target.js';
-import { summarizeWindowTimes } from './window-time.js';
+import { summarizeWindowTimes } from '../report/bench/window-time.js';
 import { wrkPath } from './wrk.js';
 import { Progress, type Log } from '../src/cli/progress.js';
 
@@ -73,7 +73,7 @@ export function rotated<T>(items: T[], round: number): T[] {
 }
 
 function recordOf(o: BenchOptions): BenchOptionsRecord {
-  const { strategies: _strategies, target: _target, instance: _instance, mysql: _mysql, redis: _redis, out: _out, lang: _lang, ...record } = o;
+  const { strategies: _strategies, target: _target, instance: _instance, mysql: _mysql, redis: _redis, postgres: _postgres, out: _out, lang: _lang, ...record } = o;
   return record;
 }
 

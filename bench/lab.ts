@@ -2,7 +2,7 @@
 // Debian packages it needs when run as root), runs the full bench on it, prints the table and the
 // report's path. The cluster is left running so it can be benched again or poked at by hand;
 // `--stop` takes it down at the end instead.
-import { BENCH_WORDS } from './words.js';
+import { BENCH_WORDS } from '../report/bench/words.js';
 import { loadClusterConfig } from '../src/cluster/layout.js';
 import { clusterDown, clusterUp } from '../src/cluster/lifecycle.js';
 import { aptInstall } from '../src/cluster/packages.js';

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { createConnection } from 'mysql2/promise';
 import { Redis } from 'ioredis';
 import type { ClusterInfo } from '../src/cluster/types.js';
-import { spreadOf, type Spread } from './stats.js';
+import { spreadOf, type Spread } from '../report/bench/stats.js';
 
 /** Requests sent first and not counted: the first ones pay for the connection, and for a fresh forwarder process its JIT. */
 const WARMUP = 100;
@@ -66,16 +66,4 @@ export async function redisRoundTrips(urls: readonly string[], samples = LINK_SA
   } finally {
     for (const c of clients) c.disconnect();
   }
-}
-
-/** A spread in ms as µs for a line of output: median (min–max). */
-export function microseconds(s: Spread): string {
-  const us = (ms: number) => Math.round(ms * 1000);
-  return `${us(s.median)} µs (${us(s.min)}–${us(s.max)})`;
-}
-
-/** A difference in ms as signed µs: "+35 µs". */
-export function signedMicroseconds(ms: number): string {
-  const us = Math.round(ms * 1000);
-  return `${us >= 0 ? '+' : '−'}${Math.abs(us)} µs`;
 }

@@ -2,12 +2,12 @@
 import { UNKNOWN_OUTCOME, answerKey, isAllowedAnswer, isRefusal } from '../src/http/answers.js';
 import { loadServiceConfig } from '../src/config.js';
 import type { StoreKind } from '../src/stock/store.js';
-import type { CatalogEntry } from './catalog.js';
-import { fireLoad } from './fire.js';
-import { checkUrl, race, resetStock } from './race.js';
-import { oversoldOf, unansweredOf, type RaceFigures, type SoldCheck, type Topology } from './report.js';
-import { settledUnitsLeft, unitsLeft, type StoreAddresses } from './stores.js';
-import { windowTimeOf, type WindowTime } from './window-time.js';
+import type { CatalogEntry } from '../src/load/catalog.js';
+import { fireLoad } from '../src/load/fire.js';
+import { checkUrl, oversoldOf, race, resetStock } from '../src/load/race.js';
+import { unansweredOf, type RaceFigures, type SoldCheck, type Topology } from '../report/bench/report.js';
+import { settledUnitsLeft, unitsLeft, type StoreAddresses } from '../src/cluster/stores.js';
+import { windowTimeOf, type WindowTime } from '../report/bench/window-time.js';
 import { wrkRate } from './wrk.js';
 
 /** Units in stock during a throughput window: enough that no window runs out. */

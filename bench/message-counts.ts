@@ -11,16 +11,7 @@ import { openEtcd } from '../src/locks/etcd/client.js';
 import { CreateMode, createClient, type Client } from 'node-zookeeper-client';
 import { httpGet, zkPacketsReceived } from '../src/cluster/probes.js';
 import type { ClusterInfo } from '../src/cluster/types.js';
-
-export interface Counters {
-  redis: number;
-  redlock: number;
-  mysql: number;
-  zookeeper: number;
-  /** Absent in runs recorded before etcd and PostgreSQL joined the cluster. */
-  etcd?: number;
-  postgres?: number;
-}
+import type { Counters } from '../report/bench/sweep-results.js';
 
 /**
  * Counts the commands clients send to a Redis server, by MONITOR: INFO's command counter would

@@ -1,65 +1,9 @@
 // `npm run bench` options: parsed and checked here, so the rest of the bench gets plain values.
 import { HELP_FLAG, LANG_FLAG, langOption, parseFlags, UsageError } from '../src/cli/args.js';
-import type { Lang } from '../src/lang.js';
 import { INITIAL_COUNT } from '../src/stock/product.js';
+import { BENCH_DEFAULTS, MIN_RACE_UNITS, SELL_OUT_AT, SOLD_OUT_MAX_SECONDS, type BenchOptions } from '../report/bench/run-options.js';
 
-export interface BenchOptions {
-  /** Rounds of throughput windows; every strategy is measured once per round, interleaved. */
-  rounds: number;
-  /** Discarded load before each measured window, in seconds. */
-  warmupSeconds: number;
-  /** Measured span of each throughput window, in seconds. */
-  windowSeconds: number;
-  connections: number;
-  /** Simulated business time inside the critical section, per request. */
-  workMs: number;
-  /** Lock parameters passed through to GET /check/lock when given (the service's defaults otherwise). */
-  ttlMs?: number;
-  waitMs?: number;
-  /** The oversell race: requests against units (more requests than units). */
-  requests: number;
-  initial: number;
-  /**
-   * When set, each race is sized from its strategy's measured goodput to last about this long
-   * (between MIN_RACE_UNITS and `initial` units, with requests − initial extra requests); when
-   * undefined, every race is `requests` for `initial`.
-   */
-  raceSeconds?: number;
-  /**
-   * Each cell's last window sells out and is its race (the course's full-size rows, and a lock too
-   * slow to sell out in a window, are raced apart); false with --separate-races, fixed race sizes or one round.
-   */
-  soldOutWindows: boolean;
-  /** The course's full-size race, for the headline strategies. */
-  courseRequests: number;
-  courseInitial: number;
-  courseStrategies: string[];
-  /** Upper bound on one race; a slower race is stopped and marked truncated. */
-  maxSeconds: number;
-  /** Subset of GET /strategies to run, in catalog order whatever order they are given in. */
-  strategies?: string[];
-  /** Without --strategies: every strategy (--all), else the course's line (COURSE_LINE). */
-  all: boolean;
-  /** `--family etcd,postgres`: every strategy of these families (GET /strategies' `family`). */
-  families?: string[];
-  /** nginx (or any front) of the cluster under test. */
-  target?: string;
-  /** One instance of that cluster, for the one-instance runs. */
-  instance?: string;
-  /** Store addresses: mysql://user:pass@host:port/db and redis://host:port. */
-  mysql?: string;
-  redis?: string;
-  /** Where <stamp>.json/.md/.html go. */
-  out: string;
-  /** The language of the markdown and the closing lines; the HTML report carries both. */
-  lang: Lang;
-  /** `--ramp`: step the clients through nginx instead of the comparison. */
-  ramp: boolean;
-  /** The ramp's steps: concurrent clients, ascending. */
-  steps: number[];
-  /** `--rtt`: the round trips (ms, ascending) to sweep the strategies over, on the native cluster's delayed links. */
-  rtts?: number[];
-}
+export { MIN_RACE_UNITS, SELL_OUT_AT, SOLD_OUT_MAX_SECONDS, type BenchOptions };
 
 /** The ramp's default steps, from the course's 100 clients to the 10,000 the lab claims. */
 export const RAMP_STEPS = [100, 500, 1000, 2000, 3000, 4000, 6000, 8000, 10000];
@@ -85,13 +29,6 @@ export function chosenStrategies(o: Pick<BenchOptions, 'strategies' | 'all' | 'f
 
 /** The course's headline rows keep its full-size race: the problem and the first answer to it. */
 export const COURSE_STRATEGIES = ['none', 'mutex'];
-
-/** The smallest sized race: still 100 concurrent clients against units that run out. */
-export const MIN_RACE_UNITS = 100;
-/** Where in the last window's measured span a sold-out window's stock should run out, at the goodput measured before. */
-export const SELL_OUT_AT = 0.8;
-/** A sold-out window whose stock would take longer than this to sell is raced apart instead (a lock too slow, or selling nothing). */
-export const SOLD_OUT_MAX_SECONDS = 10;
 
 export const USAGE = `usage: npm run bench -- [options]
   --strategies a,b     only these (default: the course's line, ${COURSE_LINE.length} strategies, one per step of its
@@ -120,6 +57,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --target URL         front of a running cluster (default: nginx of .stocklab/cluster.json)
   --instance URL       one instance of it for the one-instance runs (skipped without one)
   --mysql URL --redis URL   the stores, to read units left (default: env, then cluster.json)
+  --postgres URL       PostgreSQL, for the store=postgres rows (default: cluster.json's)
   --out DIR            results folder (default bench/results)
   --lang en|zh         the table's headings and closing lines in English or Chinese (default en)
   --ramp               the overload ramp instead: at each step N clients through nginx send 2N
@@ -161,7 +99,7 @@ const str = { type: 'string' } as const;
 /** Every flag `npm run bench` (and `npm run lab`) accepts, as node:util's parseArgs takes them. */
 export const BENCH_FLAGS = {
   strategies: str, all: { type: 'boolean' }, family: str, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
-  requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, 'separate-races': { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, out: str,
+  requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, 'separate-races': { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, postgres: str, out: str,
   ...LANG_FLAG,
   ramp: { type: 'boolean' }, steps: str, rtt: str,
   ...HELP_FLAG,
@@ -194,25 +132,25 @@ export function benchOptionsOf(values: BenchValues): BenchOptions {
   const initial = count('initial', values.initial, full ? INITIAL_COUNT : 1000, 0) as number;
   const requests = count('requests', values.requests, initial + 100, 1) as number;
   const fixedRaces = full || values.initial !== undefined || values.requests !== undefined;
-  const rounds = count('rounds', values.rounds, 3, 1) as number;
+  const rounds = count('rounds', values.rounds, BENCH_DEFAULTS.rounds, 1) as number;
   return {
     rounds,
-    warmupSeconds: seconds('warmup', values.warmup, 0.5, 0),
-    windowSeconds: seconds('window', values.window, 1.5, 0.1),
-    connections: count('connections', values.connections, 100, 1) as number,
-    workMs: count('workMs', values.workMs, 0, 0) as number,
+    warmupSeconds: seconds('warmup', values.warmup, BENCH_DEFAULTS.warmupSeconds, 0),
+    windowSeconds: seconds('window', values.window, BENCH_DEFAULTS.windowSeconds, 0.1),
+    connections: count('connections', values.connections, BENCH_DEFAULTS.connections, 1) as number,
+    workMs: count('workMs', values.workMs, BENCH_DEFAULTS.workMs, 0) as number,
     ttlMs: count('ttlMs', values.ttlMs, undefined, 1),
     waitMs: count('waitMs', values.waitMs, undefined, 0),
     requests,
     initial,
-    raceSeconds: fixedRaces ? undefined : seconds('raceSeconds', values.raceSeconds, 1.5, 0.1),
+    raceSeconds: fixedRaces ? undefined : seconds('raceSeconds', values.raceSeconds, BENCH_DEFAULTS.raceSeconds, 0.1),
     // the last window is sized from the rounds before it, so there must be one
     soldOutWindows: !fixedRaces && rounds > 1 && !(values['separate-races'] ?? false) && values.raceSeconds === undefined,
     courseRequests: INITIAL_COUNT + 100,
     courseInitial: INITIAL_COUNT,
     // Explicit race sizes apply to every strategy.
     courseStrategies: values.initial !== undefined || values.requests !== undefined ? [] : COURSE_STRATEGIES,
-    maxSeconds: count('maxSeconds', values.maxSeconds, 60, 1) as number,
+    maxSeconds: count('maxSeconds', values.maxSeconds, BENCH_DEFAULTS.maxSeconds, 1) as number,
     strategies,
     all: values.all ?? false,
     ...(families && { families }),
@@ -220,6 +158,7 @@ export function benchOptionsOf(values: BenchValues): BenchOptions {
     instance: url('instance', values.instance),
     mysql: url('mysql', values.mysql),
     redis: url('redis', values.redis),
+    postgres: url('postgres', values.postgres),
     out: values.out ?? 'bench/results',
     lang: langOption(values.lang),
     ramp: values.ramp ?? false,

@@ -2,7 +2,7 @@
 // lines start from (src/cli/plan-clock.ts corrects them as steps finish).
 import type { PlannedStep } from '../src/cli/plan-clock.js';
 import type { BenchOptions } from './options.js';
-import type { Topology } from './report.js';
+import type { Topology } from '../report/bench/report.js';
 
 /** Per step: resetting the stock, starting the load, reading the units left. */
 export const STEP_OVERHEAD_SECONDS = 0.5;

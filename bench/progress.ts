@@ -1,7 +1,7 @@
 // Progress lines while the bench runs (stderr), so a slow strategy is visibly alive, not hung.
-import { int, oversoldText, raceText } from './format.js';
+import { int, oversoldText, raceText } from '../report/bench/format.js';
 import type { WindowSample } from './measure.js';
-import { TOPOLOGY_LABEL, verdictOf, type RaceFigures, type Topology } from './report.js';
+import { TOPOLOGY_LABEL, verdictOf, type RaceFigures, type Topology } from '../report/bench/report.js';
 
 const roundOf = (round: number, rounds: number) => `[round ${round}/${rounds}]`;
 

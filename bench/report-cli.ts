@@ -4,16 +4,23 @@ import { loadClusterConfig } from '../src/cluster/layout.js';
 import { clusterRetime, clusterUp } from '../src/cluster/lifecycle.js';
 import { runBench } from './bench.js';
 import type { BenchOptions } from './options.js';
-import { writeReport, writeReportFiles, type WrittenFiles } from './output.js';
+import { writeReportFiles, type WrittenFiles } from '../report/output.js';
+import { renderHtml } from '../report/bench/html.js';
 import { runRamp } from './ramp.js';
-import { renderRampHtml, renderRampMarkdown } from './ramp-report.js';
-import type { BenchReport } from './report.js';
-import { renderMarkdown } from './table.js';
-import { windowTimeLines } from './window-time.js';
-import { BENCH_WORDS } from './words.js';
+import { renderRampHtml, renderRampMarkdown } from '../report/bench/ramp-report.js';
+import type { BenchReport } from '../report/bench/report.js';
+import type { Lang } from '../src/lang.js';
+import { renderMarkdown } from '../report/bench/table.js';
+import { windowTimeLines } from '../report/bench/window-time.js';
+import { BENCH_WORDS } from '../report/bench/words.js';
 import { runSweep } from './sweep.js';
-import { renderSweepHtml, renderSweepMarkdown } from './sweep-report.js';
+import { renderSweepHtml, renderSweepMarkdown } from '../report/bench/sweep-report.js';
 import { resolveTarget, type BenchTarget } from './target.js';
+
+/** Writes <dir>/<stamp>.{json,md,html} (--out, bench/results by default): the .md in `lang`; the .html carries both languages. */
+export function writeReport(report: BenchReport, dir: string, lang: Lang = 'en'): WrittenFiles {
+  return writeReportFiles(dir, report.stamp, { data: report, md: renderMarkdown(report, lang), html: renderHtml(report) });
+}
 
 export async function benchAndPrint(opts: BenchOptions, target: BenchTarget, progress = new Progress(), title = 'bench'): Promise<{ report: BenchReport; files: WrittenFiles }> {
   // progress on stderr, so `npm run bench > table.md` captures only the table

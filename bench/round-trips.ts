@@ -5,7 +5,7 @@
 // not depend on the machine's speed, so they explain the bench's ratios where timings cannot.
 // Needs a running native cluster (npm run cluster -- up); it resets the stock.
 import { parseArgs } from 'node:util';
-import { fetchCatalog, selectStrategies } from './catalog.js';
+import { fetchCatalog, selectStrategies } from '../src/load/catalog.js';
 import { ROUND_TRIPS_FLAGS } from './options.js';
 import { agent, messagesPerSale, rawRoundTrips } from './message-counts.js';
 import { recordedCluster } from './target.js';

@@ -7,15 +7,16 @@ import os from 'node:os';
 import type { PlannedStep } from '../src/cli/plan-clock.js';
 import { Progress } from '../src/cli/progress.js';
 import type { ClusterInfo } from '../src/cluster/types.js';
-import { fetchCatalog, selectStrategies, type CatalogEntry } from './catalog.js';
-import { stopLoad } from './fire.js';
-import { LINK_SAMPLES, microseconds, mysqlRoundTrip, mysqlRoundTrips, redisRoundTrip, redisRoundTrips, signedMicroseconds } from './link-time.js';
+import { fetchCatalog, selectStrategies, type CatalogEntry } from '../src/load/catalog.js';
+import { stopLoad } from '../src/load/fire.js';
+import { LINK_SAMPLES, mysqlRoundTrip, mysqlRoundTrips, redisRoundTrip, redisRoundTrips } from './link-time.js';
 import { expectedOutcome, measureRace, measureWindow, type WindowSample } from './measure.js';
-import { agent, kOf, messagesPerSale, type Counters } from './message-counts.js';
+import { agent, kOf, messagesPerSale } from './message-counts.js';
+import { boundOf, type Counters, type LinkTimes, type SweepReport, type SweepRow } from '../report/bench/sweep-results.js';
 import { chosenStrategies, type BenchOptions } from './options.js';
-import { int, oversoldText, raceText } from './format.js';
-import type { RaceFigures } from './report.js';
-import { spreadOf, type Spread } from './stats.js';
+import { int, microseconds, oversoldText, raceText, signedMicroseconds } from '../report/bench/format.js';
+import type { RaceFigures } from '../report/bench/report.js';
+import { spreadOf, type Spread } from '../report/bench/stats.js';
 import type { BenchTarget } from './target.js';
 import { paramsOf, raceSize, rotated, stampOf } from './bench.js';
 
@@ -35,71 +36,10 @@ function sweepPlan(o: BenchOptions, rtts: readonly number[], strategies: readonl
   ];
 }
 
-export interface SweepCell {
-  rttMs: number;
-  goodput: Spread;
-  /** 1/(k·r) in sales per second; null at r = 0 (no bound from the network). */
-  bound: number | null;
-  /** goodput.median / bound; null where there is no bound. */
-  fraction: number | null;
-  race: RaceFigures;
-  /** Every window's check of the store (units sold against units gone). */
-  windows: WindowSample['check'][];
-}
-
-export interface SweepRow {
-  strategy: string;
-  family: string;
-  /** What the catalog expects of a race through nginx: a lock per instance (mutex) oversells. */
-  expected: 'exact' | 'oversells';
-  /** Messages per sale at c = 1, as the servers counted them. */
-  counts: Counters;
-  k: number;
-  cells: SweepCell[];
-}
-
-export interface LinkTimes {
-  rttMs: number;
-  mysql: Spread;
-  redis: Spread;
-}
-
-export interface SweepReport {
-  kind: 'rtt-sweep';
-  stamp: string;
-  date: string;
-  machine: { nproc: number; cpu: string; node: string };
-  rtts: number[];
-  rounds: number;
-  connections: number;
-  windowSeconds: number;
-  /** The lock parameters every request carried (--ttlMs, --workMs, --waitMs; absent in older reports): the service's defaults otherwise. */
-  params?: Record<string, number>;
-  target: string;
-  /** One request's round trip through the forwarders at each r, and directly at the servers (r = 0, no forwarder). */
-  linkTimes: LinkTimes[];
-  direct: { mysql: Spread; redis: Spread };
-  /** Requests timed per link (20 in older reports). */
-  linkSamples?: number;
-  /**
-   * The forwarders' own cost at r = 0: the forwarded link's median less the direct one's, the two
-   * timed in turn (request by request, so drift hits both alike); absent in older reports.
-   */
-  forwarderCost?: { mysql: number; redis: number };
-  rows: SweepRow[];
-  seconds: number;
-  notes: string[];
-}
-
 /** What the sweep needs of the cluster: its record (addresses, links), and a way to retime its links. */
 export interface SweepCluster {
   info: ClusterInfo;
   setRtt(ms: number): Promise<void>;
-}
-
-/** 1/(k·r) in sales per second, for r in ms; null when there is no bound (r or k is 0). */
-export function boundOf(k: number, rttMs: number): number | null {
-  return rttMs > 0 && k > 0 ? 1000 / (k * rttMs) : null;
 }
 
 /** The server's own address of a link, for timing it directly. */

@@ -6,7 +6,7 @@ import { resolveDir } from '../src/cluster/cluster.js';
 import { infoOf, readState } from '../src/cluster/state.js';
 import type { ClusterInfo } from '../src/cluster/types.js';
 import type { BenchOptions } from './options.js';
-import type { StoreAddresses } from './stores.js';
+import type { StoreAddresses } from '../src/cluster/stores.js';
 
 export interface BenchTarget {
   /** The three instances behind nginx (or whatever front --target names). */
@@ -25,11 +25,12 @@ export function recordedCluster(env: NodeJS.ProcessEnv = process.env): ClusterIn
   return state && infoOf(state);
 }
 
-function mysqlFromUrl(raw: string): StoreAddresses['mysql'] {
+/** mysql://… or postgres://…: the same fields, the port defaulting to the server's own. */
+function sqlFromUrl(raw: string, defaultPort: number): StoreAddresses['mysql'] {
   const u = new URL(raw);
   return {
     host: u.hostname,
-    port: Number(u.port || 3306),
+    port: Number(u.port || defaultPort),
     user: decodeURIComponent(u.username),
     password: decodeURIComponent(u.password),
     database: u.pathname.replace(/^\//, ''),
@@ -50,7 +51,7 @@ export function resolveTarget(opts: BenchOptions, env: NodeJS.ProcessEnv, record
   const fromEnv = loadServiceConfig(env); // env values over the native defaults
   const envHasMysql = MYSQL_ENV.some((k) => env[k]);
   const mysql = opts.mysql
-    ? mysqlFromUrl(opts.mysql)
+    ? sqlFromUrl(opts.mysql, 3306)
     : !envHasMysql && recorded
       ? recorded.mysql
       : { host: fromEnv.mysql.host, port: fromEnv.mysql.port, user: fromEnv.mysql.user, password: fromEnv.mysql.password, database: fromEnv.mysql.database };
@@ -58,8 +59,8 @@ export function resolveTarget(opts: BenchOptions, env: NodeJS.ProcessEnv, record
   // A cluster whose links are delayed (npm run cluster -- up --rtt, or a sweep) says so in the report.
   const delayed = same && recorded.links ? `, its links delayed by a round trip of ${recorded.rttMs ?? 0} ms` : '';
   const source = opts.target && !same ? '--target' : `the native cluster (.stocklab/cluster.json)${delayed}`;
-  // PostgreSQL only from the record: a --target cluster's has no flag yet, and its rows are refused by unitsLeft.
-  const postgres = same ? recorded.postgres : undefined;
+  // PostgreSQL from --postgres or the record; without either, a store=postgres row is refused by unitsLeft.
+  const postgres = opts.postgres ? sqlFromUrl(opts.postgres, 5432) : same ? recorded.postgres : undefined;
   return { three, one, stores: { mysql, redis, ...(postgres && { postgres }) }, ...(same && { cluster: recorded }), source };
 }
 

@@ -1,6 +1,6 @@
 // A race's safety, as a list of what went wrong (empty: exact), for CLIs that cannot use expect():
 // the same conditions as the tests' expectSafe (test/support/race-checks.ts).
-import type { RaceResult } from '../bench/race.js';
+import type { RaceResult } from '../src/load/race.js';
 import { isAllowedAnswer } from '../src/http/answers.js';
 
 export function expectedSafety(r: RaceResult): string[] {

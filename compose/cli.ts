@@ -1,13 +1,12 @@
 // `npm run compose -- up|down|bench|faults [--topology replicated]`: the docker compose cluster of
 // this repository, brought up and measured with the same bench and checks as the native one.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { COMPOSE_FLAGS } from '../src/compose/cli-options.js';
-import { parseBenchArgs } from '../bench/options.js';
-import { runAndPrint } from '../bench/report-cli.js';
 import { parseFlags, runCli, UsageError } from '../src/cli/args.js';
 import { expectedSafety } from './checks.js';
-import { detectCompose, down, endpointsOf, OPTIONAL_PROFILES, publishedAddress, ROOT, topologyFiles, up, type ComposeProject, type ComposeTopologyName } from '../src/compose/compose.js';
+import { detectCompose, down, endpointsOf, OPTIONAL_PROFILES, publishedAddress, ROOT, topologyFiles, up, type ComposeEndpoints, type ComposeProject, type ComposeTopologyName } from '../src/compose/compose.js';
 import { redisFailover } from './failover.js';
 import { describeStep, ensureImages, imagesOf, PullFailed } from '../src/compose/images.js';
 import { renderOnFreePorts } from '../src/compose/render.js';
@@ -55,9 +54,6 @@ async function main(argv: string[]): Promise<number> {
   if (standIns && command !== 'up') throw new UsageError('--stand-ins goes with up');
   const unknownProfile = profiles.find((x) => !(OPTIONAL_PROFILES as readonly string[]).includes(x));
   if (unknownProfile !== undefined) throw new UsageError(`--profile must be one of ${OPTIONAL_PROFILES.join(', ')}, got "${unknownProfile}"`);
-  // the bench's flags (after a second --) are checked before anything starts
-  const benchOpts = command === 'bench' ? parseBenchArgs(benchArgs) : undefined;
-
   const tool = detectCompose();
   if (!tool) throw new Error('neither `docker compose` nor `docker-compose` is installed');
   // down takes every optional service down too, whichever profiles its up had
@@ -87,9 +83,7 @@ async function main(argv: string[]): Promise<number> {
       if (freePorts) fs.rmSync(project.files[0] as string, { force: true });
       return 0;
     case 'bench': {
-      const e = await endpointsOf(project);
-      await runAndPrint(benchOpts ?? parseBenchArgs(benchArgs), { three: e.nginx, one: e.instance, stores: e.stores, source: `docker compose (${topology} topology)` });
-      return 0;
+      return benchAgainst(await endpointsOf(project), benchArgs);
     }
     case 'faults': {
       if (topology !== 'replicated') throw new UsageError('faults: the Redis failover needs the replicated topology (--topology replicated)');
@@ -103,6 +97,23 @@ async function main(argv: string[]): Promise<number> {
       return problems.length === 0 ? 0 : 1;
     }
   }
+}
+
+/**
+ * `npm run bench` in its own process, pointed at the compose cluster by its flags: nginx and app1,
+ * and the stores to count units left in, at their published ports. The bench checks its own flags
+ * (the user's come first, so these addresses win).
+ */
+function benchAgainst(e: ComposeEndpoints, benchArgs: readonly string[]): Promise<number> {
+  const sql = (scheme: string, a: ComposeEndpoints['stores']['mysql']) =>
+    `${scheme}://${encodeURIComponent(a.user)}:${encodeURIComponent(a.password)}@${a.host}:${a.port}/${a.database}`;
+  const { mysql, redis, postgres } = e.stores;
+  const flags = ['--target', e.nginx, '--instance', e.instance, '--mysql', sql('mysql', mysql), '--redis', redis, ...(postgres ? ['--postgres', sql('postgres', postgres)] : [])];
+  const bench = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/run.ts'), ...benchArgs, ...flags], { stdio: 'inherit' });
+  return new Promise((resolve, reject) => {
+    bench.on('error', reject);
+    bench.on('exit', (code) => resolve(code ?? 1));
+  });
 }
 
 /** The topology on free ports: rendered by `up` (project name required by compose for a file of

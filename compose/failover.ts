@@ -1,7 +1,7 @@
 // The compose fault scenario: the replicated topology's Redis master is killed; Sentinel promotes
 // the replica and the service, which asks the Sentinels for the master, keeps selling through nginx.
-import { race, type RaceResult } from '../bench/race.js';
-import type { StoreAddresses } from '../bench/stores.js';
+import { race, type RaceResult } from '../src/load/race.js';
+import type { StoreAddresses } from '../src/cluster/stores.js';
 import { SENTINEL_MASTER_NAME } from '../src/cluster/layout.js';
 import { pollUntil } from '../src/time.js';
 import { compose, type ComposeProject } from '../src/compose/compose.js';

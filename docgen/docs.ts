@@ -13,17 +13,18 @@ import type { FaultRow } from '../faults/row.js';
 import { SCENARIOS } from '../faults/scenarios/index.js';
 import { faultsByLock } from './faults.js';
 import { fillBlocks } from './blocks.js';
-import { zhCell } from '../bench/zh-cells.js';
+import { zhCell } from '../report/zh-cells.js';
 import { zhFaultCells } from './zh-faults.js';
 import { familySummaries, linedPairs } from './summary.js';
-import { ceilingCells, ceilingHeader, runCells, runHeader, runTableNotes } from '../bench/format.js';
-import { chartRows, goodputOf, goodputRange } from '../bench/html.js';
-import { parseBenchArgs } from '../bench/options.js';
-import { ceilingOf, TOPOLOGIES, TOPOLOGY_LABEL, verdictOf, type BenchReport } from '../bench/report.js';
-import { CHART_CSS } from '../bench/report-style.js';
-import { renderBarChart, standaloneSvg } from '../bench/svg.js';
-import { definitions, markdownTable, methodText, runsTable } from '../bench/table.js';
-import { BENCH_WORDS } from '../bench/words.js';
+import { ceilingCells, ceilingHeader, runCells, runHeader, runTableNotes } from '../report/bench/format.js';
+import { chartRows, goodputOf, goodputRange } from '../report/bench/html.js';
+import { ceilingOf, TOPOLOGIES, TOPOLOGY_LABEL, verdictOf, type BenchReport } from '../report/bench/report.js';
+import { BENCH_DEFAULTS } from '../report/bench/run-options.js';
+import { CHART_CSS } from '../report/report-style.js';
+import { renderBarChart, standaloneSvg } from '../report/svg.js';
+import { definitions, methodText, runsTable } from '../report/bench/table.js';
+import { markdownTable } from '../report/table.js';
+import { BENCH_WORDS } from '../report/bench/words.js';
 import type { Lang } from '../src/lang.js';
 
 /** Every flag `npm run docs` accepts. */
@@ -71,7 +72,7 @@ export const docLang = (file: string): Lang => (file.endsWith('.zh-CN.md') || fi
 /** The bench's flags that differ from their defaults, so a run says how it was made. */
 /** `subset`: the run benched only the strategies of its catalog (the reference joins any subset). */
 export function benchCommand(report: BenchReport, subset = false): string {
-  const d = parseBenchArgs([]);
+  const d = BENCH_DEFAULTS;
   const o = report.options;
   const flags: string[] = [];
   const add = (flag: string, value: number | undefined, fallback: number | undefined) => void (value !== fallback && value !== undefined && flags.push(`--${flag} ${value}`));
@@ -120,7 +121,7 @@ export function summaryBlock(report: BenchReport, faults?: FaultReport, lang: La
 /** A bench table's rows in a doc's language: the Chinese twins say the English cells' words in Chinese. */
 const localCells = (lang: Lang) => (cells: string[]): string[] => (lang === 'zh' ? cells.map(zhCell) : cells);
 
-/** The run table, how to read it and its ties (bench/table.ts's runsTable, its cells in the doc's language). */
+/** The run table, how to read it and its ties (report/bench/table.ts's runsTable, its cells in the doc's language). */
 function runsBlock(report: BenchReport, lang: Lang): string {
   if (lang === 'en') return runsTable(report, lang);
   return [

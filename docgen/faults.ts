@@ -4,7 +4,7 @@
 import { recoverText } from '../faults/report/cells.js';
 import type { FaultRow } from '../faults/row.js';
 import type { Lang } from '../src/lang.js';
-import { markdownTable } from '../bench/table.js';
+import { markdownTable } from '../report/table.js';
 
 /** The table's words in each language; the figures are the same in both. */
 const WORDS = {

@@ -3,10 +3,10 @@
 // verdict, race and goodput, so a reader can check that nothing was lost for the time saved.
 import type { Lang } from '../src/lang.js';
 import { clockText, type PhaseTime } from '../src/cli/plan-clock.js';
-import { oversoldText, raceText, spreadText } from '../bench/format.js';
-import { verdictOf, type BenchReport, type RunResult } from '../bench/report.js';
-import { markdownTable } from '../bench/table.js';
-import { BENCH_WORDS } from '../bench/words.js';
+import { oversoldText, raceText, spreadText } from '../report/bench/format.js';
+import { verdictOf, type BenchReport, type RunResult } from '../report/bench/report.js';
+import { markdownTable } from '../report/table.js';
+import { BENCH_WORDS } from '../report/bench/words.js';
 
 export interface LabRun {
   report: BenchReport;

@@ -8,7 +8,7 @@ import { CHAOS_WORDS, chaosText } from '../faults/chaos/words.js';
 import { renderSlopeTable, summaryLines as soakSummary, type SoakReport } from '../faults/soak/report.js';
 import { SOAK_WORDS, soakText } from '../faults/soak/words.js';
 import type { Lang } from '../src/lang.js';
-import { markdownTable } from '../bench/table.js';
+import { markdownTable } from '../report/table.js';
 
 export interface Run<T> {
   report: T;

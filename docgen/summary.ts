@@ -2,9 +2,9 @@
 // given, one fault run): the strategy to use, the ones that oversell, the one to avoid, and the
 // faults that break them.
 import type { FaultRow } from '../faults/row.js';
-import { efficiencyText, int } from '../bench/format.js';
-import { verdictOf, type BenchReport, type RunResult, type Topology } from '../bench/report.js';
-import { BENCH_WORDS } from '../bench/words.js';
+import { efficiencyText, int } from '../report/bench/format.js';
+import { verdictOf, type BenchReport, type RunResult, type Topology } from '../report/bench/report.js';
+import { BENCH_WORDS } from '../report/bench/words.js';
 import type { Lang } from '../src/lang.js';
 import { LINE_SUFFIX } from '../src/strategies/lined.js';
 

@@ -4,7 +4,7 @@
 // not know stays as it is, so a new note in the fault lab shows in English until it has its line
 // here, never wrong.
 import { COLUMNS as FAULT_COLUMNS } from '../faults/report/cells.js';
-import { zhCell } from '../bench/zh-cells.js';
+import { zhCell } from '../report/zh-cells.js';
 
 /**
  * One English note with its figures as `#`, and its Chinese with the figures as `{0}`, `{1}`… in the

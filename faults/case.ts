@@ -1,7 +1,7 @@
 // One case of a scenario (one strategy, one variant): a clean start, the requests it sends (each
 // with its own id), and its row, measured from the store and GET /sales once every request is over.
 // A case that throws still yields a row (✗, with the error), and never leaves an instance stopped.
-import { unitsLeft } from '../bench/stores.js';
+import { unitsLeft } from '../src/cluster/stores.js';
 import { errorMessage } from './errors.js';
 import { ensureReady, liveBase, resumeAll } from './cluster-ops.js';
 import { isUndocumentedKey, outcomeKey, sendCheck, type CheckParams, type Sent } from './client.js';

@@ -18,7 +18,7 @@ import { allAsExpected, machineInfo, stampOf, type FaultReport, type ScenarioRun
 import type { FaultRow } from './row.js';
 import { writeFaultReport } from './report/write.js';
 import { FAULT_WORDS } from './report/words.js';
-import { BENCH_WORDS } from '../bench/words.js';
+import { BENCH_WORDS } from '../report/bench/words.js';
 import { scenarioNamed } from './scenarios/index.js';
 import type { Scenario } from './scenario.js';
 

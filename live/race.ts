@@ -2,7 +2,7 @@
 // what the answers and the stores say, holds included. Ends with the store's own figure.
 import { setMaxListeners } from 'node:events';
 import http from 'node:http';
-import { settledUnitsLeft } from '../bench/stores.js';
+import { settledUnitsLeft } from '../src/cluster/stores.js';
 import { monotonicMs } from '../src/time.js';
 import { getAnswer, type Answer } from './answers.js';
 import type { FaultBoard } from './faults.js';

@@ -4,7 +4,7 @@
 import { createConnection, type Connection } from 'mysql2/promise';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { PG_STOCK_COUNT_SQL, STOCK_COUNT_SQL, type StoreAddresses } from '../bench/stores.js';
+import { PG_STOCK_COUNT_SQL, STOCK_COUNT_SQL, type StoreAddresses } from '../src/cluster/stores.js';
 import { PRODUCT_CODE, REDIS_STOCK_KEY, STOCK_CODE } from '../src/stock/product.js';
 import type { StoreKind } from '../src/stock/store.js';
 import type { StockReading } from './shared/types.js';

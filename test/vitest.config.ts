@@ -43,7 +43,8 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
           // Integration tests share a cluster and its single stock row, so a cluster's files run one
           // at a time: each of the workers has a cluster of its own (global-setup.ts) and keeps its
-          // imports (src/, bench/, the load process) from file to file instead of starting afresh.
+          // imports (src/, report/, bench/, the load process) from file to file instead of starting
+          // afresh.
           maxWorkers: INTEGRATION_WORKERS,
           isolate: false,
           globalSetup: ['test/support/global-setup.ts'],

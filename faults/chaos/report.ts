@@ -1,9 +1,9 @@
 // A chaos run's report: <out>/<stamp>-chaos.{json,md,html}, beside the fault lab's. The JSON keeps
 // the whole history, so the checker can be run again on it.
-import { bilingualPage } from '../../bench/lang-switch.js';
-import { writeReportFiles, type WrittenFiles } from '../../bench/output.js';
-import { reportCss } from '../../bench/report-style.js';
-import { escapeXml as esc } from '../../bench/svg.js';
+import { bilingualPage } from '../../report/lang-switch.js';
+import { writeReportFiles, type WrittenFiles } from '../../report/output.js';
+import { reportCss } from '../../report/report-style.js';
+import { escapeXml as esc } from '../../report/svg.js';
 import { machineInfo } from '../report/report.js';
 import type { StrategyVerdict } from './checker.js';
 import { faultLine } from './fault-line.js';

@@ -7,7 +7,7 @@ import { runningNetwork } from '../../src/cluster/partitions.js';
 import type { HostsLayout } from '../../src/net/hosts.js';
 import type { StoreKind } from '../../src/stock/store.js';
 import { pollUntil, sleep } from '../../src/time.js';
-import { settledUnitsLeft } from '../../bench/stores.js';
+import { settledUnitsLeft } from '../../src/cluster/stores.js';
 import { ensureReady, liveBase } from '../cluster-ops.js';
 import { isSold } from '../client.js';
 import { ZK_SESSION_MS } from '../locks.js';

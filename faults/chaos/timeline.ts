@@ -1,7 +1,7 @@
 // The chaos run on one time axis, as inline SVG: a lane per server with its faults drawn as bars,
 // and below, per second, the sales, refusals and unknown outcomes, with each strategy's turns as
 // labelled bands.
-import { escapeXml as esc, niceMax } from '../../bench/svg.js';
+import { escapeXml as esc, niceMax } from '../../report/svg.js';
 import { isOutcomeUnknown, isSold } from '../client.js';
 import type { ChaosHistory } from './history.js';
 import { faultLine } from './fault-line.js';

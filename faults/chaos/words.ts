@@ -4,7 +4,7 @@
 // answers and request ids stay as the code writes them. CHAOS_RULES says the run's own English
 // texts (a fault's note, a checker's problem, a partition) in Chinese, clause by clause.
 import type { Lang, Translation } from '../../src/lang.js';
-import { byRules, type PhraseRule } from '../../bench/phrase-rules.js';
+import { byRules, type PhraseRule } from '../../report/phrase-rules.js';
 
 export const CHAOS_COLUMNS = ['strategy', 'store', 'fenced', 'requests', 'sold', 'deducted', 'oversold', 'unknown', 'refused', 'recover ms', 'verdict'] as const;
 type Column = (typeof CHAOS_COLUMNS)[number];

@@ -1,9 +1,9 @@
 // The gallery's table, in either language: one row per incident, each trial's version and what it
 // showed. Written as <out>/<stamp>-incidents.{json,md,html}; the HTML carries both languages.
-import { writeReportFiles, type WrittenFiles } from '../../bench/output.js';
-import { bilingualPage } from '../../bench/lang-switch.js';
-import { escapeXml } from '../../bench/svg.js';
-import { markdownTable } from '../../bench/table.js';
+import { writeReportFiles, type WrittenFiles } from '../../report/output.js';
+import { bilingualPage } from '../../report/lang-switch.js';
+import { escapeXml } from '../../report/svg.js';
+import { markdownTable } from '../../report/table.js';
 import type { Lang } from '../../src/lang.js';
 import type { FaultReport } from '../report/report.js';
 import type { IncidentRow, Trial } from './incident.js';

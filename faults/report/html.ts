@@ -1,16 +1,16 @@
 // The HTML report: the key chart (holder-pause: oversold per leased lock, unfenced against fenced),
 // the table and each scenario's description, in English and in Chinese with a switch (the bench's
 // lang-switch.ts). Self-contained: inline SVG, CSS and one small script; nothing fetched.
-import { bilingualPage } from '../../bench/lang-switch.js';
-import { reportCss } from '../../bench/report-style.js';
-import { escapeXml as esc, renderBarChart, type BarRow, type Series } from '../../bench/svg.js';
+import { bilingualPage } from '../../report/lang-switch.js';
+import { reportCss } from '../../report/report-style.js';
+import { escapeXml as esc, renderBarChart, type BarRow, type Series } from '../../report/svg.js';
 import type { Lang } from '../../src/lang.js';
 import type { FaultRow } from '../row.js';
 import { COLUMNS, rowCells } from './cells.js';
 import { catalogText, faultHeader, methodText } from './markdown.js';
 import type { FaultReport } from './report.js';
 import { FAULT_WORDS } from './words.js';
-import { BENCH_WORDS } from '../../bench/words.js';
+import { BENCH_WORDS } from '../../report/bench/words.js';
 
 /** The chart's two bars per lock: the holder-pause variants, by their names in the rows. */
 const FENCING_SERIES = [

@@ -1,11 +1,11 @@
 // The fault table as markdown: what stdout shows and what the .md file holds (in --lang's language).
-import { header } from '../../bench/format.js';
-import { markdownTable } from '../../bench/table.js';
+import { header } from '../../report/bench/format.js';
+import { markdownTable } from '../../report/table.js';
 import type { Lang } from '../../src/lang.js';
 import { COLUMNS, rowCells } from './cells.js';
 import type { FaultReport } from './report.js';
 import { FAULT_WORDS } from './words.js';
-import { runMachine } from '../../bench/words.js';
+import { runMachine } from '../../report/bench/words.js';
 
 export function methodText(report: FaultReport, lang: Lang = 'en'): string {
   const o = report.options;

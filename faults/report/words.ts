@@ -4,7 +4,7 @@
 // Scenario, strategy and variant names, answers and each scenario's description stay as in code.
 import type { Lang, Translation } from '../../src/lang.js';
 import type { COLUMNS } from './cells.js';
-import type { RunMachine } from '../../bench/words.js';
+import type { RunMachine } from '../../report/bench/words.js';
 
 type Column = (typeof COLUMNS)[number];
 

@@ -1,5 +1,5 @@
 // Writes one run as <out>/<stamp>.{json,md,html}, as the bench writes its own.
-import { writeReportFiles, type WrittenFiles } from '../../bench/output.js';
+import { writeReportFiles, type WrittenFiles } from '../../report/output.js';
 import { renderHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 import type { FaultReport } from './report.js';

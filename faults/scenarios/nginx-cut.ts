@@ -8,7 +8,7 @@
 // (nginx's, proxy_read_timeout, is 120 s), is never resent (a copy would stop another instance at
 // the same hook), and GET /sales settles it as one sale.
 import fs from 'node:fs';
-import { unitsLeft } from '../../bench/stores.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { NGINX_TEMPLATE } from '../../src/cluster/nginx.js';
 import { runCommand } from '../../src/net/command.js';
 import { cut } from '../../src/net/grudge.js';

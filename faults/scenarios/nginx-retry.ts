@@ -9,7 +9,7 @@
 // the instance: the kill always lands between the write and the answer. An attempt still counts as
 // conclusive only if both were observed (the unit gone, no answer yet at the kill).
 import { Redis } from 'ioredis';
-import { unitsLeft } from '../../bench/stores.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { pollUntil } from '../../src/time.js';
 import { runCase, type Case, type Target, type Verdict } from '../case.js';
 import { instances, releaseStopped, type Instance } from '../cluster-ops.js';

@@ -1,8 +1,8 @@
 // The soak's report: <out>/<stamp>-soak.{json,md,html}; the HTML draws each resource as a sparkline beside its slope.
-import { bilingualPage } from '../../bench/lang-switch.js';
-import { writeReportFiles, type WrittenFiles } from '../../bench/output.js';
-import { reportCss } from '../../bench/report-style.js';
-import { escapeXml as esc } from '../../bench/svg.js';
+import { bilingualPage } from '../../report/lang-switch.js';
+import { writeReportFiles, type WrittenFiles } from '../../report/output.js';
+import { reportCss } from '../../report/report-style.js';
+import { escapeXml as esc } from '../../report/svg.js';
 import { machineInfo } from '../report/report.js';
 import type { SoakResult } from './run.js';
 import type { Judgeability, SlopeRow } from './verdict.js';

@@ -4,7 +4,7 @@
 // the code writes them; SOAK_RULES says the run's own English texts (why growth was not judged, a
 // resource's failure) in Chinese.
 import type { Lang, Translation } from '../../src/lang.js';
-import { byRules, type PhraseRule } from '../../bench/phrase-rules.js';
+import { byRules, type PhraseRule } from '../../report/phrase-rules.js';
 import { chaosText } from '../chaos/words.js';
 
 export const SOAK_COLUMNS = ['resource', 'first (after warm-up)', 'last', 'slope /min', 'bound /min', 'growth bound', 'verdict'] as const;

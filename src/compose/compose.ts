@@ -5,10 +5,7 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import type { ClusterInfo } from '../cluster/types.js';
-
-/** The addresses a race reads units left from (bench/stores.ts's StoreAddresses). */
-type StoreAddresses = Pick<ClusterInfo, 'mysql' | 'redis' | 'postgres'>;
+import type { StoreAddresses } from '../cluster/stores.js';
 
 const run = promisify(execFile);
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unitsLeft } from '../../bench/stores.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { processState } from '../../src/cluster/processes.js';
 import { loadLiveConfig } from '../../src/config.js';
 import { bundlePage } from '../../live/assets.js';

@@ -3,8 +3,8 @@
 // lock (FAULT_INJECTION=1), the test does what the flaw needs meanwhile, then kills or resumes it.
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resetStock } from '../../bench/race.js';
-import { unitsLeft } from '../../bench/stores.js';
+import { resetStock } from '../../src/load/race.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { isStopped, resume } from '../../faults/process-state.js';
 import { createDataSource } from '../../src/db/data-source.js';
 import { LockTimeoutError } from '../../src/locks/errors.js';

@@ -1,8 +1,8 @@
 // A dependency that goes away must produce a fast, named 503 — never a hung request, never a
 // half-applied change — and the instance must recover by itself when it returns.
 import { describe, expect, it } from 'vitest';
-import { resetStock } from '../../bench/race.js';
-import { unitsLeft } from '../../bench/stores.js';
+import { resetStock } from '../../src/load/race.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { freezeRedis } from '../../faults/redis-inspect.js';
 import { isStopped, resume } from '../../faults/process-state.js';
 import { pollUntil } from '../../src/time.js';

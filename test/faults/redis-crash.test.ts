@@ -3,8 +3,8 @@
 // (test/faults/redlock.test.ts).
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkUrl, resetStock } from '../../bench/race.js';
-import { unitsLeft } from '../../bench/stores.js';
+import { checkUrl, resetStock } from '../../src/load/race.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { httpGet } from '../../src/cluster/probes.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { withOwnCluster } from '../support/cluster.js';

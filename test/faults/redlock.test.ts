@@ -4,8 +4,8 @@
 // without a quorum, and live again once the stopped masters come back empty.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { race, resetStock, type RaceResult } from '../../bench/race.js';
-import { unitsLeft } from '../../bench/stores.js';
+import { race, resetStock, type RaceResult } from '../../src/load/race.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { redlockKey } from '../../src/locks/redis/keys.js';
 import { redlockReleaseChannel } from '../../src/locks/redis/redlock/release-hints.js';
 import { STOCK_LOCK_RESOURCE } from '../../src/stock/product.js';

@@ -1,8 +1,8 @@
 // ZooKeeper failures on a private cluster (2 instances, 2 s sessions): a crashed holder's node
 // vanishes with its session; a holder that loses ZooKeeper fails cleanly instead of writing.
 import { describe, expect, it } from 'vitest';
-import { resetStock } from '../../bench/race.js';
-import { unitsLeft } from '../../bench/stores.js';
+import { resetStock } from '../../src/load/race.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { withOwnCluster } from '../support/cluster.js';
 import { getJson } from '../support/lock-helpers.js';

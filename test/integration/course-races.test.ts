@@ -2,7 +2,7 @@
 // default settings (workMs 0, ttlMs 30 s, waitMs 10 s). Their flaws need a crash, a pause or work
 // longer than the lease (test/faults/course-flaws.test.ts); without one they are exact.
 import { describe, expect, it } from 'vitest';
-import { race } from '../../bench/race.js';
+import { race } from '../../src/load/race.js';
 import { sharedCluster } from '../support/cluster.js';
 import { getJson } from '../support/lock-helpers.js';
 import { expectExactRace } from '../support/race-checks.js';

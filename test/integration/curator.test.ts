@@ -4,7 +4,7 @@
 // each answer reports (holders seen at once, counted cluster-wide in Redis) and from ZooKeeper itself.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { race, resetStock } from '../../bench/race.js';
+import { race, resetStock } from '../../src/load/race.js';
 import { ZK_RECIPES_ROOT } from '../../src/demos/curator.js';
 import { barriersDir } from '../../src/demos/curator/barrier-route.js';
 import { counterPaths } from '../../src/demos/curator/counter-routes.js';

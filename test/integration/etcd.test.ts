@@ -3,7 +3,7 @@
 // bound. Then work that outlasts the lease (each lock keeps its lease alive while held), and which
 // of them take fenced=1.
 import { describe, expect, it } from 'vitest';
-import { race, resetStock } from '../../bench/race.js';
+import { race, resetStock } from '../../src/load/race.js';
 import { sharedCluster } from '../support/cluster.js';
 import { getJson } from '../support/lock-helpers.js';
 import { expectExactRace } from '../support/race-checks.js';

@@ -5,7 +5,7 @@
 import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetStock } from '../../bench/race.js';
+import { resetStock } from '../../src/load/race.js';
 import { createDataSource } from '../../src/db/data-source.js';
 import { FENCE_SOURCES, FencedError, type Fence, type FenceSource } from '../../src/fencing.js';
 import { OwnedLock } from '../../src/locks/redis/string/owned.js';

@@ -3,7 +3,7 @@
 // behind nginx. The oversells are shown by construction (readers that overlap by design), the
 // exact counts by the safety checks of ./support/race-checks.ts, liveness by a bound of its own.
 import { describe, expect, it } from 'vitest';
-import { race, resetStock } from '../../bench/race.js';
+import { race, resetStock } from '../../src/load/race.js';
 import { sharedCluster } from '../support/cluster.js';
 import { getJson } from '../support/lock-helpers.js';
 import { expectExactRace, unexpectedAnswers } from '../support/race-checks.js';

@@ -2,8 +2,8 @@
 // nothing, for a deduction and for the /test/ routes alike. The cap is filled by explicit
 // sequencing: two deductions wait on the stock row, locked from outside, before the third is sent.
 import { describe, expect, it } from 'vitest';
-import { resetStock } from '../../bench/race.js';
-import { unitsLeft } from '../../bench/stores.js';
+import { resetStock } from '../../src/load/race.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { pollUntil } from '../../src/time.js';
 import { withOwnCluster } from '../support/cluster.js';
 import { getJson } from '../support/lock-helpers.js';

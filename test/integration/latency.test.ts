@@ -4,8 +4,9 @@
 // timings: it warms every process up (a fresh forwarder's first requests run before its JIT). At
 // rtt 0 (the shared cluster) there is no forwarder at all.
 import { describe, expect, it } from 'vitest';
-import { microseconds, mysqlRoundTrip, mysqlRoundTrips, redisRoundTrip, redisRoundTrips } from '../../bench/link-time.js';
-import { race } from '../../bench/race.js';
+import { mysqlRoundTrip, mysqlRoundTrips, redisRoundTrip, redisRoundTrips } from '../../bench/link-time.js';
+import { microseconds } from '../../report/bench/format.js';
+import { race } from '../../src/load/race.js';
 import { freeClusterConfig, startCluster } from '../../src/cluster/cluster.js';
 import { redisUrl } from '../../src/config.js';
 import { sharedCluster } from '../support/cluster.js';

@@ -2,7 +2,7 @@
 // same race as stocklab's locks, and work that outlasts the lease (each library renews its lease
 // while held, so it stays exact). Their expected outcomes in the catalog are what these measure.
 import { describe, expect, it } from 'vitest';
-import { race } from '../../bench/race.js';
+import { race } from '../../src/load/race.js';
 import { getJson } from '../support/lock-helpers.js';
 import { sharedCluster } from '../support/cluster.js';
 import { expectExactRace } from '../support/race-checks.js';

@@ -2,8 +2,8 @@
 // others only until its lease (ttlMs) runs out.
 import { createConnection } from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
-import { race, resetStock } from '../../bench/race.js';
-import { unitsLeft } from '../../bench/stores.js';
+import { race, resetStock } from '../../src/load/race.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { sharedCluster, withOwnCluster } from '../support/cluster.js';
 import { getJson } from '../support/lock-helpers.js';

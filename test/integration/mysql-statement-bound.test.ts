@@ -7,7 +7,7 @@
 // own state is read on a direct connection. Sequenced: the proxy mutes on the statement's text.
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetStock } from '../../bench/race.js';
+import { resetStock } from '../../src/load/race.js';
 import { createDataSource } from '../../src/db/data-source.js';
 import { DependencyDownError, OutcomeUnknownError } from '../../src/dependency.js';
 import { MysqlStock } from '../../src/stock/mysql-stock.js';

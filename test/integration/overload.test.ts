@@ -5,8 +5,8 @@
 // instance is ever past its cap. Without that refusal nginx would pass every client on, and the
 // instances would refuse them themselves (or worse, time out nginx's connects: 502s, 504s).
 import { afterAll, describe, expect, it } from 'vitest';
-import { race } from '../../bench/race.js';
-import { stopLoad } from '../../bench/fire.js';
+import { race } from '../../src/load/race.js';
+import { stopLoad } from '../../src/load/fire.js';
 import { answerKey } from '../../src/http/answers.js';
 import { withOwnCluster } from '../support/cluster.js';
 import { expectSafe, refusals } from '../support/race-checks.js';

@@ -8,7 +8,7 @@
 // own state is read on a direct connection. Sequenced: the proxy mutes on the statement's text.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetStock } from '../../bench/race.js';
+import { resetStock } from '../../src/load/race.js';
 import { openPostgresPool } from '../../src/db/postgres-pool.js';
 import { DependencyDownError, OutcomeUnknownError } from '../../src/dependency.js';
 import type { Lease } from '../../src/locks/lock.js';

@@ -1,11 +1,11 @@
 // PostgreSQL as the stock store (store=postgres) on three instances behind nginx (the shared
 // cluster): the advisory-lock, row-lock and one-statement strategies in a race, each exact. What is
-// left is read from PostgreSQL itself (bench/stores.ts), never from the service under test.
+// left is read from PostgreSQL itself (src/cluster/stores.ts), never from the service under test.
 // pg-advisory-session's flaw is shown step by step in test/locks/postgres.contract.test.ts, not
 // raced for here.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { race, resetStock } from '../../bench/race.js';
+import { race, resetStock } from '../../src/load/race.js';
 import { PRODUCT_CODE, STOCK_CODE } from '../../src/stock/product.js';
 import { sharedCluster } from '../support/cluster.js';
 import { getJson } from '../support/lock-helpers.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { race } from '../../bench/race.js';
+import { race } from '../../src/load/race.js';
 import { ensureExecutable } from '../../src/cluster/packages.js';
 import { freePorts } from '../../src/cluster/ports.js';
 import { sleep } from '../../src/time.js';

@@ -2,8 +2,8 @@
 // what happens when the work outlasts the lease. RedLock's race lives in redlock.test.ts.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { race, resetStock } from '../../bench/race.js';
-import { unitsLeft } from '../../bench/stores.js';
+import { race, resetStock } from '../../src/load/race.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { sharedCluster } from '../support/cluster.js';
 import type { StoreKind } from '../../src/stock/store.js';
 import { sleep } from '../../src/time.js';

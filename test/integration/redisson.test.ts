@@ -4,8 +4,8 @@
 // reports (holders seen at once, counted cluster-wide in Redis, and how long it waited).
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { checkUrl, race, resetStock } from '../../bench/race.js';
-import { unitsLeft } from '../../bench/stores.js';
+import { checkUrl, race, resetStock } from '../../src/load/race.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { latchKeys, readWriteLockKeys } from '../../src/locks/redis/keys.js';
 import { LATCH, RW_LOCK } from '../../src/demos/redisson.js';
 import { pollUntil } from '../../src/time.js';

@@ -4,8 +4,8 @@
 // `WHERE version = ?` does. Runs against the shared cluster's MySQL; leaves the stock reset.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OptimisticLockVersionMismatchError, type DataSource } from 'typeorm';
-import { resetStock } from '../../bench/race.js';
-import { unitsLeft } from '../../bench/stores.js';
+import { resetStock } from '../../src/load/race.js';
+import { unitsLeft } from '../../src/cluster/stores.js';
 import { createDataSource } from '../../src/db/data-source.js';
 import { StockRow } from '../../src/db/entities/stock.js';
 import { MysqlTableLock } from '../../src/locks/mysql/table-lock.js';

@@ -1,7 +1,7 @@
 // Every ZooKeeper recipe keeps the count exact on three instances behind nginx; how many requests
 // it refuses at the default waitMs is asserted apart, against a bound.
 import { describe, it } from 'vitest';
-import { race } from '../../bench/race.js';
+import { race } from '../../src/load/race.js';
 import { sharedCluster } from '../support/cluster.js';
 import { expectExactRace } from '../support/race-checks.js';
 

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { race } from '../../bench/race.js';
+import { race } from '../../src/load/race.js';
 import { runCase } from '../../faults/case.js';
 import { instance } from '../../faults/cluster-ops.js';
 import { outcomeKey } from '../../faults/client.js';

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { stopLoad } from '../../bench/fire.js';
-import { race } from '../../bench/race.js';
+import { stopLoad } from '../../src/load/fire.js';
+import { race } from '../../src/load/race.js';
 import { freeClusterConfig, startCluster } from '../../src/cluster/cluster.js';
 
 const STRATEGY = 'redis-lua-decr';

@@ -4,7 +4,7 @@
 // refused with a 503) gets a stated bound, and its figure is printed whether or not it holds.
 import { expect } from 'vitest';
 import { answerKey, isAllowedAnswer, isRefusal } from '../../src/http/answers.js';
-import type { RaceResult } from '../../bench/race.js';
+import type { RaceResult } from '../../src/load/race.js';
 
 /** Answers counted by key, as race() counts them: for tests that keep every answer (checkMany). */
 export function tally(answers: readonly { status: number; error?: string }[]): Record<string, number> {

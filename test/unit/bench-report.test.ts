@@ -1,15 +1,16 @@
 // The bench's pure parts: options, target resolution, ordering, the arithmetic, the table and the HTML.
 import { describe, expect, it } from 'vitest';
-import { selectStrategies, type CatalogEntry } from '../../bench/catalog.js';
-import { oversoldText, RUN_COLUMNS, runCells } from '../../bench/format.js';
-import { renderHtml } from '../../bench/html.js';
+import { selectStrategies, type CatalogEntry } from '../../src/load/catalog.js';
+import { oversoldText, RUN_COLUMNS, runCells } from '../../report/bench/format.js';
+import { renderHtml } from '../../report/bench/html.js';
 import { expectedOutcome } from '../../bench/measure.js';
 import { chosenStrategies, COURSE_LINE, parseBenchArgs, UsageError } from '../../bench/options.js';
 import { raceSize, rotated } from '../../bench/bench.js';
-import { asExpected, orderRuns, oversoldOf, unansweredOf, verdictOf, withStandings, worstOf, type BenchReport, type RaceFigures, type RunResult, type Topology } from '../../bench/report.js';
-import { spreadOf, standings, type Spread } from '../../bench/stats.js';
-import { niceMax, renderBarChart } from '../../bench/svg.js';
-import { renderMarkdown } from '../../bench/table.js';
+import { oversoldOf } from '../../src/load/race.js';
+import { asExpected, orderRuns, unansweredOf, verdictOf, withStandings, worstOf, type BenchReport, type RaceFigures, type RunResult, type Topology } from '../../report/bench/report.js';
+import { spreadOf, standings, type Spread } from '../../report/bench/stats.js';
+import { niceMax, renderBarChart } from '../../report/svg.js';
+import { renderMarkdown } from '../../report/bench/table.js';
 import { resolveTarget } from '../../bench/target.js';
 import { brokenWhereOthersHold, linedPairs } from '../../docgen/summary.js';
 import type { FaultRow } from '../../faults/row.js';
@@ -200,6 +201,10 @@ describe('bench options and target', () => {
     // another front: no instance unless given, stores from flags
     const other = resolveTarget(parseBenchArgs(['--target', 'http://localhost:9080', '--mysql', 'mysql://a:b@127.0.0.1:3307/s', '--redis', 'redis://127.0.0.1:6380']), {}, recorded);
     expect(other).toMatchObject({ three: 'http://localhost:9080', one: undefined, stores: { mysql: { host: '127.0.0.1', port: 3307, user: 'a', password: 'b', database: 's' }, redis: 'redis://127.0.0.1:6380' } });
+    expect(other.stores.postgres).toBeUndefined();
+    // PostgreSQL from --postgres (as compose's bench passes it), its port defaulting to 5432
+    const pg = resolveTarget(parseBenchArgs(['--target', 'http://localhost:9080', '--postgres', 'postgres://a:b%40c@127.0.0.1/s']), {}, recorded);
+    expect(pg.stores.postgres).toEqual({ host: '127.0.0.1', port: 5432, user: 'a', password: 'b@c', database: 's' });
     expect(resolveTarget(parseBenchArgs(['--target', 'http://localhost:8080']), {}, recorded).one).toBe('http://127.0.0.1:8000');
     expect(resolveTarget(parseBenchArgs(['--target', 'http://localhost:9080']), { MYSQL_PORT: '3310' }, recorded).stores.mysql.port).toBe(3310);
     expect(() => resolveTarget(parseBenchArgs([]), {}, undefined)).toThrow(/npm run cluster -- up/);

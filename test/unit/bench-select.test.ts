@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectStrategies, type CatalogEntry } from '../../bench/catalog.js';
+import { selectStrategies, type CatalogEntry } from '../../src/load/catalog.js';
 import { chosenStrategies, parseBenchArgs } from '../../bench/options.js';
 
 const entry = (name: string, family: string): CatalogEntry => ({

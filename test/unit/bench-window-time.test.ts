@@ -1,7 +1,7 @@
 // A throughput window's time, part by part (issue 47): the parts add up to the whole, and the
 // summary names the parts and the cells that drain longest.
 import { describe, expect, it } from 'vitest';
-import { summarizeWindowTimes, WINDOW_PARTS, windowTimeLines, windowTimeOf, type WindowTime } from '../../bench/window-time.js';
+import { summarizeWindowTimes, WINDOW_PARTS, windowTimeLines, windowTimeOf, type WindowTime } from '../../report/bench/window-time.js';
 
 describe("a throughput window's time", () => {
   it('splits the bench’s and the load process’s marks into parts that add up to the whole', () => {

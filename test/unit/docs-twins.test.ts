@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { blockNames } from '../../docgen/blocks.js';
 import { README_ZH, ZH_DOCS } from '../../docgen/docs.js';
 import { PHRASES } from '../../docgen/zh-faults.js';
-import { BENCH_WORDS } from '../../bench/words.js';
+import { BENCH_WORDS } from '../../report/bench/words.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');

@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const ROOTS = ['src', 'bench', 'faults', 'docgen', 'live', 'compose', 'mutation'];
-/** The service and its servers: what the tools (bench, faults, live, compose) build on, never the other way. */
-const TOOLS = ['bench/', 'faults/', 'docgen/', 'live/', 'compose/', 'mutation/'];
+const ROOTS = ['src', 'report', 'bench', 'faults', 'docgen', 'live', 'compose', 'mutation'];
+/** The service and its servers: what the tools (bench, faults, live, compose) and their report kit build on, never the other way. */
+const TOOLS = ['report/', 'bench/', 'faults/', 'docgen/', 'live/', 'compose/', 'mutation/'];
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;'"]*?\bfrom\s+'(\.[^']+)'/g;
 
 function sourceFiles(dir: string): string[] {
@@ -49,7 +49,7 @@ describe('imports', () => {
     expect(twoFileCycles(graph)).toEqual([]);
   });
 
-  it('keeps src/ free of the tools built on it (bench, faults, live, compose)', () => {
+  it('keeps src/ free of the tools built on it (bench, faults, live, compose) and of the report kit', () => {
     const backwards = [...graph].flatMap(([f, deps]) => (f.startsWith('src/') ? [...deps].filter((d) => TOOLS.some((t) => d.startsWith(t))).map((d) => `${f} → ${d}`) : []));
     expect(backwards).toEqual([]);
   });
@@ -58,6 +58,13 @@ describe('imports', () => {
     const upward = (from: string, to: readonly string[]) => [...graph].flatMap(([f, deps]) => (f.startsWith(from) ? [...deps].filter((d) => to.some((t) => d.startsWith(t))).map((d) => `${f} → ${d}`) : []));
     expect(upward('bench/', ['faults/', 'docgen/'])).toEqual([]);
     expect(upward('faults/', ['docgen/'])).toEqual([]);
+  });
+
+  it('keeps the bench a tool no other folder imports, and the report kit free of every tool that uses it', () => {
+    const intoBench = [...graph].flatMap(([f, deps]) => (f.startsWith('bench/') ? [] : [...deps].filter((d) => d.startsWith('bench/')).map((d) => `${f} → ${d}`)));
+    expect(intoBench).toEqual([]);
+    const fromReport = [...graph].flatMap(([f, deps]) => (f.startsWith('report/') ? [...deps].filter((d) => TOOLS.some((t) => t !== 'report/' && d.startsWith(t))).map((d) => `${f} → ${d}`) : []));
+    expect(fromReport).toEqual([]);
   });
 
   it('keeps the locks and the strategies free of the HTTP layer that serves them', () => {

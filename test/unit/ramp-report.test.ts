@@ -1,11 +1,11 @@
 // The overload ramp's pure parts: its flags, splitting a run over load processes and merging it back,
 // where p99 passes a second, and the table and charts.
 import { describe, expect, it } from 'vitest';
-import { mergeLoadResults, shares } from '../../bench/fire.js';
-import type { LoadResult } from '../../bench/load.js';
+import { mergeLoadResults, shares } from '../../src/load/fire.js';
+import type { LoadResult } from '../../src/load/load.js';
 import { parseBenchArgs, RAMP_STEPS, UsageError } from '../../bench/options.js';
-import { p99Crossing, type RampReport, type RampStep } from '../../bench/ramp.js';
-import { rampCells, renderRampHtml, renderRampMarkdown } from '../../bench/ramp-report.js';
+import { p99Crossing, type RampReport, type RampStep } from '../../report/bench/ramp-results.js';
+import { rampCells, renderRampHtml, renderRampMarkdown } from '../../report/bench/ramp-report.js';
 
 const step = (strategy: string, clients: number, over: Partial<RampStep> = {}): RampStep => ({
   strategy,

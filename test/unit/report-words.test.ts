@@ -3,7 +3,7 @@
 // compile time (src/lang.ts's Translation); this checks the running objects too, so a key removed
 // from one language fails here as well.
 import { describe, expect, it } from 'vitest';
-import { BENCH_WORDS } from '../../bench/words.js';
+import { BENCH_WORDS } from '../../report/bench/words.js';
 import { parseBenchArgs } from '../../bench/options.js';
 import { FAULT_WORDS } from '../../faults/report/words.js';
 import { parseFaultArgs } from '../../faults/options.js';

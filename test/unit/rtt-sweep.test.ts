@@ -1,13 +1,13 @@
-// The round-trip sweep's pure parts (bench/sweep.ts, bench/sweep-report.ts): k from the servers'
-// counts with the RedLock masters counted once, the bound 1/(k·r), the --rtt flag, and the report
-// on a made-up run.
+// The round-trip sweep's pure parts (report/bench/sweep-results.ts, report/bench/sweep-report.ts):
+// k from the servers' counts with the RedLock masters counted once, the bound 1/(k·r), the --rtt
+// flag, and the report on a made-up run.
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs, UsageError } from '../../bench/options.js';
-import { spreadOf } from '../../bench/stats.js';
+import { spreadOf } from '../../report/bench/stats.js';
 import { kOf } from '../../bench/message-counts.js';
-import { boundOf, type SweepReport } from '../../bench/sweep.js';
-import { renderSweepHtml, renderSweepMarkdown, sweepLeaseBlock } from '../../bench/sweep-report.js';
-import type { RaceFigures } from '../../bench/report.js';
+import { boundOf, type SweepReport } from '../../report/bench/sweep-results.js';
+import { renderSweepHtml, renderSweepMarkdown, sweepLeaseBlock } from '../../report/bench/sweep-report.js';
+import type { RaceFigures } from '../../report/bench/report.js';
 
 const exactRace: RaceFigures = {
   requests: 110, initial: 100, ok: 100, soldOut: 10, byAnswer: { '200': 100, '409 sold_out': 10 }, refused: 0, unknownOutcome: 0,

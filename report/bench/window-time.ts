@@ -1,6 +1,6 @@
 // Where a throughput window's time goes, part by part (issue 47): the load's own warm-up and
 // measured span are fixed, everything else around them is overhead worth seeing.
-import type { LoadMarks } from './load.js';
+import type { LoadMarks } from '../../src/load/load.js';
 import { spreadOf } from './stats.js';
 
 /** One window's parts, in ms, in the order they happen. */

@@ -2,7 +2,7 @@
 // method paragraph, the HTML report, the terminal's closing lines and the README's summary. `zh` is
 // typed by `en` (src/lang.ts's Translation): a key or a line missing from either fails to compile.
 // Strategy names, units and the figures stay as they are; a cell's data is never translated.
-import type { Lang, Translation } from '../src/lang.js';
+import type { Lang, Translation } from '../../src/lang.js';
 import type { Topology } from './topology.js';
 
 /** Where and when a run was made, as every report's method line ends. */
@@ -19,7 +19,7 @@ export function runMachine(r: { machine: { nproc: number; cpu: string; node: str
   return { nproc: r.machine.nproc, cpu: r.machine.cpu, node: r.machine.node, date: r.date, minutes: (r.seconds / 60).toFixed(1) };
 }
 
-/** What the method paragraph says about a run (bench/table.ts computes it from the report). */
+/** What the method paragraph says about a run (table.ts computes it from the report). */
 export interface MethodParts extends RunMachine {
   rounds: number;
   warmup: number;

@@ -3,12 +3,12 @@
 import { createConnection } from 'mysql2/promise';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import type { ClusterInfo } from '../src/cluster/types.js';
-import { PRODUCT_CODE, REDIS_STOCK_KEY, STOCK_CODE } from '../src/stock/product.js';
-import type { StoreKind } from '../src/stock/store.js';
-import { pollUntil } from '../src/time.js';
+import type { ClusterInfo } from './types.js';
+import { PRODUCT_CODE, REDIS_STOCK_KEY, STOCK_CODE } from '../stock/product.js';
+import type { StoreKind } from '../stock/store.js';
+import { pollUntil } from '../time.js';
 
-/** A ClusterInfo is one; the bench also builds them from flags and the environment (target.ts). */
+/** A ClusterInfo is one; the bench also builds them from flags and the environment (bench/target.ts). */
 export type StoreAddresses = Pick<ClusterInfo, 'mysql' | 'redis' | 'postgres'>;
 
 /** The stock row's count, as MySQL has it (parameters: PRODUCT_CODE, STOCK_CODE). */

@@ -1,6 +1,6 @@
 // Fires load at a URL from load processes (load-process.ts) and returns what they counted. Shared
-// by the bench and the tests, so both measure the same way. Each process starts on first use, is
-// shared by every run of this process, and never keeps it alive when idle.
+// by the bench, compose's failover check and the tests, so all measure the same way. Each process
+// starts on first use, is shared by every run of this process, and never keeps it alive when idle.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { percentile, type LoadJob, type LoadResult } from './load.js';

@@ -2,7 +2,7 @@
 // the method line, what limits each strategy, how to read the tables, the chart. `zh` is typed by
 // `en` (src/lang.ts's Translation): a key missing from either fails to compile. Strategy names and
 // the figures stay as they are.
-import type { Lang, Translation } from '../src/lang.js';
+import type { Lang, Translation } from '../../src/lang.js';
 
 /** What the method line says about a sweep (sweep-report.ts computes it from the report). */
 export interface SweepMethodParts {

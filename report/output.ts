@@ -1,20 +1,11 @@
-// Writes one bench's results as bench/results/<stamp>.{json,md,html}.
+// Writes one report as <stamp>.{json,md,html}: the data, its table and its page, side by side.
 import fs from 'node:fs';
 import path from 'node:path';
-import { renderHtml } from './html.js';
-import type { BenchReport } from './report.js';
-import { renderMarkdown } from './table.js';
-import type { Lang } from '../src/lang.js';
 
 export interface WrittenFiles {
   json: string;
   md: string;
   html: string;
-}
-
-/** The .md in `lang`; the .html carries both languages. */
-export function writeReport(report: BenchReport, dir: string, lang: Lang = 'en'): WrittenFiles {
-  return writeReportFiles(dir, report.stamp, { data: report, md: renderMarkdown(report, lang), html: renderHtml(report) });
 }
 
 /** Writes one report as <dir>/<stamp>.{json,md,html} (the bench's and the fault lab's). */

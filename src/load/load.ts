@@ -3,8 +3,8 @@
 // It runs inside the load process (load-process.ts), so the bench's own event loop never competes
 // with the load generator for the answers it counts.
 import autocannon from 'autocannon';
-import { answerKeyOfBody } from '../src/http/answers.js';
-import { openFileLimits } from '../src/cluster/processes.js';
+import { answerKeyOfBody } from '../http/answers.js';
+import { openFileLimits } from '../cluster/processes.js';
 
 export interface LoadJob {
   url: string;

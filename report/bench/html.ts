@@ -1,13 +1,13 @@
 // The HTML report: the two charts (throughput, oversold; one instance against three) and the table,
 // in English and in Chinese with a switch (lang-switch.ts). Self-contained: inline SVG, CSS and one
 // small script; no font or stylesheet fetched from anywhere.
-import type { Lang } from '../src/lang.js';
+import type { Lang } from '../../src/lang.js';
 import { ceilingCells, ceilingHeader, int, RUN_COLUMNS, runCells, runHeader, runTableNotes } from './format.js';
-import { bilingualPage } from './lang-switch.js';
+import { bilingualPage } from '../lang-switch.js';
 import { asExpected, ceilingOf, TOPOLOGIES, verdictOf, type BenchReport, type RunResult, type Topology } from './report.js';
-import { reportCss } from './report-style.js';
+import { reportCss } from '../report-style.js';
 import { definitions, methodText } from './table.js';
-import { escapeXml as esc, renderBarChart, type BarRow, type Range, type Series } from './svg.js';
+import { escapeXml as esc, renderBarChart, type BarRow, type Range, type Series } from '../svg.js';
 import { BENCH_WORDS } from './words.js';
 
 const COLORS: Record<Topology, string> = { one: '#4c78a8', three: '#f58518' };

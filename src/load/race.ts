@@ -1,8 +1,7 @@
 // One measured race: reset the stock, fire the requests, read what is left from the store itself.
 import { fire, type FireResult } from './fire.js';
-import { oversoldOf } from './report.js';
-import { settledUnitsLeft, unitsLeft, type StoreAddresses } from './stores.js';
-import type { StoreKind } from '../src/stock/store.js';
+import { settledUnitsLeft, unitsLeft, type StoreAddresses } from '../cluster/stores.js';
+import type { StoreKind } from '../stock/store.js';
 
 export interface RaceOptions {
   /** Base URL of an instance or of nginx. */
@@ -31,6 +30,11 @@ export interface RaceResult extends FireResult {
   deducted: number;
   /** Successes reported to clients minus units really deducted: > 0 means sold twice. */
   oversold: number;
+}
+
+/** Successes reported to clients minus units that really left the store: > 0 means sold twice. */
+export function oversoldOf(ok: number, initial: number, left: number): number {
+  return ok - (initial - left);
 }
 
 export async function resetStock(target: string, count: number): Promise<void> {

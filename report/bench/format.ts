@@ -1,5 +1,5 @@
 // Cell texts shared by the markdown table and the HTML report, so both say the same thing.
-import type { Lang } from '../src/lang.js';
+import type { Lang } from '../../src/lang.js';
 import { asExpected, verdictOf, type Ceiling, type RaceFigures, type RunResult, type SoldCheck } from './report.js';
 import { BENCH_WORDS } from './words.js';
 import type { Spread } from './stats.js';
@@ -103,4 +103,16 @@ export function tieGroups(runs: RunResult[], lang: Lang = 'en'): string[] {
 export function runTableNotes(runs: RunResult[], lang: Lang = 'en'): string[] {
   const ties = tieGroups(runs, lang);
   return [...(ties.length > 0 ? [BENCH_WORDS[lang].ties(ties.join('; '))] : []), ...soldNothingNotes(runs, lang)];
+}
+
+/** A spread in ms as µs for a line of output: median (min–max). */
+export function microseconds(s: Spread): string {
+  const us = (ms: number) => Math.round(ms * 1000);
+  return `${us(s.median)} µs (${us(s.min)}–${us(s.max)})`;
+}
+
+/** A difference in ms as signed µs: "+35 µs". */
+export function signedMicroseconds(ms: number): string {
+  const us = Math.round(ms * 1000);
+  return `${us >= 0 ? '+' : '−'}${Math.abs(us)} µs`;
 }

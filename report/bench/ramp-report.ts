@@ -1,14 +1,14 @@
 // The ramp's report: a markdown table (stdout and the .md file) and an HTML page drawing the knee,
 // goodput and refusals against concurrency, one line per strategy.
-import { renderLineChart, type Line } from './line-chart.js';
-import { P99_MARK_MS, p99Crossing, refusedOf, REQUESTS_PER_CLIENT, CLIENTS_PER_PROCESS, unexpectedOf, type RampReport, type RampStep } from './ramp.js';
-import { reportCss } from './report-style.js';
-import { escapeXml as esc } from './svg.js';
-import { markdownTable } from './table.js';
-import { bilingualPage } from './lang-switch.js';
+import { renderLineChart, type Line } from '../line-chart.js';
+import { P99_MARK_MS, p99Crossing, refusedOf, REQUESTS_PER_CLIENT, CLIENTS_PER_PROCESS, unexpectedOf, type RampReport, type RampStep } from './ramp-results.js';
+import { reportCss } from '../report-style.js';
+import { escapeXml as esc } from '../svg.js';
+import { markdownTable } from '../table.js';
+import { bilingualPage } from '../lang-switch.js';
 import { RAMP_COLUMNS, RAMP_SUMMARY_COLUMNS, RAMP_WORDS } from './ramp-words.js';
 import { runMachine } from './words.js';
-import type { Lang } from '../src/lang.js';
+import type { Lang } from '../../src/lang.js';
 
 export { RAMP_COLUMNS };
 

@@ -2,7 +2,7 @@
 // method line, how to read the table, where p99 passes a second, the charts. `zh` is typed by `en`
 // (src/lang.ts's Translation): a key missing from either fails to compile. Strategy names, answers
 // and their error codes stay as the code writes them.
-import type { Lang, Translation } from '../src/lang.js';
+import type { Lang, Translation } from '../../src/lang.js';
 import type { RunMachine } from './words.js';
 
 export const RAMP_COLUMNS = ['strategy', 'clients', 'goodput/s', 'p50 ms', 'p99 ms', '200', '409', '503 by reason', 'other', 'no answer', 'oversold', 'note'] as const;

@@ -1,16 +1,10 @@
 // The comparison as markdown: what stdout shows and what the .md file holds (in --lang's language).
-import type { Lang } from '../src/lang.js';
+import type { Lang } from '../../src/lang.js';
 import { ceilingCells, ceilingHeader, runCells, runHeader, runTableNotes } from './format.js';
-import { MIN_RACE_UNITS, SELL_OUT_AT, SOLD_OUT_MAX_SECONDS } from './options.js';
+import { MIN_RACE_UNITS, SELL_OUT_AT, SOLD_OUT_MAX_SECONDS } from './run-options.js';
 import type { BenchReport } from './report.js';
 import { BENCH_WORDS, runMachine } from './words.js';
-
-const escape = (cell: string) => cell.replace(/\|/g, '\\|');
-
-export function markdownTable(header: readonly string[], rows: string[][]): string {
-  const line = (cells: readonly string[]) => `| ${cells.map(escape).join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
-}
+import { markdownTable } from '../table.js';
 
 /** One paragraph on how the figures were taken, shared by the markdown and the HTML report. */
 export function methodText(report: BenchReport, lang: Lang = 'en'): string {

@@ -1,7 +1,7 @@
-// The cells of the bench's tables in Chinese, for the twins under docs/zh-CN/ and the Chinese halves
-// of the reports. The bench writes its cells in English (bench/format.ts: "OVERSOLD 20", "exact ✓");
-// a Chinese page shows the same cells in Chinese, with every figure kept and in its place. A cell
-// this file does not know stays as it is, never wrong.
+// The cells of the bench's and the fault lab's tables in Chinese, for the twins under docs/zh-CN/
+// and the Chinese halves of the reports. The bench writes its cells in English (report/bench/format.ts:
+// "OVERSOLD 20", "exact ✓"); a Chinese page shows the same cells in Chinese, with every figure kept
+// and in its place. A cell this file does not know stays as it is, never wrong.
 /** Fixed cell texts of the bench and fault tables, whole or in part. */
 const CELL_RULES: readonly [RegExp, string][] = [
   [/^OVERSOLD (.+)$/, '超卖 $1'],

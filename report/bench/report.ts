@@ -1,11 +1,11 @@
 // The bench's results as data, and the pure arithmetic on them (oversold, efficiency, verdicts, ties).
 import { BENCH_WORDS } from './words.js';
-import type { StoreKind } from '../src/stock/store.js';
-import type { CatalogEntry } from './catalog.js';
-import type { BenchOptions } from './options.js';
+import type { StoreKind } from '../../src/stock/store.js';
+import type { CatalogEntry } from '../../src/load/catalog.js';
+import type { BenchOptions } from './run-options.js';
 import { standings, type Spread } from './stats.js';
 import type { WindowTimeSummary } from './window-time.js';
-import type { PhaseTime } from '../src/cli/plan-clock.js';
+import type { PhaseTime } from '../../src/cli/plan-clock.js';
 import { TOPOLOGIES, type Topology } from './topology.js';
 
 export { TOPOLOGIES, type Topology };
@@ -90,7 +90,7 @@ export interface Ceiling {
 
 /** The options that shaped the figures (not where they were sent or written). */
 /** The options a report keeps; `all` is absent from reports made before the course's line was the default (they ran every strategy). */
-export type BenchOptionsRecord = Omit<BenchOptions, 'strategies' | 'all' | 'target' | 'instance' | 'mysql' | 'redis' | 'out' | 'lang'> & { all?: boolean };
+export type BenchOptionsRecord = Omit<BenchOptions, 'strategies' | 'all' | 'target' | 'instance' | 'mysql' | 'redis' | 'postgres' | 'out' | 'lang'> & { all?: boolean };
 
 export interface BenchReport {
   stamp: string;
@@ -113,10 +113,6 @@ export interface BenchReport {
 }
 
 export const REFERENCE_STRATEGY = 'mutex';
-
-export function oversoldOf(ok: number, initial: number, left: number): number {
-  return ok - (initial - left);
-}
 
 export type Verdict = 'exact' | 'oversold' | 'undersold';
 

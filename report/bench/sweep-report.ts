@@ -1,18 +1,17 @@
 // The round-trip sweep's report: the links' own round trips, then per strategy k, the bound
 // 1/(k·r), the measured goodput and its fraction of the bound at each r; as markdown and as HTML
-// (both languages, bench/lang-switch.ts) with a chart of goodput against the round trip.
-import { renderLineChart, type Line } from './line-chart.js';
-import { microseconds, signedMicroseconds } from './link-time.js';
-import { int, oversoldText, spreadText } from './format.js';
+// (both languages, report/lang-switch.ts) with a chart of goodput against the round trip.
+import { renderLineChart, type Line } from '../line-chart.js';
+import { int, microseconds, oversoldText, signedMicroseconds, spreadText } from './format.js';
 import { verdictOf } from './report.js';
-import { reportCss } from './report-style.js';
-import { escapeXml as esc } from './svg.js';
-import type { SweepCell, SweepReport, SweepRow } from './sweep.js';
-import { markdownTable } from './table.js';
-import { bilingualPage } from './lang-switch.js';
-import { zhCell } from './zh-cells.js';
+import { reportCss } from '../report-style.js';
+import { escapeXml as esc } from '../svg.js';
+import type { SweepCell, SweepReport, SweepRow } from './sweep-results.js';
+import { markdownTable } from '../table.js';
+import { bilingualPage } from '../lang-switch.js';
+import { zhCell } from '../zh-cells.js';
 import { SWEEP_WORDS } from './sweep-words.js';
-import type { Lang } from '../src/lang.js';
+import type { Lang } from '../../src/lang.js';
 
 /** "OVERSOLD 12" in the report's language. */
 const raceText = (c: SweepCell, lang: Lang) => (lang === 'zh' ? zhCell(oversoldText(c.race)) : oversoldText(c.race));
