@@ -12,7 +12,6 @@ import type { FaultReport } from '../faults/report/report.js';
 import type { FaultRow } from '../faults/row.js';
 import { SCENARIOS } from '../faults/scenarios/index.js';
 import { faultsByLock } from './faults.js';
-import { fillBlocks } from './blocks.js';
 import { zhCell } from '../report/zh-cells.js';
 import { zhFaultCells } from './zh-faults.js';
 import { familySummaries, linedPairs } from './summary.js';

@@ -24,7 +24,7 @@ export type Declared = z.infer<typeof entrySchema>;
 /** The entries of GET /strategies that parse (a strategy without `expected.faults` simply declares none). */
 export async function fetchDeclared(base: string): Promise<Map<string, Declared>> {
   const reply = await httpGet(`${base}/strategies`, 10_000);
-  if (!reply || reply.status !== 200) throw new Error(`GET ${base}/strategies: ${reply ? reply.status : 'no answer'}`);
+  if (reply?.status !== 200) throw new Error(`GET ${base}/strategies: ${reply ? reply.status : 'no answer'}`);
   return parseDeclared(reply.body);
 }
 

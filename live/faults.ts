@@ -188,6 +188,7 @@ export class FaultBoard {
   private finish(a: Active): Promise<void> {
     clearTimeout(a.timer);
     a.healing ??= (async () => {
+      // biome-ignore lint/complexity/noUselessUndefinedInitialization: tsc's definite-assignment check needs it (number | void does not count as holding undefined)
       let healedAt: number | void = undefined;
       try {
         healedAt = await a.heal();

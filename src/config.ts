@@ -1,6 +1,6 @@
 // The configuration of each part (an instance, its stores, its limits, the live page) from the
 // environment as src/env.ts parses it.
-import { ConfigError, parseEnv, MYSQL_STATEMENT_TIMEOUT_MS_DEFAULT, PG_STATEMENT_TIMEOUT_MS_DEFAULT, type Env } from './env.js';
+import { ConfigError, parseEnv, type Env } from './env.js';
 
 export interface MysqlConfig {
   host: string;

@@ -31,7 +31,7 @@ function zkChildren(client: Client, path: string): Promise<string[]> {
 
 function zkEphemeral(client: Client, path: string): Promise<boolean> {
   return new Promise((resolve, reject) =>
-    client.exists(path, (err, stat) => (err ? reject(err) : resolve(stat !== null && stat !== undefined && stat.ephemeralOwner.some((b) => b !== 0)))),
+    client.exists(path, (err, stat) => (err ? reject(err) : resolve(stat?.ephemeralOwner.some((b) => b !== 0) ?? false))),
   );
 }
 

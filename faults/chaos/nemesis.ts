@@ -74,7 +74,7 @@ async function restart(net: ChaosNetwork, server: ServerHandle): Promise<void> {
 async function pauseHolder(d: NemesisDeps, server: ServerHandle, target: string, forMs: number, event: FaultEvent): Promise<void> {
   const s = d.current();
   const base = d.cluster.info.instances[Number(target.split('-')[1])];
-  if (!s || !s.locks || !base || server.pid === undefined) {
+  if (!s?.locks || !base || server.pid === undefined) {
     event.note = `no lock in turn (${s?.name ?? 'between turns'}): froze the instance instead`;
     freeze(server);
     await sleep(forMs);

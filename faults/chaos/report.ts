@@ -4,7 +4,7 @@ import { bilingualPage } from '../../report/lang-switch.js';
 import { writeReportFiles, type WrittenFiles } from '../../report/output.js';
 import { reportCss } from '../../report/report-style.js';
 import { escapeXml as esc } from '../../report/svg.js';
-import { machineInfo } from '../report/report.js';
+import type { machineInfo } from '../report/report.js';
 import type { StrategyVerdict } from './checker.js';
 import { faultLine } from './fault-line.js';
 import type { ChaosHistory } from './history.js';

@@ -3,7 +3,7 @@ import { bilingualPage } from '../../report/lang-switch.js';
 import { writeReportFiles, type WrittenFiles } from '../../report/output.js';
 import { reportCss } from '../../report/report-style.js';
 import { escapeXml as esc } from '../../report/svg.js';
-import { machineInfo } from '../report/report.js';
+import type { machineInfo } from '../report/report.js';
 import type { SoakResult } from './run.js';
 import type { Judgeability, SlopeRow } from './verdict.js';
 import { SOAK_COLUMNS, SOAK_WORDS, soakText } from './words.js';

@@ -36,7 +36,7 @@ let view: { kind: 'live' } | { kind: 'replay'; runs: RunLog[]; at?: number } = {
 let board: ReplayBoard | undefined;
 const fetchedRuns = new Map<string, RunLog>();
 /** The pair a user picked for side by side, by run id (until then, the newest two). */
-let pair: [string | undefined, string | undefined] = [undefined, undefined];
+const pair: [string | undefined, string | undefined] = [undefined, undefined];
 
 function setState(s: PageState): void {
   pageState = s;

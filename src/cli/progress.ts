@@ -68,7 +68,10 @@ export class Progress {
 
   /** Something only worth seeing now (a race's answers so far): the status line, or a plain line. */
   transient = (text: string): void => {
-    if (!this.live) return this.line(text);
+    if (!this.live) {
+      this.line(text);
+      return;
+    }
     this.note = text;
     this.redraw();
   };
@@ -93,7 +96,10 @@ export class Progress {
   }
 
   private emit(text: string): void {
-    if (this.log) return this.log(text);
+    if (this.log) {
+      this.log(text);
+      return;
+    }
     this.stream.write(this.live && !this.ended ? `${CLEAR_LINE}${text}\n` : `${text}\n`);
     this.redraw();
   }

@@ -2,7 +2,7 @@
 // independent RedLock master. In memory unless a RedLock master is asked to fsync every write.
 import fs from 'node:fs';
 import path from 'node:path';
-import { type HostPort } from '../config.js';
+import type { HostPort } from '../config.js';
 import { SENTINEL_MASTER_NAME, type RedlockPersistence } from './layout.js';
 import type { Binaries } from './packages.js';
 import { ON_LOOPBACK, type Placement } from './placement.js';

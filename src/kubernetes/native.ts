@@ -62,7 +62,7 @@ export function postgresArgs(cluster: ClusterConfig): string[] {
 /** What redis-server is told on the native command line, but its config file, address and folder (the container's own). */
 export function redisArgs(name: string, port: number, cluster: ClusterConfig, persistence?: () => 'none' | 'fsync'): string[] {
   const args = redisSpec(name, port, SCRATCH, BIN, cluster.redisPassword, persistence ? { persistence } : {}).launch().args.slice(1);
-  return flagPairs(args).filter(([flag]) => !['--bind', '--dir'].includes(flag)).flatMap(([flag, value]) => [flag, value]);
+  return flagPairs(args).filter(([flag]) => !['--bind', '--dir'].includes(flag)).flat();
 }
 
 /** A config file a spec writes in `prepare`, rendered into a scratch folder and read back, its work folder (`workDir` there) named `dataDir`. */

@@ -124,6 +124,7 @@ export function zookeeper(cluster: ClusterConfig): Manifest[] {
         name: 'zookeeper',
         image: IMAGES.zookeeper,
         // The pod's ordinal (zookeeper-2 → 2) + 1 is its myid, as server.N in zoo.cfg counts.
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${HOSTNAME##*-} is the shell's, not a template's
         command: ['sh', '-c', 'echo $(( ${HOSTNAME##*-} + 1 )) > /data/myid && exec zkServer.sh start-foreground'],
         env: [{ name: 'ZOOCFGDIR', value: '/etc/stocklab' }, { name: 'JVMFLAGS', value: zookeeperJvmFlags() }],
         ports: [

@@ -229,7 +229,8 @@ describe('the live page', () => {
       const { runs } = (await (await fetch(new URL('/api/runs', live.url))).json()) as { runs: { id: string }[] };
       const run = (await (await fetch(new URL(`/api/run?id=${runs[0]!.id}`, live.url))).json()) as RunLog;
       const holds = run.frames.flatMap((f) => f.holds).filter((h) => h.status === 200).sort((a, b) => a.start - b.start);
-      const runLengths = holds.reduce<number[]>((acc, h, i) => (i > 0 && holds[i - 1]!.lane === h.lane ? [...acc.slice(0, -1), acc.at(-1)! + 1] : [...acc, 1]), []);
+      const runLengths: number[] = [];
+      for (const [i, h] of holds.entries()) runLengths.push(i > 0 && holds[i - 1]!.lane === h.lane ? (runLengths.pop() ?? 0) + 1 : 1);
       console.log(`tour step ${index + 1} (${run.settings.strategy}${run.settings.fenced ? ', fenced' : ''}): oversold ${run.summary?.oversold}, ${holds.length} holds, longest run on one lane ${Math.max(...runLengths)}, mean ${(holds.length / runLengths.length).toFixed(1)}, refused ${JSON.stringify(run.summary?.tally.refused)} in ${ms} ms`);
       expect(run.summary?.oversold).toBe(0);
       expect(run.summary?.overlaps).toBe(0);

@@ -16,7 +16,7 @@ import { composeLoud, detectCompose, down, endpointsOf, publishedAddress, ROOT, 
 import { redisFailover } from '../../compose/failover.js';
 import { settledUnitsLeft } from '../../src/cluster/stores.js';
 import type { LabState } from '../../live/shared/types.js';
-import { promQuery, promQueryUntil, valueOf } from '../support/prometheus.js';
+import { promQuery, promQueryUntil, firstValue } from '../support/prometheus.js';
 import { expectExactRace, expectSafe } from '../support/race-checks.js';
 import { LiveClient } from './live-client.js';
 import { ensureDaemon, ensureTools, type Engine } from './engine.js';
@@ -181,7 +181,7 @@ describe('docker compose, base topology (docker-compose.yml, profiles metrics an
     const acquired = r.ok + r.soldOut;
     const waitsQ = `sum(stocklab_lock_wait_seconds_count{strategy="${SCRAPED}",outcome="acquired"})`;
     const { waits, byInstance, p99, holds, lag } = await timed('prometheus queries', async () => {
-      const w = await promQueryUntil(api, waitsQ, (s) => valueOf(s) >= acquired, 30_000);
+      const w = await promQueryUntil(api, waitsQ, (s) => firstValue(s) >= acquired, 30_000);
       return {
         waits: w,
         byInstance: await promQuery(api, `sum by (instance) (stocklab_lock_wait_seconds_count{strategy="${SCRAPED}",outcome="acquired"})`),
@@ -191,13 +191,13 @@ describe('docker compose, base topology (docker-compose.yml, profiles metrics an
       };
     });
     say(
-      `prometheus: ${SCRAPED} ${r.ok}/${r.soldOut} (200/409); lock waits acquired ${valueOf(waits)} (${byInstance.map((s) => `${s.metric.instance} ${s.value[1]}`).join(', ')}), ` +
-        `wait p99 ${(valueOf(p99) * 1000).toFixed(1)} ms, holds ${valueOf(holds)}; event-loop lag ${lag.map((s) => `${s.metric.instance} ${(Number(s.value[1]) * 1000).toFixed(2)} ms`).join(', ')}`,
+      `prometheus: ${SCRAPED} ${r.ok}/${r.soldOut} (200/409); lock waits acquired ${firstValue(waits)} (${byInstance.map((s) => `${s.metric.instance} ${s.value[1]}`).join(', ')}), ` +
+        `wait p99 ${(firstValue(p99) * 1000).toFixed(1)} ms, holds ${firstValue(holds)}; event-loop lag ${lag.map((s) => `${s.metric.instance} ${(Number(s.value[1]) * 1000).toFixed(2)} ms`).join(', ')}`,
     );
-    expect(valueOf(waits)).toBe(acquired);
+    expect(firstValue(waits)).toBe(acquired);
     expect(byInstance.map((s) => s.metric.instance).sort()).toEqual(['app-8000', 'app-8100', 'app-8200']);
-    expect(valueOf(p99)).toBeGreaterThan(0);
-    expect(valueOf(holds)).toBeGreaterThanOrEqual(valueOf(waits));
+    expect(firstValue(p99)).toBeGreaterThan(0);
+    expect(firstValue(holds)).toBeGreaterThanOrEqual(firstValue(waits));
     expect(lag.map((s) => s.metric.instance).sort()).toEqual(['app-8000', 'app-8100', 'app-8200']);
     for (const s of lag) expect(Number(s.value[1])).toBeGreaterThanOrEqual(0);
   });

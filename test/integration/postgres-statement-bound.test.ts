@@ -6,7 +6,7 @@
 // serves the next call), and the answer says what may have happened: outcome unknown once a COMMIT
 // or an autocommit write was sent, a refusal when the transaction's COMMIT never was. The server's
 // own state is read on a direct connection. Sequenced: the proxy mutes on the statement's text.
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetStock } from '../../src/load/race.js';
 import { openPostgresPool } from '../../src/db/postgres-pool.js';

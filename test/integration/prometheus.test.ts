@@ -11,7 +11,7 @@ import { ensureExecutable } from '../../src/cluster/packages.js';
 import { freePorts } from '../../src/cluster/ports.js';
 import { sleep } from '../../src/time.js';
 import { sharedCluster } from '../support/cluster.js';
-import { promQuery, promQueryUntil, valueOf, type Sample } from '../support/prometheus.js';
+import { promQuery, promQueryUntil, firstValue, type Sample } from '../support/prometheus.js';
 import { expectExactRace } from '../support/race-checks.js';
 
 const info = sharedCluster();
@@ -67,16 +67,16 @@ afterAll(async () => {
 describe('Prometheus scraping the instances', () => {
   it('sees a race as lock waits per strategy and instance, and the event-loop lag of each instance', async () => {
     // every instance scraped at least once
-    const up = await queryUntil('sum(up{job="stocklab"})', (r) => valueOf(r) === info.instances.length);
-    expect(valueOf(up)).toBe(info.instances.length);
-    const before = valueOf(await query(`sum(stocklab_lock_wait_seconds_count{strategy="${STRATEGY}",outcome="acquired"}) or vector(0)`));
+    const up = await queryUntil('sum(up{job="stocklab"})', (r) => firstValue(r) === info.instances.length);
+    expect(firstValue(up)).toBe(info.instances.length);
+    const before = firstValue(await query(`sum(stocklab_lock_wait_seconds_count{strategy="${STRATEGY}",outcome="acquired"}) or vector(0)`));
 
     const r = await race({ target: info.nginx, stores: info, strategy: STRATEGY, store: 'redis', initial: 200, requests: 300, connections: 50, maxSeconds: 60 });
     expectExactRace(r, STRATEGY);
 
     // Every answered request acquired the lock once (200 or 409 both decide under it).
     const acquired = r.ok + r.soldOut;
-    const waits = await queryUntil(`sum(stocklab_lock_wait_seconds_count{strategy="${STRATEGY}",outcome="acquired"})`, (s) => valueOf(s) - before >= acquired);
+    const waits = await queryUntil(`sum(stocklab_lock_wait_seconds_count{strategy="${STRATEGY}",outcome="acquired"})`, (s) => firstValue(s) - before >= acquired);
     const byInstance = await query(`sum by (instance) (stocklab_lock_wait_seconds_count{strategy="${STRATEGY}",outcome="acquired"})`);
     const p99 = await query(`histogram_quantile(0.99, sum by (le) (stocklab_lock_wait_seconds_bucket{strategy="${STRATEGY}"}))`);
     const holds = await query(`sum(stocklab_lock_hold_seconds_count{strategy="${STRATEGY}"})`);
@@ -84,15 +84,15 @@ describe('Prometheus scraping the instances', () => {
     const retries = await query(`sum by (reason) (stocklab_retries_total{strategy="${STRATEGY}"})`);
     const lag = await queryUntil('nodejs_eventloop_lag_seconds{job="stocklab"}', (s) => s.length === info.instances.length);
     console.log(
-      `prometheus: ${STRATEGY} race ${r.ok}/${r.soldOut} (200/409); lock waits acquired +${valueOf(waits) - before} ` +
-        `(${byInstance.map((s) => `${s.metric.instance} ${s.value[1]}`).join(', ')}), wait p99 ${(valueOf(p99) * 1000).toFixed(1)} ms, holds ${valueOf(holds)}, ` +
+      `prometheus: ${STRATEGY} race ${r.ok}/${r.soldOut} (200/409); lock waits acquired +${firstValue(waits) - before} ` +
+        `(${byInstance.map((s) => `${s.metric.instance} ${s.value[1]}`).join(', ')}), wait p99 ${(firstValue(p99) * 1000).toFixed(1)} ms, holds ${firstValue(holds)}, ` +
         `retries ${retries.map((s) => `${s.metric.reason} ${s.value[1]}`).join(', ') || 'none'}; ` +
         `event-loop lag ${lag.map((s) => `${s.metric.instance} ${(Number(s.value[1]) * 1000).toFixed(2)} ms`).join(', ')}`,
     );
-    expect(valueOf(waits) - before).toBe(acquired);
+    expect(firstValue(waits) - before).toBe(acquired);
     expect(byInstance.map((s) => s.metric.instance).sort()).toEqual(info.instances.map((u) => `app-${new URL(u).port}`).sort());
-    expect(valueOf(p99)).toBeGreaterThan(0);
-    expect(valueOf(holds)).toBeGreaterThanOrEqual(valueOf(waits));
+    expect(firstValue(p99)).toBeGreaterThan(0);
+    expect(firstValue(holds)).toBeGreaterThanOrEqual(firstValue(waits));
     expect(lag.map((s) => s.metric.instance).sort()).toEqual(byInstance.map((s) => s.metric.instance).sort());
     for (const s of lag) expect(Number(s.value[1])).toBeGreaterThanOrEqual(0);
   }, 60_000);

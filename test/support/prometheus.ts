@@ -25,4 +25,4 @@ export async function promQueryUntil(api: string, q: string, done: (r: Sample[])
 }
 
 /** The first sample's value (NaN when the result is empty). */
-export const valueOf = (r: Sample[]): number => Number(r[0]?.value[1] ?? NaN);
+export const firstValue = (r: Sample[]): number => Number(r[0]?.value[1] ?? NaN);

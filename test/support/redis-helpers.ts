@@ -1,6 +1,6 @@
 // Shared by the test/redis-*.test.ts files: requests that keep their answers' bodies, the stock
 // lock's keys, and a wait for a lock key to appear.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { checkUrl } from '../../src/load/race.js';
 import { expiryValueLockKey, hashLockKey, stringLockKey } from '../../src/locks/redis/keys.js';
 import { STOCK_LOCK_RESOURCE } from '../../src/stock/product.js';

@@ -152,7 +152,7 @@ describe('docker-compose.yml', () => {
       for (const [name, s] of Object.entries(compose.services)) {
         for (const p of published(s)) expect(p.hostIp, `${name} ${p.host}`).toBe('127.0.0.1');
       }
-      expect(APPS.map((a) => published(svc(a)).map((p) => p.host)).flat()).toEqual(native.ports.instances);
+      expect(APPS.flatMap((a) => published(svc(a)).map((p) => p.host))).toEqual(native.ports.instances);
       expect(published(svc('nginx')).map((p) => p.host)).toEqual([native.ports.nginx]);
       // the bench reads units left from these with its defaults
       expect(published(svc('mysql')).map((p) => p.host)).toEqual([native.ports.mysql]);

@@ -68,7 +68,7 @@ function sourceFiles(dir: string): string[] {
  * without servers. A `${…}` in a template path matches one segment.
  */
 const ROUTE_PATHS = sourceFiles('src').flatMap((file) =>
-  [...fs.readFileSync(file, 'utf8').matchAll(/(?:readRoute|changingGetRoute|postRoute)\(app,\s*(['`])(.+?)\1/g)].map((m) => m[2] as string),
+  [...fs.readFileSync(file, 'utf8').matchAll(/(?:readRoute|changingGetRoute|postRoute)\(\s*app,\s*(['`])(.+?)\1/g)].map((m) => m[2] as string),
 );
 const ROUTES = ROUTE_PATHS.map((p) => new RegExp(`^${p.replace(/\$\{[^}]+\}/g, '[^/]+')}$`));
 /** A path the app serves, or a folder of paths it serves (`/test/`). */

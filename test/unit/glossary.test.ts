@@ -17,7 +17,7 @@ const GLOSSARY_ZH = `${ZH_DOCS}/glossary.md`;
 const GLOSSARY_EN = 'docs/glossary.md';
 
 /** The rows of the table under a heading: cells, without the header and separator. */
-export function tableUnder(text: string, heading: string): string[][] {
+function tableUnder(text: string, heading: string): string[][] {
   const lines = text.split('\n');
   const start = lines.findIndex((l) => l.trim() === heading);
   if (start < 0) return [];
@@ -31,7 +31,7 @@ export function tableUnder(text: string, heading: string): string[][] {
 }
 
 /** Each idea's term and the other names not to use, from a glossary's table. */
-export function termsOf(rows: string[][], termAt: number, othersAt: number): { term: string; others: string[] }[] {
+function termsOf(rows: string[][], termAt: number, othersAt: number): { term: string; others: string[] }[] {
   return rows.map((cells) => ({
     term: (cells[termAt] ?? '').replace(/`/g, ''),
     others: (cells[othersAt] ?? '').split(/[、,，]/).map((s) => s.replace(/`/g, '').trim()).filter((s) => s !== ''),
@@ -46,7 +46,7 @@ const FROM_CODE: Record<string, string> = {};
 const GENERATED = /<!-- generated:([a-z-]+) -->\n[\s\S]*?<!-- \/generated:\1 -->/g;
 
 /** Where a text says one of the other names: `file:line name`, in prose or (marked) in a generated block. */
-export function otherNames(file: string, text: string, names: readonly string[]): { at: string; name: string; generated: boolean }[] {
+function otherNames(file: string, text: string, names: readonly string[]): { at: string; name: string; generated: boolean }[] {
   const blocks = [...text.matchAll(GENERATED)].map((m) => [m.index, m.index + m[0].length] as const);
   return names.flatMap((name) => [...text.matchAll(new RegExp(name, 'g'))].map((m) => {
     const line = text.slice(0, m.index).split('\n').length;

@@ -17,6 +17,7 @@ import type { FamilyFactory, SharedDeps } from '../../src/strategies/strategy.js
 
 /** Stands in for a client or a store that is never used: every property and call is itself, and it iterates as empty. */
 function inert(): never {
+  // biome-ignore lint/complexity/useArrowFunction: the construct trap needs a target that can be called with new, which an arrow cannot
   const proxy: object = new Proxy(function () {}, {
     get: (_t, p) => (p === Symbol.iterator ? function* () {} : p === 'then' ? undefined : proxy),
     apply: () => proxy,

@@ -25,12 +25,12 @@ function folders(dir: string): string[] {
 }
 
 /** The paths a layout page's rows name in their first column, each in backticks. */
-export function layoutPaths(text: string): string[] {
+function layoutPaths(text: string): string[] {
   return text.split('\n').filter((l) => l.startsWith('| `')).flatMap((l) => [...(l.split(' | ')[0] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] as string));
 }
 
 /** The folders no row covers: a row names the folder itself or a path inside it. */
-export function unlisted(wanted: readonly string[], paths: readonly string[]): string[] {
+function unlisted(wanted: readonly string[], paths: readonly string[]): string[] {
   return wanted.filter((f) => !paths.some((p) => p === f || p.startsWith(f)));
 }
 

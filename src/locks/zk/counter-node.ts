@@ -3,7 +3,7 @@
 // text (Curator stores raw bytes), so `get <path>` in zkCli shows it.
 import { Exception, type Event, type Stat } from 'node-zookeeper-client';
 import { DependencyDownError, OutcomeUnknownError } from '../../dependency.js';
-import { ZkDeadlineError, zkCode, type ZkSession } from './session.js';
+import { zkCode, type ZkSession } from './session.js';
 
 /** A value and the node version it was read at (Curator's VersionedValue). */
 export interface VersionedValue {
