@@ -6,11 +6,33 @@ import type { ClusterInfo } from '../src/cluster/types.js';
 import { fetchCatalog, selectStrategies, type CatalogEntry } from '../src/load/catalog.js';
 import { stopLoad } from '../src/load/fire.js';
 import { agent, kOf, messagesPerSale } from './message-counts.js';
-import { checkStoresMatch, expectedOutcome, measureNoop, measureNoopWithWrk, measureRace, measureSoldOutWindow, measureWindow, type WindowSample, type WindowSettings } from './measure.js';
+import {
+  checkStoresMatch,
+  expectedOutcome,
+  measureNoop,
+  measureNoopWithWrk,
+  measureRace,
+  measureSoldOutWindow,
+  measureWindow,
+  type WindowSample,
+  type WindowSettings,
+} from './measure.js';
 import { chosenStrategies, MIN_RACE_UNITS, SELL_OUT_AT, SOLD_OUT_MAX_SECONDS, type BenchOptions } from './options.js';
 import { benchPlan, PREWARM_SECONDS, raceEstimate, STEP_OVERHEAD_SECONDS, stepKey } from './plan.js';
 import { ceilingLine, raceLine, soldOutLine, windowLine } from './progress.js';
-import { orderRuns, REFERENCE_STRATEGY, TOPOLOGY_LABEL, withStandings, worstOf, type BenchOptionsRecord, type BenchReport, type Ceiling, type RaceFigures, type RunResult, type Topology } from '../report/bench/report.js';
+import {
+  orderRuns,
+  REFERENCE_STRATEGY,
+  TOPOLOGY_LABEL,
+  withStandings,
+  worstOf,
+  type BenchOptionsRecord,
+  type BenchReport,
+  type Ceiling,
+  type RaceFigures,
+  type RunResult,
+  type Topology,
+} from '../report/bench/report.js';
 import { spreadOf } from '../report/bench/stats.js';
 import type { BenchTarget } from './target.js';
 import { summarizeWindowTimes } from '../report/bench/window-time.js';
@@ -73,7 +95,17 @@ export function rotated<T>(items: T[], round: number): T[] {
 }
 
 function recordOf(o: BenchOptions): BenchOptionsRecord {
-  const { strategies: _strategies, target: _target, instance: _instance, mysql: _mysql, redis: _redis, postgres: _postgres, out: _out, lang: _lang, ...record } = o;
+  const {
+    strategies: _strategies,
+    target: _target,
+    instance: _instance,
+    mysql: _mysql,
+    redis: _redis,
+    postgres: _postgres,
+    out: _out,
+    lang: _lang,
+    ...record
+  } = o;
   return record;
 }
 
@@ -89,7 +121,8 @@ async function measureCeilings(bases: [Topology, string][], o: BenchOptions, wrk
   // a short warm-up does not cover, and would make round 1 of whichever tool goes first an outlier.
   for (const [topology, base] of bases) {
     await progress.step(stepKey.prewarm(topology), `warm-up · ${TOPOLOGY_LABEL[topology]}`, () =>
-      measureNoop(base, { ...settings, warmupSeconds: 0, windowSeconds: PREWARM_SECONDS }));
+      measureNoop(base, { ...settings, warmupSeconds: 0, windowSeconds: PREWARM_SECONDS }),
+    );
   }
   for (let round = 0; round < o.rounds; round++) {
     for (const [topology, base] of bases) {
@@ -102,7 +135,7 @@ async function measureCeilings(bases: [Topology, string][], o: BenchOptions, wrk
           else if (wrk) s.wrk.push(await measureNoopWithWrk(wrk, base, settings));
         }
       });
-      progress.line(ceilingLine(round + 1, o.rounds, topology, s.autocannon.at(-1) ?? 0, wrk ? s.wrk.at(-1) ?? 0 : undefined));
+      progress.line(ceilingLine(round + 1, o.rounds, topology, s.autocannon.at(-1) ?? 0, wrk ? (s.wrk.at(-1) ?? 0) : undefined));
     }
   }
   return bases.map(([topology]) => {
@@ -132,7 +165,12 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
   const log = progress.line;
   const started = new Date();
   const notes: string[] = [];
-  const bases: [Topology, string][] = target.one ? [['one', target.one], ['three', target.three]] : [['three', target.three]];
+  const bases: [Topology, string][] = target.one
+    ? [
+        ['one', target.one],
+        ['three', target.three],
+      ]
+    : [['three', target.three]];
   if (!target.one) notes.push('No single instance was given (--instance URL): one-instance runs were skipped and lock efficiency is not available.');
 
   const catalog = await fetchCatalog(target.one ?? target.three);
@@ -146,9 +184,18 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
     const wrk = wrkPath();
     /** The cells whose race is a run of its own: the course's full-size rows, and any whose last window could not be one. */
     const apart = new Set(cells.filter((c) => !o.soldOutWindows || o.courseStrategies.includes(c.s.name)).map((c) => c.key));
-    progress.add(benchPlan(o, cells.map((c) => ({ key: c.key, raceApart: apart.has(c.key) })), bases.map(([t]) => t), wrk !== undefined));
+    progress.add(
+      benchPlan(
+        o,
+        cells.map((c) => ({ key: c.key, raceApart: apart.has(c.key) })),
+        bases.map(([t]) => t),
+        wrk !== undefined,
+      ),
+    );
     const racing = o.soldOutWindows ? 'the last window of each sells out as its race' : 'then one race each';
-    log(`bench: ${strategies.length} strategies × ${bases.length} topologies; ${o.rounds} rounds of ${o.warmupSeconds} s warm-up + ${o.windowSeconds} s window at ${o.connections} connections, workMs ${o.workMs}; ${racing}`);
+    log(
+      `bench: ${strategies.length} strategies × ${bases.length} topologies; ${o.rounds} rounds of ${o.warmupSeconds} s warm-up + ${o.windowSeconds} s window at ${o.connections} connections, workMs ${o.workMs}; ${racing}`,
+    );
     const ceilings = await measureCeilings(bases, o, wrk, progress, notes);
 
     /** A race's size and expected time, from the strategy's goodput measured so far. */
@@ -175,16 +222,20 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
         }
         if (units !== undefined) {
           const w = await progress.step(stepKey.window(round, c.key), `[round ${round + 1}/${o.rounds}, sells out] ${label}`, () =>
-            measureSoldOutWindow(c.base, target.stores, c.s, settings, units, o.maxSeconds));
+            measureSoldOutWindow(c.base, target.stores, c.s, settings, units, o.maxSeconds),
+          );
           if (w.sample) windows.get(c.key)!.push(w.sample);
           races.set(c.key, w.race);
           log(soldOutLine(round + 1, o.rounds, c.s.name, c.topology, w.sample, w.race));
           continue;
         }
-        const w = await progress.step(stepKey.window(round, c.key), `[round ${round + 1}/${o.rounds}] ${label}`, () => measureWindow(c.base, target.stores, c.s, settings));
+        const w = await progress.step(stepKey.window(round, c.key), `[round ${round + 1}/${o.rounds}] ${label}`, () =>
+          measureWindow(c.base, target.stores, c.s, settings),
+        );
         windows.get(c.key)!.push(w);
         if (apart.has(c.key)) progress.replan(stepKey.race(c.key), raceOf(c).seconds);
-        else if (round === last - 1) progress.replan(stepKey.window(last, c.key), soldOutEstimate(o, spreadOf(windows.get(c.key)!.map((x) => x.goodput)).median));
+        else if (round === last - 1)
+          progress.replan(stepKey.window(last, c.key), soldOutEstimate(o, spreadOf(windows.get(c.key)!.map((x) => x.goodput)).median));
         log(windowLine(round + 1, o.rounds, c.s.name, c.topology, w));
       }
     }
@@ -194,7 +245,8 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
       const size = { ...raceOf(c).size, connections: o.connections, maxSeconds: o.maxSeconds, params };
       const label = `race ${c.s.name} · ${TOPOLOGY_LABEL[c.topology]}`;
       const r = await progress.step(stepKey.race(c.key), label, () =>
-        measureRace(c.base, target.stores, c.s, size, (answered) => progress.transient(`… ${label}: ${answered}/${size.requests} answered`)));
+        measureRace(c.base, target.stores, c.s, size, (answered) => progress.transient(`… ${label}: ${answered}/${size.requests} answered`)),
+      );
       races.set(c.key, r);
       log(raceLine(c.s.name, c.topology, r));
     }

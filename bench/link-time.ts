@@ -28,7 +28,6 @@ async function timedInTurn(samples: number, onces: readonly (() => Promise<unkno
   return ms.map(spreadOf);
 }
 
-
 /** SELECT 1's round trip in ms, one after the other on one connection. */
 export async function mysqlRoundTrip(mysql: ClusterInfo['mysql'], samples = LINK_SAMPLES): Promise<Spread> {
   const [spread] = await mysqlRoundTrips([mysql], samples);

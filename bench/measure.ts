@@ -102,21 +102,30 @@ async function runWindow(
   if (!r.marks) throw new Error('load generator: a window came back without its marks');
   const check = { oversold: oversoldOf(r.okTotal, units, left), unanswered };
   const requests = r.answeredTotal + r.noAnswer;
-  const race = raceFigures({ requests, initial: units, connections: settings.connections }, {
-    byAnswer: r.byAnswer, ok: r.okTotal, noAnswer: r.noAnswer, truncated: r.truncated, left,
-    seconds: (r.marks.lastAnswerAt - r.marks.startedAt) / 1000, answered: r.answeredTotal,
-  });
-  const sample = r.seconds > 0
-    ? {
-        goodput: (r.byStatus[200] ?? 0) / r.seconds,
-        refusedPerSec: (r.byStatus[503] ?? 0) / r.seconds,
-        p50Ms: r.p50Ms,
-        p99Ms: r.p99Ms,
-        check,
-        time: windowTimeOf({ begin, sent, replied, end }, r.marks, settings.warmupSeconds),
-        spanSeconds: r.seconds,
-      }
-    : undefined;
+  const race = raceFigures(
+    { requests, initial: units, connections: settings.connections },
+    {
+      byAnswer: r.byAnswer,
+      ok: r.okTotal,
+      noAnswer: r.noAnswer,
+      truncated: r.truncated,
+      left,
+      seconds: (r.marks.lastAnswerAt - r.marks.startedAt) / 1000,
+      answered: r.answeredTotal,
+    },
+  );
+  const sample =
+    r.seconds > 0
+      ? {
+          goodput: (r.byStatus[200] ?? 0) / r.seconds,
+          refusedPerSec: (r.byStatus[503] ?? 0) / r.seconds,
+          p50Ms: r.p50Ms,
+          p99Ms: r.p99Ms,
+          check,
+          time: windowTimeOf({ begin, sent, replied, end }, r.marks, settings.warmupSeconds),
+          spanSeconds: r.seconds,
+        }
+      : undefined;
   return { ...(sample && { sample }), race };
 }
 
@@ -129,10 +138,27 @@ export async function measureRace(
   onAnswers?: (answered: number) => void,
 ): Promise<RaceFigures> {
   const store: StoreKind = s.stores[0];
-  const f = await race({ target: base, stores, strategy: s.name, store, params: size.params, initial: size.initial,
-    requests: size.requests, connections: size.connections, maxSeconds: size.maxSeconds, onAnswers });
-  return raceFigures(size, { byAnswer: f.byAnswer, ok: f.ok, noAnswer: f.noAnswer, truncated: f.truncated, left: f.left, seconds: f.seconds,
-    answered: f.ok + f.soldOut + f.otherStatus });
+  const f = await race({
+    target: base,
+    stores,
+    strategy: s.name,
+    store,
+    params: size.params,
+    initial: size.initial,
+    requests: size.requests,
+    connections: size.connections,
+    maxSeconds: size.maxSeconds,
+    onAnswers,
+  });
+  return raceFigures(size, {
+    byAnswer: f.byAnswer,
+    ok: f.ok,
+    noAnswer: f.noAnswer,
+    truncated: f.truncated,
+    left: f.left,
+    seconds: f.seconds,
+    answered: f.ok + f.soldOut + f.otherStatus,
+  });
 }
 
 /** A race's figures from its answers and the units left in the store. */
@@ -186,7 +212,9 @@ export async function checkStoresMatch(base: string, stores: StoreAddresses, kin
   for (const store of kinds) {
     const seen = await unitsLeft(stores, store);
     if (seen !== probe) {
-      throw new Error(`${store} at the given address holds ${seen} after ${base} reset it to ${probe}: the store addresses are not the target's (pass --mysql/--redis)`);
+      throw new Error(
+        `${store} at the given address holds ${seen} after ${base} reset it to ${probe}: the store addresses are not the target's (pass --mysql/--redis)`,
+      );
     }
   }
 }

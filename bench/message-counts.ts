@@ -128,7 +128,13 @@ async function reset(base: string, count: number): Promise<void> {
 }
 
 /** Messages per sale for `requests` deductions at `concurrency`; the counting's own statement is subtracted. */
-export async function messagesPerSale(info: ClusterInfo, base: string, strategy: string, requests: number, concurrency: number): Promise<{ sold: number; per: Counters }> {
+export async function messagesPerSale(
+  info: ClusterInfo,
+  base: string,
+  strategy: string,
+  requests: number,
+  concurrency: number,
+): Promise<{ sold: number; per: Counters }> {
   await reset(base, requests);
   const before = await read(info);
   const redis = await RedisSentCounter.start(info.redis);
@@ -228,7 +234,9 @@ async function etcdAndPostgresRoundTrips(info: ClusterInfo, n: number): Promise<
       const after = await walFsyncs(info);
       const fsyncs = after.count - before.count;
       const meanMs = fsyncs > 0 ? ((after.seconds - before.seconds) / fsyncs) * 1000 : NaN;
-      lines.push(`etcd WAL fsync, by etcd_disk_wal_fsync_duration_seconds: ${meanMs.toFixed(2)} ms mean over ${fsyncs} fsyncs (${(fsyncs / n).toFixed(2)} per put)`);
+      lines.push(
+        `etcd WAL fsync, by etcd_disk_wal_fsync_duration_seconds: ${meanMs.toFixed(2)} ms mean over ${fsyncs} fsyncs (${(fsyncs / n).toFixed(2)} per put)`,
+      );
       await etcd.delete().key(key);
     } finally {
       etcd.close();

@@ -17,9 +17,27 @@ export const RAMP_STRATEGIES = ['sql-update', 'redis-pubsub'];
  * other locks, the Lua decrement, the basic lock table and the libraries.
  */
 export const COURSE_LINE = [
-  'none', 'mutex', 'sql-update', 'sql-for-update', 'sql-optimistic', 'redis-watch',
-  'redis-setnx', 'redis-setnx-ex', 'redis-owned', 'redis-reentrant', 'redis-watchdog', 'redis-pubsub', 'redlock', 'redlock+line',
-  'zk-ephemeral', 'zk-sequential', 'zk-watch', 'zk-watch+line', 'zk-reentrant', 'zk-reentrant+line', 'mysql-lock-table',
+  'none',
+  'mutex',
+  'sql-update',
+  'sql-for-update',
+  'sql-optimistic',
+  'redis-watch',
+  'redis-setnx',
+  'redis-setnx-ex',
+  'redis-owned',
+  'redis-reentrant',
+  'redis-watchdog',
+  'redis-pubsub',
+  'redlock',
+  'redlock+line',
+  'zk-ephemeral',
+  'zk-sequential',
+  'zk-watch',
+  'zk-watch+line',
+  'zk-reentrant',
+  'zk-reentrant+line',
+  'mysql-lock-table',
 ];
 
 /** The names a bench runs: --strategies, else every one with --all, else the course's line. */
@@ -98,10 +116,32 @@ const str = { type: 'string' } as const;
 
 /** Every flag `npm run bench` (and `npm run lab`) accepts, as node:util's parseArgs takes them. */
 export const BENCH_FLAGS = {
-  strategies: str, all: { type: 'boolean' }, family: str, rounds: str, warmup: str, window: str, connections: str, workMs: str, ttlMs: str, waitMs: str,
-  requests: str, initial: str, raceSeconds: str, full: { type: 'boolean' }, 'separate-races': { type: 'boolean' }, maxSeconds: str, target: str, instance: str, mysql: str, redis: str, postgres: str, out: str,
+  strategies: str,
+  all: { type: 'boolean' },
+  family: str,
+  rounds: str,
+  warmup: str,
+  window: str,
+  connections: str,
+  workMs: str,
+  ttlMs: str,
+  waitMs: str,
+  requests: str,
+  initial: str,
+  raceSeconds: str,
+  full: { type: 'boolean' },
+  'separate-races': { type: 'boolean' },
+  maxSeconds: str,
+  target: str,
+  instance: str,
+  mysql: str,
+  redis: str,
+  postgres: str,
+  out: str,
   ...LANG_FLAG,
-  ramp: { type: 'boolean' }, steps: str, rtt: str,
+  ramp: { type: 'boolean' },
+  steps: str,
+  rtt: str,
   ...HELP_FLAG,
 } as const;
 
@@ -122,10 +162,16 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
 
 /** The bench's options from parsed flags (the lab's add their own beside them). */
 export function benchOptionsOf(values: BenchValues): BenchOptions {
-  const strategies = values.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
+  const strategies = values.strategies
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (strategies && strategies.length === 0) throw new UsageError('--strategies needs at least one name');
   if (strategies && values.all) throw new UsageError('--strategies and --all go apart: --all runs every strategy');
-  const families = values.family?.split(',').map((s) => s.trim()).filter(Boolean);
+  const families = values.family
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (families && families.length === 0) throw new UsageError('--family needs at least one name');
   if (families && (strategies || values.all)) throw new UsageError('--family goes apart from --strategies and --all');
   const full = values.full ?? false;
@@ -170,18 +216,26 @@ export function benchOptionsOf(values: BenchValues): BenchOptions {
 function rttsOf(raw: string, ramp: boolean, target: string | undefined): number[] {
   if (ramp) throw new UsageError('--rtt and --ramp go apart');
   if (target !== undefined) throw new UsageError('--rtt runs on the native cluster, whose links it delays; not on --target');
-  const rtts = raw.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    const ms = Number(s);
-    if (!Number.isFinite(ms) || ms < 0 || ms > 1_000) throw new UsageError(`--rtt takes round trips in ms from 0 to 1000, got "${s}"`);
-    return ms;
-  });
+  const rtts = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const ms = Number(s);
+      if (!Number.isFinite(ms) || ms < 0 || ms > 1_000) throw new UsageError(`--rtt takes round trips in ms from 0 to 1000, got "${s}"`);
+      return ms;
+    });
   if (!rtts.some((ms) => ms > 0)) throw new UsageError('--rtt needs at least one round trip above 0 (e.g. --rtt 0,2)');
   return [...new Set(rtts)].sort((a, b) => a - b);
 }
 
 function stepsOf(raw: string | undefined): number[] {
   if (raw === undefined) return RAMP_STEPS;
-  const steps = raw.split(',').map((s) => s.trim()).filter(Boolean).map((s) => count('steps', s, undefined, 1) as number);
+  const steps = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => count('steps', s, undefined, 1) as number);
   if (steps.length === 0) throw new UsageError('--steps needs at least one number of clients');
   return [...new Set(steps)].sort((a, b) => a - b);
 }

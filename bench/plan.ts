@@ -30,11 +30,17 @@ export function raceEstimate(size: { requests: number; initial: number }, goodpu
  * `cells`: each strategy × topology, and whether its race is a run of its own (else its last
  * window sells out and is its race; a cell found too slow for that gets its race step later).
  */
-export function benchPlan(o: BenchOptions, cells: readonly { key: string; raceApart: boolean }[], topologies: readonly Topology[], withWrk: boolean): PlannedStep[] {
+export function benchPlan(
+  o: BenchOptions,
+  cells: readonly { key: string; raceApart: boolean }[],
+  topologies: readonly Topology[],
+  withWrk: boolean,
+): PlannedStep[] {
   const load = o.warmupSeconds + o.windowSeconds + STEP_OVERHEAD_SECONDS;
   const steps: PlannedStep[] = topologies.map((t) => ({ key: stepKey.prewarm(t), phase: 'warm-up', seconds: PREWARM_SECONDS + STEP_OVERHEAD_SECONDS }));
   for (let r = 0; r < o.rounds; r++) {
-    for (const t of topologies) steps.push({ key: stepKey.ceiling(r, t), phase: 'ceiling', seconds: load + (withWrk ? o.windowSeconds + STEP_OVERHEAD_SECONDS : 0) });
+    for (const t of topologies)
+      steps.push({ key: stepKey.ceiling(r, t), phase: 'ceiling', seconds: load + (withWrk ? o.windowSeconds + STEP_OVERHEAD_SECONDS : 0) });
   }
   for (let r = 0; r < o.rounds; r++) {
     for (const c of cells) steps.push({ key: stepKey.window(r, c.key), phase: 'windows', seconds: load });

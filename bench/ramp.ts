@@ -38,7 +38,9 @@ export async function runRamp(o: BenchOptions, target: BenchTarget, out: RampOut
   await checkStoresMatch(target.three, target.stores, [...new Set(strategies.map((s) => s.stores[0]))]);
   const params = paramsOf(o);
   const results: RampStep[] = [];
-  log(`ramp: ${strategies.map((s) => s.name).join(', ')} through ${target.three} at ${o.steps.join(', ')} clients; ${REQUESTS_PER_CLIENT} requests per client, as many units as clients; one load process per ${CLIENTS_PER_PROCESS} clients`);
+  log(
+    `ramp: ${strategies.map((s) => s.name).join(', ')} through ${target.three} at ${o.steps.join(', ')} clients; ${REQUESTS_PER_CLIENT} requests per client, as many units as clients; one load process per ${CLIENTS_PER_PROCESS} clients`,
+  );
   try {
     for (const s of strategies) {
       for (const clients of o.steps) {
@@ -58,7 +60,8 @@ export async function runRamp(o: BenchOptions, target: BenchTarget, out: RampOut
           onAnswers: (answered) => out.transient(`… ${s.name} at ${clients} clients: ${answered}/${requests} answered`),
         });
         const limitErrors = CLIENT_LIMIT_CODES.filter((c) => (r.noAnswerBy[c] ?? 0) > 0).map((c) => `${r.noAnswerBy[c]} ${c}`);
-        const clientLimit = fdShortfall(clients, processes, r.nofile) ?? (limitErrors.length > 0 ? `the load generator could not connect: ${limitErrors.join(', ')}` : undefined);
+        const clientLimit =
+          fdShortfall(clients, processes, r.nofile) ?? (limitErrors.length > 0 ? `the load generator could not connect: ${limitErrors.join(', ')}` : undefined);
         const step: RampStep = {
           strategy: s.name,
           clients,

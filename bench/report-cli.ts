@@ -22,7 +22,12 @@ export function writeReport(report: BenchReport, dir: string, lang: Lang = 'en')
   return writeReportFiles(dir, report.stamp, { data: report, md: renderMarkdown(report, lang), html: renderHtml(report) });
 }
 
-export async function benchAndPrint(opts: BenchOptions, target: BenchTarget, progress = new Progress(), title = 'bench'): Promise<{ report: BenchReport; files: WrittenFiles }> {
+export async function benchAndPrint(
+  opts: BenchOptions,
+  target: BenchTarget,
+  progress = new Progress(),
+  title = 'bench',
+): Promise<{ report: BenchReport; files: WrittenFiles }> {
   // progress on stderr, so `npm run bench > table.md` captures only the table
   const report = { ...(await runBench(opts, target, progress)) };
   progress.summary(title);
@@ -34,7 +39,6 @@ export async function benchAndPrint(opts: BenchOptions, target: BenchTarget, pro
   console.log(BENCH_WORDS[opts.lang].files(files.json, files.md, files.html));
   return { report, files };
 }
-
 
 /** The ramp (--ramp): run it, write ramp-<stamp>.{json,md,html}, print its table. */
 export async function rampAndPrint(opts: BenchOptions, target: BenchTarget, progress = new Progress(), title = 'ramp'): Promise<WrittenFiles> {
@@ -62,7 +66,9 @@ export async function sweepAndPrint(opts: BenchOptions, rtts: number[], progress
   const files = writeReportFiles(opts.out, `rtt-${report.stamp}`, { data: report, md, html: renderSweepHtml(report) });
   console.log(md);
   console.log(BENCH_WORDS[opts.lang].files(files.json, files.md, files.html));
-  say(`The cluster is left at rtt ${rtts.at(-1)} ms (npm run cluster -- rtt MS changes it; npm run cluster -- up without --rtt brings it back without forwarders).`);
+  say(
+    `The cluster is left at rtt ${rtts.at(-1)} ms (npm run cluster -- rtt MS changes it; npm run cluster -- up without --rtt brings it back without forwarders).`,
+  );
   return files;
 }
 

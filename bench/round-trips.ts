@@ -28,7 +28,9 @@ async function main(): Promise<void> {
   for (const s of catalog) {
     for (const c of [1, 20]) {
       const { sold, per } = await messagesPerSale(info, base, s.name, requests, c);
-      console.log(`| ${s.name} | ${c} | ${fmt(per.redis)} | ${fmt(per.redlock)} | ${fmt(per.mysql)} | ${fmt(per.zookeeper)} | ${fmt(per.etcd ?? 0)} | ${fmt(per.postgres ?? 0)} | ${sold} |`);
+      console.log(
+        `| ${s.name} | ${c} | ${fmt(per.redis)} | ${fmt(per.redlock)} | ${fmt(per.mysql)} | ${fmt(per.zookeeper)} | ${fmt(per.etcd ?? 0)} | ${fmt(per.postgres ?? 0)} | ${sold} |`,
+      );
     }
   }
   agent.destroy();

@@ -31,7 +31,11 @@ function sweepPlan(o: BenchOptions, rtts: readonly number[], strategies: readonl
   return [
     ...rtts.map((r) => ({ key: `links/${r}`, phase: 'links', seconds: 1 + r * 0.6 })),
     ...names.map((s) => ({ key: `k/${s}`, phase: 'k', seconds: 2 })),
-    ...Array.from({ length: o.rounds }, (_x, round) => rtts.flatMap((r) => names.map((s) => ({ key: `window/${round}/${r}/${s}`, phase: 'windows', seconds: o.warmupSeconds + o.windowSeconds + STEP_OVERHEAD_SECONDS })))).flat(),
+    ...Array.from({ length: o.rounds }, (_x, round) =>
+      rtts.flatMap((r) =>
+        names.map((s) => ({ key: `window/${round}/${r}/${s}`, phase: 'windows', seconds: o.warmupSeconds + o.windowSeconds + STEP_OVERHEAD_SECONDS })),
+      ),
+    ).flat(),
     ...rtts.flatMap((r) => names.map((s) => ({ key: `race/${r}/${s}`, phase: 'races', seconds: (o.raceSeconds ?? 2) + STEP_OVERHEAD_SECONDS }))),
   ];
 }
@@ -68,7 +72,13 @@ async function timeDirectAndZero(info: ClusterInfo): Promise<{ direct: SweepRepo
   return { direct: { mysql: mysqlDirect, redis: redisDirect }, zero: { rttMs: 0, mysql: mysqlZero, redis: redisZero } };
 }
 
-export async function runSweep(o: BenchOptions, rtts: readonly number[], target: BenchTarget, cluster: SweepCluster, out: Progress = new Progress()): Promise<SweepReport> {
+export async function runSweep(
+  o: BenchOptions,
+  rtts: readonly number[],
+  target: BenchTarget,
+  cluster: SweepCluster,
+  out: Progress = new Progress(),
+): Promise<SweepReport> {
   const log = out.line;
   const started = new Date();
   const { info } = cluster;
@@ -92,18 +102,26 @@ export async function runSweep(o: BenchOptions, rtts: readonly number[], target:
         return timeLinks(info, r);
       });
       linkTimes.push(t);
-      log(`rtt ${r} ms: one request's round trip, median of ${LINK_SAMPLES} (min–max): MySQL SELECT 1 ${microseconds(t.mysql)}, Redis PING ${microseconds(t.redis)}`);
+      log(
+        `rtt ${r} ms: one request's round trip, median of ${LINK_SAMPLES} (min–max): MySQL SELECT 1 ${microseconds(t.mysql)}, Redis PING ${microseconds(t.redis)}`,
+      );
     }
     log(`directly to the servers (no forwarder): MySQL SELECT 1 ${microseconds(direct.mysql)}, Redis PING ${microseconds(direct.redis)}`);
-    log(`a forwarder's own cost at rtt 0 (timed in turn with the direct link): MySQL ${signedMicroseconds(forwarderCost.mysql)}, Redis ${signedMicroseconds(forwarderCost.redis)}`);
+    log(
+      `a forwarder's own cost at rtt 0 (timed in turn with the direct link): MySQL ${signedMicroseconds(forwarderCost.mysql)}, Redis ${signedMicroseconds(forwarderCost.redis)}`,
+    );
 
     // k does not depend on r (one request at a time): counted at the quickest.
     await cluster.setRtt(0);
     const counts = new Map<string, Counters>();
     for (const s of strategies) {
-      const { per } = await out.step(`k/${s.name}`, `k ${s.name}: ${COUNT_REQUESTS} sales one at a time`, () => messagesPerSale(info, one, s.name, COUNT_REQUESTS, 1));
+      const { per } = await out.step(`k/${s.name}`, `k ${s.name}: ${COUNT_REQUESTS} sales one at a time`, () =>
+        messagesPerSale(info, one, s.name, COUNT_REQUESTS, 1),
+      );
       counts.set(s.name, per);
-      log(`k ${s.name}: ${kOf(per, info.redlock.length).toFixed(1)} (Redis ${per.redis.toFixed(1)}, RedLock ${per.redlock.toFixed(1)} over ${info.redlock.length} masters, MySQL ${per.mysql.toFixed(1)}, ZooKeeper ${per.zookeeper.toFixed(1)}, etcd ${(per.etcd ?? 0).toFixed(1)}, PostgreSQL ${(per.postgres ?? 0).toFixed(1)})`);
+      log(
+        `k ${s.name}: ${kOf(per, info.redlock.length).toFixed(1)} (Redis ${per.redis.toFixed(1)}, RedLock ${per.redlock.toFixed(1)} over ${info.redlock.length} masters, MySQL ${per.mysql.toFixed(1)}, ZooKeeper ${per.zookeeper.toFixed(1)}, etcd ${(per.etcd ?? 0).toFixed(1)}, PostgreSQL ${(per.postgres ?? 0).toFixed(1)})`,
+      );
     }
 
     const key = (rtt: number, s: string) => `${rtt}/${s}`;
@@ -112,7 +130,9 @@ export async function runSweep(o: BenchOptions, rtts: readonly number[], target:
       for (const r of rotated([...rtts], round)) {
         await cluster.setRtt(r);
         for (const s of rotated(strategies, round)) {
-          const w = await out.step(`window/${round}/${r}/${s.name}`, `[round ${round + 1}/${o.rounds}] rtt ${r} ms · ${s.name}`, () => measureWindow(target.three, target.stores, s, settings));
+          const w = await out.step(`window/${round}/${r}/${s.name}`, `[round ${round + 1}/${o.rounds}] rtt ${r} ms · ${s.name}`, () =>
+            measureWindow(target.three, target.stores, s, settings),
+          );
           windows.set(key(r, s.name), [...(windows.get(key(r, s.name)) ?? []), w]);
           log(`[round ${round + 1}/${o.rounds}] rtt ${r} ms · ${s.name}: ${int(w.goodput)} sold/s, ${int(w.refusedPerSec)} 503/s, p99 ${int(w.p99Ms)} ms`);
         }
@@ -127,7 +147,9 @@ export async function runSweep(o: BenchOptions, rtts: readonly number[], target:
         const size = { ...raceSize(o, s.name, goodput), connections: o.connections, maxSeconds: o.maxSeconds, params };
         const race = await out.step(`race/${r}/${s.name}`, `race rtt ${r} ms · ${s.name}`, () => measureRace(target.three, target.stores, s, size));
         races.set(key(r, s.name), race);
-        log(`[race] rtt ${r} ms · ${s.name}: ${race.requests} requests for ${race.initial} units → 200/409/503/left ${raceText(race)} → oversold ${oversoldText(race)} (${race.seconds.toFixed(1)} s)`);
+        log(
+          `[race] rtt ${r} ms · ${s.name}: ${race.requests} requests for ${race.initial} units → 200/409/503/left ${raceText(race)} → oversold ${oversoldText(race)} (${race.seconds.toFixed(1)} s)`,
+        );
       }
     }
 
@@ -144,11 +166,19 @@ export async function runSweep(o: BenchOptions, rtts: readonly number[], target:
           const w = windows.get(key(r, s.name)) ?? [];
           const goodput = spreadOf(w.map((x) => x.goodput));
           const bound = boundOf(k, r);
-          return { rttMs: r, goodput, bound, fraction: bound === null ? null : goodput.median / bound, race: races.get(key(r, s.name)) as RaceFigures, windows: w.map((x) => x.check) };
+          return {
+            rttMs: r,
+            goodput,
+            bound,
+            fraction: bound === null ? null : goodput.median / bound,
+            race: races.get(key(r, s.name)) as RaceFigures,
+            windows: w.map((x) => x.check),
+          };
         }),
       };
     });
-    if (rtts.includes(0)) notes.push(`At rtt 0 the links still pass through the forwarders, set to 0: the cost of one, against the servers directly, is in the first table.`);
+    if (rtts.includes(0))
+      notes.push(`At rtt 0 the links still pass through the forwarders, set to 0: the cost of one, against the servers directly, is in the first table.`);
     return {
       kind: 'rtt-sweep',
       stamp: stampOf(started),

@@ -6,7 +6,19 @@ import path from 'node:path';
 import { COMPOSE_FLAGS } from '../src/compose/cli-options.js';
 import { parseFlags, runCli, UsageError } from '../src/cli/args.js';
 import { expectedSafety } from './checks.js';
-import { detectCompose, down, endpointsOf, OPTIONAL_PROFILES, publishedAddress, ROOT, topologyFiles, up, type ComposeEndpoints, type ComposeProject, type ComposeTopologyName } from '../src/compose/compose.js';
+import {
+  detectCompose,
+  down,
+  endpointsOf,
+  OPTIONAL_PROFILES,
+  publishedAddress,
+  ROOT,
+  topologyFiles,
+  up,
+  type ComposeEndpoints,
+  type ComposeProject,
+  type ComposeTopologyName,
+} from '../src/compose/compose.js';
 import { redisFailover } from './failover.js';
 import { describeStep, ensureImages, imagesOf, PullFailed } from '../src/compose/images.js';
 import { renderOnFreePorts } from '../src/compose/render.js';
@@ -43,8 +55,10 @@ async function main(argv: string[]): Promise<number> {
   const benchArgs = split < 0 ? [] : argv.slice(split + 1);
   const { values, positionals } = parseFlags(own, COMPOSE_FLAGS, true);
   const [given, ...extra] = positionals;
-  if (!COMMANDS.includes(given as Command) || extra.length > 0) throw new UsageError(`expected one command of ${COMMANDS.join(', ')}, got "${positionals.join(' ')}"`);
-  if (values.topology !== undefined && values.topology !== 'base' && values.topology !== 'replicated') throw new UsageError(`--topology must be base or replicated, got "${values.topology}"`);
+  if (!COMMANDS.includes(given as Command) || extra.length > 0)
+    throw new UsageError(`expected one command of ${COMMANDS.join(', ')}, got "${positionals.join(' ')}"`);
+  if (values.topology !== undefined && values.topology !== 'base' && values.topology !== 'replicated')
+    throw new UsageError(`--topology must be base or replicated, got "${values.topology}"`);
   const command = given as Command;
   const topology: ComposeTopologyName = values.topology ?? 'base';
   const name = values.project;
@@ -57,7 +71,13 @@ async function main(argv: string[]): Promise<number> {
   const tool = detectCompose();
   if (!tool) throw new Error('neither `docker compose` nor `docker-compose` is installed');
   // down takes every optional service down too, whichever profiles its up had
-  let project: ComposeProject = { command: tool, files: topologyFiles(topology), name, directory: ROOT, profiles: command === 'down' ? [...OPTIONAL_PROFILES] : profiles };
+  let project: ComposeProject = {
+    command: tool,
+    files: topologyFiles(topology),
+    name,
+    directory: ROOT,
+    profiles: command === 'down' ? [...OPTIONAL_PROFILES] : profiles,
+  };
   if (freePorts) project = await movedProject(project, topology, command);
 
   switch (command) {
@@ -70,8 +90,13 @@ async function main(argv: string[]): Promise<number> {
       const t0 = Date.now();
       await up(project, 300_000, say);
       const e = await endpointsOf(project);
-      console.log(`${topology} topology healthy in ${((Date.now() - t0) / 1000).toFixed(1)} s\n  nginx    ${e.nginx}\n  app1     ${e.instance}\n  mysql    ${e.stores.mysql.host}:${e.stores.mysql.port}\n  redis    ${e.stores.redis.replace(/\/\/:[^@]*@/, '//')}${e.stores.postgres ? `\n  postgres ${e.stores.postgres.host}:${e.stores.postgres.port}` : ''}`);
-      for (const [profile, service, port] of [['metrics', 'prometheus', 9090], ['live', 'live', 8090]] as const) {
+      console.log(
+        `${topology} topology healthy in ${((Date.now() - t0) / 1000).toFixed(1)} s\n  nginx    ${e.nginx}\n  app1     ${e.instance}\n  mysql    ${e.stores.mysql.host}:${e.stores.mysql.port}\n  redis    ${e.stores.redis.replace(/\/\/:[^@]*@/, '//')}${e.stores.postgres ? `\n  postgres ${e.stores.postgres.host}:${e.stores.postgres.port}` : ''}`,
+      );
+      for (const [profile, service, port] of [
+        ['metrics', 'prometheus', 9090],
+        ['live', 'live', 8090],
+      ] as const) {
         if (!profiles.includes(profile)) continue;
         const a = await publishedAddress(project, service, port);
         console.log(`  ${service.padEnd(8)} http://${a.host}:${a.port}/`);
@@ -88,10 +113,20 @@ async function main(argv: string[]): Promise<number> {
     case 'faults': {
       if (topology !== 'replicated') throw new UsageError('faults: the Redis failover needs the replicated topology (--topology replicated)');
       const e = await endpointsOf(project);
-      const r = await redisFailover(project, { nginx: e.nginx, stores: e.stores, strategy: 'redis-pubsub', initial: 300, requests: 400, connections: 50, boundMs: 30_000 });
+      const r = await redisFailover(project, {
+        nginx: e.nginx,
+        stores: e.stores,
+        strategy: 'redis-pubsub',
+        initial: 300,
+        requests: 400,
+        connections: 50,
+        boundMs: 30_000,
+      });
       const problems = expectedSafety(r.race);
       console.log(`redis master ${r.oldMaster} killed: Sentinel promoted ${r.newMaster} in ${r.promotedMs} ms, /health green in ${r.healthyMs} ms`);
-      console.log(`race ${r.race.strategy} through nginx after it: ${r.race.ok} sold, ${r.race.deducted} deducted, ${r.race.oversold} oversold, ${r.race.noAnswer} unanswered`);
+      console.log(
+        `race ${r.race.strategy} through nginx after it: ${r.race.ok} sold, ${r.race.deducted} deducted, ${r.race.oversold} oversold, ${r.race.noAnswer} unanswered`,
+      );
       if (problems.length > 0) console.log(`NOT exact: ${problems.join('; ')}`);
       console.log('(the killed Redis stays down until `npm run compose -- down` with the same flags)');
       return problems.length === 0 ? 0 : 1;
@@ -108,7 +143,17 @@ function benchAgainst(e: ComposeEndpoints, benchArgs: readonly string[]): Promis
   const sql = (scheme: string, a: ComposeEndpoints['stores']['mysql']) =>
     `${scheme}://${encodeURIComponent(a.user)}:${encodeURIComponent(a.password)}@${a.host}:${a.port}/${a.database}`;
   const { mysql, redis, postgres } = e.stores;
-  const flags = ['--target', e.nginx, '--instance', e.instance, '--mysql', sql('mysql', mysql), '--redis', redis, ...(postgres ? ['--postgres', sql('postgres', postgres)] : [])];
+  const flags = [
+    '--target',
+    e.nginx,
+    '--instance',
+    e.instance,
+    '--mysql',
+    sql('mysql', mysql),
+    '--redis',
+    redis,
+    ...(postgres ? ['--postgres', sql('postgres', postgres)] : []),
+  ];
   const bench = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/run.ts'), ...benchArgs, ...flags], { stdio: 'inherit' });
   return new Promise((resolve, reject) => {
     bench.on('error', reject);

@@ -59,6 +59,14 @@ export async function redisFailover(p: ComposeProject, o: FailoverOptions): Prom
   const promotedMs = Date.now() - t0;
   if (!(await pollUntil(() => healthy(o.nginx), o.boundMs, 250))) throw new Error(`failover: ${o.nginx}/health not green within ${o.boundMs} ms of the kill`);
   const healthyMs = Date.now() - t0;
-  const r = await race({ target: o.nginx, stores: o.stores, strategy: o.strategy, initial: o.initial, requests: o.requests, connections: o.connections, maxSeconds: 60 });
+  const r = await race({
+    target: o.nginx,
+    stores: o.stores,
+    strategy: o.strategy,
+    initial: o.initial,
+    requests: o.requests,
+    connections: o.connections,
+    maxSeconds: 60,
+  });
   return { oldMaster, newMaster, promotedMs, healthyMs, race: r };
 }

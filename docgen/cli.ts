@@ -63,7 +63,10 @@ runCli('docs', DOCS_USAGE, async () => {
     }
   }
   // docs/bench.md's two sweeps: the process line against the round trip, and RedLock's validity
-  for (const [flag, block, render] of [['rtt-line', 'rtt-line', sweepDocBlock], ['rtt-lease', 'rtt-lease', sweepLeaseBlock]] as const) {
+  for (const [flag, block, render] of [
+    ['rtt-line', 'rtt-line', sweepDocBlock],
+    ['rtt-lease', 'rtt-lease', sweepLeaseBlock],
+  ] as const) {
     const given = values[flag];
     if (!given) continue;
     const report = readJson<SweepReport>(given, ['rows', 'rtts', 'linkTimes']);

@@ -27,10 +27,46 @@ import { BENCH_WORDS } from '../report/bench/words.js';
 import type { Lang } from '../src/lang.js';
 
 /** Every flag `npm run docs` accepts. */
-export const DOCS_FLAGS = { command: { type: 'string' }, lease: { type: 'string' }, chaos: { type: 'string', multiple: true }, soak: { type: 'string' }, ramp: { type: 'string' }, rtt: { type: 'string' }, 'rtt-line': { type: 'string' }, 'rtt-lease': { type: 'string' }, incidents: { type: 'string' }, 'lab-before': { type: 'string' }, 'lab-after': { type: 'string' }, ...HELP_FLAG } as const;
+export const DOCS_FLAGS = {
+  command: { type: 'string' },
+  lease: { type: 'string' },
+  chaos: { type: 'string', multiple: true },
+  soak: { type: 'string' },
+  ramp: { type: 'string' },
+  rtt: { type: 'string' },
+  'rtt-line': { type: 'string' },
+  'rtt-lease': { type: 'string' },
+  incidents: { type: 'string' },
+  'lab-before': { type: 'string' },
+  'lab-after': { type: 'string' },
+  ...HELP_FLAG,
+} as const;
 
 /** The blocks `npm run docs` writes; a doc may hold any of them. */
-export const GENERATED_BLOCKS = ['lab-run', 'summary', 'ceiling', 'results', 'lease-run', 'lease-results', 'faults-run', 'faults-by-lock', 'faults-single', 'faults-replicated', 'faults-hosts', 'reliability', 'chaos-runs', 'soak-run', 'ramp', 'ramp-summary', 'rtt-results', 'rtt-summary', 'rtt-line', 'rtt-lease', 'incidents', 'lab-speed'] as const;
+export const GENERATED_BLOCKS = [
+  'lab-run',
+  'summary',
+  'ceiling',
+  'results',
+  'lease-run',
+  'lease-results',
+  'faults-run',
+  'faults-by-lock',
+  'faults-single',
+  'faults-replicated',
+  'faults-hosts',
+  'reliability',
+  'chaos-runs',
+  'soak-run',
+  'ramp',
+  'ramp-summary',
+  'rtt-results',
+  'rtt-summary',
+  'rtt-line',
+  'rtt-lease',
+  'incidents',
+  'lab-speed',
+] as const;
 
 export const DOCS_USAGE = `usage: npm run docs -- <bench results .json> [<faults results .json>] [options]
   --command "…"   the command that made the bench run (default: npm run bench with the options it records)
@@ -56,7 +92,13 @@ export const ZH_DOCS = 'docs/zh-CN';
 /** The pages of one folder of the docs, by name. */
 function pagesIn(root: string, dir: string): string[] {
   const abs = path.join(root, dir);
-  return fs.existsSync(abs) ? fs.readdirSync(abs).filter((f) => f.endsWith('.md')).sort().map((f) => `${dir}/${f}`) : [];
+  return fs.existsSync(abs)
+    ? fs
+        .readdirSync(abs)
+        .filter((f) => f.endsWith('.md'))
+        .sort()
+        .map((f) => `${dir}/${f}`)
+    : [];
 }
 
 /** The docs whose generated blocks are rewritten: the READMEs, every page of docs/ and its twin. */
@@ -74,7 +116,8 @@ export function benchCommand(report: BenchReport, subset = false): string {
   const d = BENCH_DEFAULTS;
   const o = report.options;
   const flags: string[] = [];
-  const add = (flag: string, value: number | undefined, fallback: number | undefined) => void (value !== fallback && value !== undefined && flags.push(`--${flag} ${value}`));
+  const add = (flag: string, value: number | undefined, fallback: number | undefined) =>
+    void (value !== fallback && value !== undefined && flags.push(`--${flag} ${value}`));
   add('rounds', o.rounds, d.rounds);
   add('warmup', o.warmupSeconds, d.warmupSeconds);
   add('window', o.windowSeconds, d.windowSeconds);
@@ -111,20 +154,32 @@ export function summaryBlock(report: BenchReport, faults?: FaultReport, lang: La
   const header = w.summaryHeader;
   const mutex = report.runs.find((r) => r.strategy === report.reference && r.topology === 'one');
   const table = faults
-    ? markdownTable([...header, w.whatBreaks(faultsCommand(faults))], rows.map((s) => [s.family, s.use, s.oversells, s.avoid, s.faults]))
-    : markdownTable(header, rows.map((s) => [s.family, s.use, s.oversells, s.avoid]));
+    ? markdownTable(
+        [...header, w.whatBreaks(faultsCommand(faults))],
+        rows.map((s) => [s.family, s.use, s.oversells, s.avoid, s.faults]),
+      )
+    : markdownTable(
+        header,
+        rows.map((s) => [s.family, s.use, s.oversells, s.avoid]),
+      );
   const pairs = linedPairs(report, lang);
   return [table, '', w.reference(mutex ? String(Math.round(mutex.throughput.goodput.median)) : 'n/a'), ...(pairs ? ['', w.lined(pairs)] : [])].join('\n');
 }
 
 /** A bench table's rows in a doc's language: the Chinese twins say the English cells' words in Chinese. */
-const localCells = (lang: Lang) => (cells: string[]): string[] => (lang === 'zh' ? cells.map(zhCell) : cells);
+const localCells =
+  (lang: Lang) =>
+  (cells: string[]): string[] =>
+    lang === 'zh' ? cells.map(zhCell) : cells;
 
 /** The run table, how to read it and its ties (report/bench/table.ts's runsTable, its cells in the doc's language). */
 function runsBlock(report: BenchReport, lang: Lang): string {
   if (lang === 'en') return runsTable(report, lang);
   return [
-    markdownTable(runHeader(lang), report.runs.map((r) => localCells(lang)(runCells(r, lang)))),
+    markdownTable(
+      runHeader(lang),
+      report.runs.map((r) => localCells(lang)(runCells(r, lang))),
+    ),
     '',
     ...definitions(lang).map((d) => `- ${d}`),
     ...runTableNotes(report.runs, lang).flatMap((n) => ['', n]),
@@ -142,17 +197,32 @@ export function docBlocks(
   const blocks = new Map([
     ['lab-run', runLine(report, bench.file, bench.command, lang)],
     ['summary', summaryBlock(report, faults?.report, lang)],
-    ['ceiling', markdownTable(ceilingHeader(lang), report.ceilings.map((c) => localCells(lang)(ceilingCells(c, lang))))],
+    [
+      'ceiling',
+      markdownTable(
+        ceilingHeader(lang),
+        report.ceilings.map((c) => localCells(lang)(ceilingCells(c, lang))),
+      ),
+    ],
     ['results', runsBlock(report, lang)],
   ]);
   if (lease) {
     const l = lease.report;
     blocks.set('lease-run', runLine(l, lease.file, benchCommand(l, true), lang));
-    blocks.set('lease-results', markdownTable(runHeader(lang), l.runs.map((r) => localCells(lang)(runCells(r, lang)))));
+    blocks.set(
+      'lease-results',
+      markdownTable(
+        runHeader(lang),
+        l.runs.map((r) => localCells(lang)(runCells(r, lang))),
+      ),
+    );
   }
   if (faults) {
     const f = faults.report;
-    blocks.set('faults-run', FAULT_WORDS[lang].measured(faultsCommand(f), fileOf(faults.file), faultMethodText(f, lang), f.rows.filter((r) => r.asExpected).length, f.rows.length));
+    blocks.set(
+      'faults-run',
+      FAULT_WORDS[lang].measured(faultsCommand(f), fileOf(faults.file), faultMethodText(f, lang), f.rows.filter((r) => r.asExpected).length, f.rows.length),
+    );
     blocks.set('faults-by-lock', faultsByLock(f.rows, lang));
     const on = (topologies: readonly string[]) => new Set(SCENARIOS.filter((s) => topologies.includes(s.topology ?? 'single')).map((s) => s.name));
     const replicated = on(['replicated']);
@@ -160,7 +230,12 @@ export function docBlocks(
     const hosts = on(['hosts', 'hosts,replicated']);
     const cells = (r: FaultRow) => (lang === 'zh' ? zhFaultCells(rowCells(r)) : rowCells(r));
     const table = (rows: FaultRow[]) => markdownTable(faultHeader(lang), rows.map(cells));
-    blocks.set('faults-single', [table(f.rows.filter((r) => !replicated.has(r.scenario) && !hosts.has(r.scenario))), '', ...FAULT_WORDS[lang].definitions.map((d) => `- ${d}`)].join('\n'));
+    blocks.set(
+      'faults-single',
+      [table(f.rows.filter((r) => !replicated.has(r.scenario) && !hosts.has(r.scenario))), '', ...FAULT_WORDS[lang].definitions.map((d) => `- ${d}`)].join(
+        '\n',
+      ),
+    );
     blocks.set('faults-replicated', table(f.rows.filter((r) => replicated.has(r.scenario))));
     blocks.set('faults-hosts', table(f.rows.filter((r) => hosts.has(r.scenario))));
   }
@@ -176,7 +251,15 @@ export function resultsChart(report: BenchReport): string {
   });
   const refLines = TOPOLOGIES.flatMap((t) => {
     const c = ceilingOf(report, t);
-    return c ? [{ label: `GET /noop, ${TOPOLOGY_LABEL[t]}: ${Math.round(c.autocannon.median)}`, value: c.autocannon.median, color: t === 'one' ? '#4c78a8' : '#f58518' }] : [];
+    return c
+      ? [
+          {
+            label: `GET /noop, ${TOPOLOGY_LABEL[t]}: ${Math.round(c.autocannon.median)}`,
+            value: c.autocannon.median,
+            color: t === 'one' ? '#4c78a8' : '#f58518',
+          },
+        ]
+      : [];
   });
   const chart = renderBarChart({
     title: `Units sold per second, median of ${report.options.rounds} rounds (${report.date.slice(0, 10)}, ${report.machine.nproc} CPUs)`,

@@ -9,13 +9,25 @@ import { markdownTable } from '../report/table.js';
 /** The table's words in each language; the figures are the same in both. */
 const WORDS = {
   en: {
-    columns: ['strategy', 'holder crash: next holder after (ms)', 'holder pause, unfenced: oversold', 'holder pause, `fenced=1`: oversold (holder\'s answer)', 'lost reply: next sale after (ms)'],
+    columns: [
+      'strategy',
+      'holder crash: next holder after (ms)',
+      'holder pause, unfenced: oversold',
+      "holder pause, `fenced=1`: oversold (holder's answer)",
+      'lost reply: next sale after (ms)',
+    ],
     pause: (oversold: string, sold: number) => `${oversold} of ${sold} sold`,
     refused: (answer: string) => `refused: ${answer}`,
     answered: (oversold: number, answer: string) => `${oversold} (${answer})`,
   },
   zh: {
-    columns: ['方案', '持锁者宕机：下一个持锁者等待（毫秒）', '持锁者停顿，不加防护令牌：超卖', '持锁者停顿，`fenced=1`：超卖（持锁者得到的响应）', '响应丢失：下一次售出等待（毫秒）'],
+    columns: [
+      '方案',
+      '持锁者宕机：下一个持锁者等待（毫秒）',
+      '持锁者停顿，不加防护令牌：超卖',
+      '持锁者停顿，`fenced=1`：超卖（持锁者得到的响应）',
+      '响应丢失：下一次售出等待（毫秒）',
+    ],
     pause: (oversold: string, sold: number) => `超卖 ${oversold}（售出 ${sold}）`,
     refused: (answer: string) => `被拒绝：${answer}`,
     answered: (oversold: number, answer: string) => `${oversold}（${answer}）`,
@@ -33,7 +45,8 @@ const holderAnswer = (r: FaultRow) => Object.keys(r.byRole.holder ?? {}).join(',
 export function faultsByLock(rows: readonly FaultRow[], lang: Lang = 'en'): string {
   const w = WORDS[lang];
   const mysql = rows.filter((r) => r.store === 'mysql');
-  const pick = (scenario: string, strategy: string, variant?: string) => mysql.find((r) => r.scenario === scenario && r.strategy === strategy && (variant === undefined || r.variant === variant));
+  const pick = (scenario: string, strategy: string, variant?: string) =>
+    mysql.find((r) => r.scenario === scenario && r.strategy === strategy && (variant === undefined || r.variant === variant));
   const strategies = [...new Set(mysql.filter((r) => r.scenario === 'holder-crash' || r.scenario === 'holder-pause').map((r) => r.strategy))];
   return markdownTable(
     w.columns,

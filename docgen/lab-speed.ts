@@ -19,11 +19,21 @@ const WORDS = {
       `Two runs of \`npm run lab -- --stop\` on this machine, one after the other: before, with \`--separate-races\` (\`${before.file}\`, ${b}); after, as the lab now runs (\`${after.file}\`, ${a}).`,
     phasesHeader: ['phase', 'before', 'after'],
     total: 'in all',
-    rowsHeader: ['strategy', 'instances', 'oversold before', 'oversold after', 'race before: units, 200 / 409 / 503 / left', 'race after', 'goodput/s before', 'goodput/s after'],
+    rowsHeader: [
+      'strategy',
+      'instances',
+      'oversold before',
+      'oversold after',
+      'race before: units, 200 / 409 / 503 / left',
+      'race after',
+      'goodput/s before',
+      'goodput/s after',
+    ],
     soldOut: 'sold-out window',
     apart: 'race apart',
     missing: 'not in this run',
-    verdicts: (same: number, all: number, oversold: string) => `Verdicts: ${same} of ${all} rows have the same verdict in both runs. How much a row that oversells oversells varies from run to run: ${oversold}.`,
+    verdicts: (same: number, all: number, oversold: string) =>
+      `Verdicts: ${same} of ${all} rows have the same verdict in both runs. How much a row that oversells oversells varies from run to run: ${oversold}.`,
   },
   zh: {
     lead: (before: LabRun, after: LabRun, b: string, a: string) =>
@@ -34,7 +44,8 @@ const WORDS = {
     soldOut: '卖完的窗口',
     apart: '单独抢购',
     missing: '本次没有',
-    verdicts: (same: number, all: number, oversold: string) => `结论：${all} 行中有 ${same} 行两次的结论相同。超卖的行超卖多少，每次运行都不一样：${oversold}。`,
+    verdicts: (same: number, all: number, oversold: string) =>
+      `结论：${all} 行中有 ${same} 行两次的结论相同。超卖的行超卖多少，每次运行都不一样：${oversold}。`,
   },
 } as const;
 
@@ -59,7 +70,10 @@ export function labSpeedBlock(before: LabRun, after: LabRun, lang: Lang): string
     const s = phaseSeconds(r.phases, p);
     return s === undefined ? '–' : clockText(s);
   };
-  const phaseRows = [...phases.map((p) => [p, cell(before.report, p), cell(after.report, p)]), [w.total, clockText(totalOf(before.report)), clockText(totalOf(after.report))]];
+  const phaseRows = [
+    ...phases.map((p) => [p, cell(before.report, p), cell(after.report, p)]),
+    [w.total, clockText(totalOf(before.report)), clockText(totalOf(after.report))],
+  ];
   const key = (r: RunResult) => `${r.strategy}/${r.topology}`;
   const afterRuns = new Map(after.report.runs.map((r) => [key(r), r]));
   let same = 0;
@@ -67,11 +81,17 @@ export function labSpeedBlock(before: LabRun, after: LabRun, lang: Lang): string
   const rows = before.report.runs.map((b) => {
     const a = afterRuns.get(key(b));
     if (a && verdictOf(a.worst) === verdictOf(b.worst)) same++;
-    if (a && (verdictOf(a.worst) === 'oversold' || verdictOf(b.worst) === 'oversold')) oversold.push(`${b.strategy} (${topology[b.topology]}) ${b.worst.oversold} → ${a.worst.oversold}`);
+    if (a && (verdictOf(a.worst) === 'oversold' || verdictOf(b.worst) === 'oversold'))
+      oversold.push(`${b.strategy} (${topology[b.topology]}) ${b.worst.oversold} → ${a.worst.oversold}`);
     return [
-      b.strategy, topology[b.topology], oversoldText(b.worst), a ? oversoldText(a.worst) : w.missing,
-      raceCell(b, lang), a ? raceCell(a, lang) : w.missing,
-      spreadText(b.throughput.goodput), a ? spreadText(a.throughput.goodput) : w.missing,
+      b.strategy,
+      topology[b.topology],
+      oversoldText(b.worst),
+      a ? oversoldText(a.worst) : w.missing,
+      raceCell(b, lang),
+      a ? raceCell(a, lang) : w.missing,
+      spreadText(b.throughput.goodput),
+      a ? spreadText(a.throughput.goodput) : w.missing,
     ];
   });
   return [

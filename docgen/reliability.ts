@@ -92,7 +92,13 @@ function soakCells(r: SoakReport, lang: Lang): string[] {
     String(r.requests),
     exactCell(v, lang),
     w.none,
-    r.ok ? (r.growth?.judged === false ? w.tooShort : w.nothingGrows) : growing.length > 0 ? w.grows(growing.join(w.and)) : r.failures.map((f) => soakText(f, lang)).join(w.then),
+    r.ok
+      ? r.growth?.judged === false
+        ? w.tooShort
+        : w.nothingGrows
+      : growing.length > 0
+        ? w.grows(growing.join(w.and))
+        : r.failures.map((f) => soakText(f, lang)).join(w.then),
   ];
 }
 
@@ -101,17 +107,30 @@ export function reliabilityBlocks(chaos: readonly Run<ChaosReport>[], soak?: Run
   const blocks = new Map<string, string>();
   if (chaos.length === 0 && !soak) return blocks;
   const rows = [...chaos.map((c) => chaosCells(c.report, lang)), ...(soak ? [soakCells(soak.report, lang)] : [])];
-  const sources = [...chaos.map((c) => `\`${c.report.rerun}\` (\`${fileOf(c.file)}\`)`), ...(soak ? [`\`npm run soak -- --minutes ${soak.report.options.minutes}\` (\`${fileOf(soak.file)}\`)`] : [])];
+  const sources = [
+    ...chaos.map((c) => `\`${c.report.rerun}\` (\`${fileOf(c.file)}\`)`),
+    ...(soak ? [`\`npm run soak -- --minutes ${soak.report.options.minutes}\` (\`${fileOf(soak.file)}\`)`] : []),
+  ];
   const sourcesText = lang === 'zh' ? sources.map((s) => s.replace(/ \((`[^`]+`)\)$/, '（$1）')).join('、') : sources.join(', ');
   blocks.set('reliability', [markdownTable(w.columns, rows), '', w.from(sourcesText)].join('\n'));
   if (chaos.length > 0) {
     const runs = chaos.map(({ report: r, file }) =>
-      [CHAOS_WORDS[lang].docs.run(topologyOf(r), r.options.seed, minutes(r.options.seconds), fileOf(file)), '', ...chaosSummary(r, lang).map((l) => `${l}\n`), renderChaosTable(r, true, lang)].join('\n'),
+      [
+        CHAOS_WORDS[lang].docs.run(topologyOf(r), r.options.seed, minutes(r.options.seconds), fileOf(file)),
+        '',
+        ...chaosSummary(r, lang).map((l) => `${l}\n`),
+        renderChaosTable(r, true, lang),
+      ].join('\n'),
     );
     blocks.set('chaos-runs', runs.join('\n\n'));
   }
   if (soak) {
-    blocks.set('soak-run', [SOAK_WORDS[lang].docs.from(fileOf(soak.file)), '', ...soakSummary(soak.report, lang).map((l) => `${l}\n`), renderSlopeTable(soak.report, lang)].join('\n'));
+    blocks.set(
+      'soak-run',
+      [SOAK_WORDS[lang].docs.from(fileOf(soak.file)), '', ...soakSummary(soak.report, lang).map((l) => `${l}\n`), renderSlopeTable(soak.report, lang)].join(
+        '\n',
+      ),
+    );
   }
   return blocks;
 }

@@ -20,7 +20,11 @@ const code = (name: string) => `\`${name}\``;
 
 /** "`sql-update` 2.58× / 2.25×": a strategy with its ratio to mutex on one instance and on three. */
 function withRatios(runs: RunResult[], name: string, lang: Lang): string {
-  const of = (t: Topology) => efficiencyText(runs.find((r) => r.strategy === name && r.topology === t), lang);
+  const of = (t: Topology) =>
+    efficiencyText(
+      runs.find((r) => r.strategy === name && r.topology === t),
+      lang,
+    );
   return `${code(name)} ${of('one')} / ${of('three')}`;
 }
 
@@ -33,7 +37,8 @@ export function faultsBreaking(rows: readonly FaultRow[], strategies: readonly s
   if (mine.length === 0) return w.notInFaultLab;
   // A variant that never recovers where another variant of the same scenario does (RedLock's split
   // vote with its jitter off, beside the lock as it is) is a contrast the fault table shows, not a break.
-  const recovers = (r: FaultRow) => mine.some((o) => o.scenario === r.scenario && o.strategy === r.strategy && o.recoverMs !== null && o.recoverMs !== undefined);
+  const recovers = (r: FaultRow) =>
+    mine.some((o) => o.scenario === r.scenario && o.strategy === r.strategy && o.recoverMs !== null && o.recoverMs !== undefined);
   // One entry per scenario, however many outcomes its variants show: the fault table names each.
   const broken = new Map<string, { oversold: number[]; twice: boolean; never: boolean; names: Set<string> }>();
   for (const r of mine) {
@@ -51,7 +56,11 @@ export function faultsBreaking(rows: readonly FaultRow[], strategies: readonly s
   const span = (ns: number[]) => (Math.min(...ns) === Math.max(...ns) ? `${ns[0]}` : `${Math.min(...ns)}–${Math.max(...ns)}`);
   return [...broken]
     .map(([scenario, e]) => {
-      const outcomes = [...(e.oversold.length > 0 ? [w.oversoldN(span(e.oversold))] : []), ...(e.twice ? [w.deductedTwice] : []), ...(e.never ? [w.neverRecovers] : [])];
+      const outcomes = [
+        ...(e.oversold.length > 0 ? [w.oversoldN(span(e.oversold))] : []),
+        ...(e.twice ? [w.deductedTwice] : []),
+        ...(e.never ? [w.neverRecovers] : []),
+      ];
       // a list of names would drown the fault: past one, a count (the fault table names them)
       const who = e.names.size > 1 ? w.locks(e.names.size) : [...e.names].map(code).join(w.and);
       return w.outcomeBy(w.scenarioOutcome(scenario, outcomes.join(w.and)), who);
@@ -67,7 +76,11 @@ export function faultsBreaking(rows: readonly FaultRow[], strategies: readonly s
 export function brokenWhereOthersHold(rows: readonly FaultRow[], names: readonly string[]): Set<string> {
   const mine = rows.filter((r) => names.includes(r.strategy));
   const broken = (r: FaultRow) => r.oversold > 0 || (r.doubleDeductions ?? 0) > 0 || (r.recoverMs === null && r.recoverBoundMs !== undefined);
-  return new Set(mine.filter((r) => broken(r) && mine.some((o) => o.strategy !== r.strategy && o.scenario === r.scenario && o.variant === r.variant && !broken(o))).map((r) => r.strategy));
+  return new Set(
+    mine
+      .filter((r) => broken(r) && mine.some((o) => o.strategy !== r.strategy && o.scenario === r.scenario && o.variant === r.variant && !broken(o)))
+      .map((r) => r.strategy),
+  );
 }
 
 export function familySummaries(report: BenchReport, faults?: readonly FaultRow[], lang: Lang = 'en'): FamilySummary[] {

@@ -40,7 +40,16 @@ export class Case {
 
   /** Sends one deduction with a fresh request id; its answer joins the case's tally. */
   send(to: Target, role: string, params: CheckParams, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Sent> {
-    const p = sendCheck({ base: to.base, via: to.via, role, strategy: this.key.strategy, store: this.key.store, params, id: this.ids.next(role), timeoutMs }).then((s) => {
+    const p = sendCheck({
+      base: to.base,
+      via: to.via,
+      role,
+      strategy: this.key.strategy,
+      store: this.key.store,
+      params,
+      id: this.ids.next(role),
+      timeoutMs,
+    }).then((s) => {
       this.sent.push(s);
       this.pending.delete(p);
       return s;
@@ -109,8 +118,9 @@ export async function runCase(ctx: FaultContext, key: CaseKey, initial: number, 
   };
   const double = row.doubleDeductions === null ? 'n/a' : row.doubleDeductions;
   const recover = row.recoverMs === null ? '' : `, recover ${row.recoverMs} ms`;
-  ctx.log(`  sold ${row.sold}, deducted ${row.deducted}, oversold ${row.oversold}, double ${double}, unknown ${row.outcomeUnknown}${recover} → ${row.asExpected ? '✓' : '✗'} ${row.expected}`);
+  ctx.log(
+    `  sold ${row.sold}, deducted ${row.deducted}, oversold ${row.oversold}, double ${double}, unknown ${row.outcomeUnknown}${recover} → ${row.asExpected ? '✓' : '✗'} ${row.expected}`,
+  );
   for (const d of row.details) ctx.log(`  ${d}`);
   return row;
 }
-

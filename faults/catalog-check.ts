@@ -14,7 +14,9 @@ const entrySchema = z.object({
   faultLab: z.object({ wholeSecondLeases: z.literal(true).optional(), lostReplyCase: z.literal(true).optional() }).optional(),
   expected: z.object({
     threeInstances: z.string().optional(),
-    faults: z.object({ holderCrash: z.string(), holderPause: z.string(), holderPauseFenced: z.string().optional(), lostReply: z.string().optional() }).optional(),
+    faults: z
+      .object({ holderCrash: z.string(), holderPause: z.string(), holderPauseFenced: z.string().optional(), lostReply: z.string().optional() })
+      .optional(),
   }),
 });
 const strategiesSchema = z.object({ strategies: z.array(z.unknown()) });
@@ -69,7 +71,10 @@ function lostReplyOutcome(r: FaultRow): string | undefined {
 export function catalogMismatches(rows: readonly FaultRow[], declared: ReadonlyMap<string, Declared>): string[] {
   const out: string[] = [];
   const say = (r: FaultRow, field: string, claims: string | undefined, measured: string | undefined) => {
-    if (measured !== undefined && claims !== measured) out.push(`${r.strategy}: /strategies declares ${field} ${claims === undefined ? '(none)' : `'${claims}'`}, the lab measured '${measured}' (${r.scenario} · ${r.variant} · ${r.store})`);
+    if (measured !== undefined && claims !== measured)
+      out.push(
+        `${r.strategy}: /strategies declares ${field} ${claims === undefined ? '(none)' : `'${claims}'`}, the lab measured '${measured}' (${r.scenario} · ${r.variant} · ${r.store})`,
+      );
   };
   for (const r of rows) {
     const d = declared.get(r.strategy);
@@ -82,7 +87,8 @@ export function catalogMismatches(rows: readonly FaultRow[], declared: ReadonlyM
       const measured = pauseOutcome(r);
       // a lock that refuses fenced=1 must declare neither a fenced outcome nor a token source
       if (measured === 'refuses fenced=1') {
-        if (faults.holderPauseFenced !== undefined || d.fencing !== undefined) say(r, 'holderPauseFenced', faults.holderPauseFenced ?? `fencing ${d.fencing}`, measured);
+        if (faults.holderPauseFenced !== undefined || d.fencing !== undefined)
+          say(r, 'holderPauseFenced', faults.holderPauseFenced ?? `fencing ${d.fencing}`, measured);
       } else say(r, 'holderPauseFenced', faults.holderPauseFenced, measured);
     }
   }

@@ -9,7 +9,11 @@ import type { FaultContext, Scenario } from './scenario.js';
 /** Runs one scenario as a step of the caller's plan (timed for its progress lines). */
 export type ScenarioStep = <T>(scenario: Scenario, run: () => Promise<T>) => Promise<T>;
 
-export async function runScenarios(ctx: FaultContext, scenarios: readonly Scenario[], step: ScenarioStep = (_s, run) => run()): Promise<{ runs: ScenarioRun[]; rows: FaultRow[] }> {
+export async function runScenarios(
+  ctx: FaultContext,
+  scenarios: readonly Scenario[],
+  step: ScenarioStep = (_s, run) => run(),
+): Promise<{ runs: ScenarioRun[]; rows: FaultRow[] }> {
   const runs: ScenarioRun[] = [];
   const rows: FaultRow[] = [];
   for (const s of scenarios) {

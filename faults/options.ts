@@ -48,7 +48,12 @@ export const USAGE = `usage: npm run faults -- [options]
   --help                   this text`;
 
 const list = (values: string[] | undefined): string[] | undefined =>
-  values === undefined ? undefined : values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  values === undefined
+    ? undefined
+    : values
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter(Boolean);
 
 /** Every flag `npm run faults` accepts, as node:util's parseArgs takes them. */
 export const FAULT_FLAGS = {
@@ -82,16 +87,24 @@ export function parseFaultArgs(argv: string[]): FaultOptions {
   if (unknown.length > 0) throw new UsageError(`unknown scenario: ${unknown.join(', ')}`);
   const sell = values.sell === undefined ? DEFAULT_SIZES.sell : Number(values.sell);
   // the stock must outlast the sales, the probes and the holder's own unit
-  if (!Number.isInteger(sell) || sell < 1 || sell > DEFAULT_SIZES.initial / 2) throw new UsageError(`--sell must be a whole number from 1 to ${DEFAULT_SIZES.initial / 2}`);
-  if (!values.chaos && (values.seconds ?? values.seed ?? values.strategies ?? values.topology) !== undefined) throw new UsageError('--seconds, --seed, --strategies and --topology go with --chaos');
+  if (!Number.isInteger(sell) || sell < 1 || sell > DEFAULT_SIZES.initial / 2)
+    throw new UsageError(`--sell must be a whole number from 1 to ${DEFAULT_SIZES.initial / 2}`);
+  if (!values.chaos && (values.seconds ?? values.seed ?? values.strategies ?? values.topology) !== undefined)
+    throw new UsageError('--seconds, --seed, --strategies and --topology go with --chaos');
   const topology = values.topology ?? 'single';
   if (!isChaosTopology(topology)) throw new UsageError(`--topology must be one of ${CHAOS_TOPOLOGIES.join(', ')}`);
   if (topology.startsWith('hosts') && !hasNetAdmin()) {
-    throw new UsageError(`--topology ${topology} needs root (or CAP_NET_ADMIN) to create network namespaces, veth pairs, a bridge and iptables rules; run as root, or use --topology single or replicated`);
+    throw new UsageError(
+      `--topology ${topology} needs root (or CAP_NET_ADMIN) to create network namespaces, veth pairs, a bridge and iptables rules; run as root, or use --topology single or replicated`,
+    );
   }
   const strategies = list([...(values.strategy ?? []), ...(values.strategies ?? [])]);
   const chaos = values.chaos
-    ? { seconds: wholeNumber(values.seconds, 'seconds', 600, 30, 86_400), seed: wholeNumber(values.seed, 'seed', Math.floor(Math.random() * 1_000_000), 0, 2 ** 32 - 1), topology }
+    ? {
+        seconds: wholeNumber(values.seconds, 'seconds', 600, 30, 86_400),
+        seed: wholeNumber(values.seed, 'seed', Math.floor(Math.random() * 1_000_000), 0, 2 ** 32 - 1),
+        topology,
+      }
     : undefined;
   return {
     ...(chaos && { chaos }),

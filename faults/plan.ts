@@ -18,7 +18,11 @@ export const faultStepKey = {
 /** Seconds per scenario from the newest report in `dir` (none when there is none, or it cannot be read). */
 export function pastSeconds(dir: string): Map<string, number> {
   try {
-    const newest = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort().at(-1);
+    const newest = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .at(-1);
     if (!newest) return new Map();
     const report = JSON.parse(fs.readFileSync(path.join(dir, newest), 'utf8')) as Partial<FaultReport>;
     return new Map((report.scenarios ?? []).filter((s) => s.error === undefined).map((s) => [s.name, s.seconds]));

@@ -11,10 +11,14 @@ export const isStopped = (pid: number): boolean => processState(pid) === 'T';
  */
 export async function waitAnyStopped(pids: readonly number[], timeoutMs: number): Promise<number | undefined> {
   let found: number | undefined;
-  await pollUntil(() => {
-    found = pids.find(isStopped);
-    return found !== undefined;
-  }, timeoutMs, 5);
+  await pollUntil(
+    () => {
+      found = pids.find(isStopped);
+      return found !== undefined;
+    },
+    timeoutMs,
+    5,
+  );
   return found;
 }
 

@@ -9,7 +9,11 @@ import { pollUntil } from '../src/time.js';
 import { isStopped } from './process-state.js';
 
 /** Every kind of stock lock key: the SETNX family's string, the SETNX+GETSET lock's timestamp and the reentrant family's hash. */
-export const STOCK_LOCK_KEYS: readonly string[] = [stringLockKey(STOCK_LOCK_RESOURCE), expiryValueLockKey(STOCK_LOCK_RESOURCE), hashLockKey(STOCK_LOCK_RESOURCE)];
+export const STOCK_LOCK_KEYS: readonly string[] = [
+  stringLockKey(STOCK_LOCK_RESOURCE),
+  expiryValueLockKey(STOCK_LOCK_RESOURCE),
+  hashLockKey(STOCK_LOCK_RESOURCE),
+];
 
 /** A plain client of the lab's (never one of the instances'); it fails fast rather than queue. */
 export async function openRedis(cluster: RunningCluster): Promise<Redis> {
@@ -37,7 +41,7 @@ export async function fenceCount(client: Redis): Promise<bigint> {
 /** The main redis-server's pid; throws when it is not running. */
 export function redisPid(cluster: RunningCluster): number {
   const pid = cluster.servers.redis.pid;
-  if (pid === undefined) throw new Error('the lab\'s redis-server is not running');
+  if (pid === undefined) throw new Error("the lab's redis-server is not running");
   return pid;
 }
 

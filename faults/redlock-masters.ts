@@ -17,10 +17,14 @@ export async function setRedlockMasters(cluster: RunningCluster, mode: RedlockMa
           await client.config('SET', 'appendfsync', 'always');
           await client.config('SET', 'appendonly', 'yes');
           // Turning the AOF on rewrites it from the data set first; only then is every write in it.
-          const written = await pollUntil(async () => {
-            const info = await client.info('persistence');
-            return /aof_enabled:1/.test(info) && /aof_rewrite_in_progress:0/.test(info) && !/aof_rewrite_scheduled:1/.test(info);
-          }, 10_000, 20);
+          const written = await pollUntil(
+            async () => {
+              const info = await client.info('persistence');
+              return /aof_enabled:1/.test(info) && /aof_rewrite_in_progress:0/.test(info) && !/aof_rewrite_scheduled:1/.test(info);
+            },
+            10_000,
+            20,
+          );
           if (!written) throw new Error(`${server.name}: the append-only file was not written within 10 s`);
         } else {
           await client.config('SET', 'appendonly', 'no');
@@ -39,7 +43,11 @@ export async function setRedlockMasters(cluster: RunningCluster, mode: RedlockMa
  */
 export async function waitRedlockConnected(cluster: RunningCluster, instancePort: number, timeoutMs = 5_000): Promise<void> {
   const running = cluster.servers.redlock.filter((m) => m.pid !== undefined);
-  const connected = await pollUntil(async () => (await Promise.all(running.map((m) => hasClient(cluster, m, `app-${instancePort}:redlock-`)))).every(Boolean), timeoutMs, 50);
+  const connected = await pollUntil(
+    async () => (await Promise.all(running.map((m) => hasClient(cluster, m, `app-${instancePort}:redlock-`)))).every(Boolean),
+    timeoutMs,
+    50,
+  );
   if (!connected) throw new Error(`app-${instancePort} did not connect to every running RedLock master within ${timeoutMs} ms`);
 }
 

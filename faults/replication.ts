@@ -18,7 +18,15 @@ export function hostOfPort(cluster: RunningCluster, port: number): string {
 /** A plain client of the lab's on one Redis port (the cluster's password, if any); fails fast. */
 export async function redisAt(cluster: RunningCluster, port: number): Promise<Redis> {
   const password = new URL(cluster.info.redis).password;
-  const client = new Redis({ port, host: hostOfPort(cluster, port), ...(password && { password: decodeURIComponent(password) }), maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, commandTimeout: 5_000 });
+  const client = new Redis({
+    port,
+    host: hostOfPort(cluster, port),
+    ...(password && { password: decodeURIComponent(password) }),
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    lazyConnect: true,
+    commandTimeout: 5_000,
+  });
   client.on('error', () => undefined);
   await client.connect();
   return client;
@@ -95,18 +103,22 @@ export async function waitPromoted(cluster: RunningCluster, port: number, timeou
 
 /** Waits until the server on `port` is a replica whose link to its master is up; false after timeoutMs. */
 export async function waitReplicaInSync(cluster: RunningCluster, port: number, timeoutMs: number): Promise<boolean> {
-  return pollUntil(async () => {
-    const client = await redisAt(cluster, port).catch(() => undefined);
-    if (!client) return false;
-    try {
-      const info = await client.info('replication');
-      return /role:slave/.test(info) && /master_link_status:up/.test(info) && !/master_sync_in_progress:1/.test(info);
-    } catch {
-      return false;
-    } finally {
-      client.disconnect();
-    }
-  }, timeoutMs, 100);
+  return pollUntil(
+    async () => {
+      const client = await redisAt(cluster, port).catch(() => undefined);
+      if (!client) return false;
+      try {
+        const info = await client.info('replication');
+        return /role:slave/.test(info) && /master_link_status:up/.test(info) && !/master_sync_in_progress:1/.test(info);
+      } catch {
+        return false;
+      } finally {
+        client.disconnect();
+      }
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 /** A server's replication fields that say why it is not (yet) a replica in sync, for a failure's details. */
@@ -115,8 +127,12 @@ export async function replicationState(cluster: RunningCluster, port: number): P
   if (client instanceof Error) return `unreachable: ${client.message}`;
   try {
     const info = await client.info('replication');
-    const wanted = /^(role|master_host|master_port|master_link_status|master_sync_in_progress|master_link_down_since_seconds|master_sync_total_bytes|master_sync_read_bytes):/;
-    return info.split(/\r?\n/).filter((l) => wanted.test(l)).join(' ');
+    const wanted =
+      /^(role|master_host|master_port|master_link_status|master_sync_in_progress|master_link_down_since_seconds|master_sync_total_bytes|master_sync_read_bytes):/;
+    return info
+      .split(/\r?\n/)
+      .filter((l) => wanted.test(l))
+      .join(' ');
   } catch (err) {
     return `no INFO: ${err instanceof Error ? err.message : String(err)}`;
   } finally {
@@ -146,7 +162,8 @@ const FILLER_KEY = 'lab:replication-filler';
 export async function holdReplicationBack(master: Redis, replicaPid: number): Promise<void> {
   await freezeRedis(replicaPid);
   await master.set(FILLER_KEY, 'x'.repeat(FILLER_BYTES));
-  if (!(await pollUntil(async () => (await unsentToReplica(master)) > 0, 5_000, 20))) throw new Error('replication was not held back: the master sent its whole stream');
+  if (!(await pollUntil(async () => (await unsentToReplica(master)) > 0, 5_000, 20)))
+    throw new Error('replication was not held back: the master sent its whole stream');
 }
 
 /** The ZooKeeper ensemble's leader now, `except` aside; undefined while there is none (an election). */
@@ -211,10 +228,14 @@ async function replicaOffsets(master: Redis): Promise<{ own: number; replicas: n
  * the same data, the fence counter included); false after timeoutMs. Replicas acknowledge once a second.
  */
 export async function waitReplicasCaughtUp(master: Redis, timeoutMs: number): Promise<boolean> {
-  return pollUntil(async () => {
-    const { own, replicas } = await replicaOffsets(master);
-    return replicas.length > 0 && replicas.every((o) => o === own);
-  }, timeoutMs, 50);
+  return pollUntil(
+    async () => {
+      const { own, replicas } = await replicaOffsets(master);
+      return replicas.length > 0 && replicas.every((o) => o === own);
+    },
+    timeoutMs,
+    50,
+  );
 }
 
 /** Waits until the server on `port` lists a client connected from `address` (CLIENT LIST); false after timeoutMs. */
@@ -232,16 +253,25 @@ export async function waitClientFrom(cluster: RunningCluster, port: number, addr
  * sync (what Sentinel makes of an old master that comes back); false after timeoutMs.
  */
 export async function waitReplicaOf(cluster: RunningCluster, port: number, masterPort: number, timeoutMs: number): Promise<boolean> {
-  return pollUntil(async () => {
-    const client = await redisAt(cluster, port).catch(() => undefined);
-    if (!client) return false;
-    try {
-      const info = await client.info('replication');
-      return /role:slave/.test(info) && new RegExp(`^master_port:${masterPort}\\b`, 'm').test(info) && /master_link_status:up/.test(info) && !/master_sync_in_progress:1/.test(info);
-    } catch {
-      return false;
-    } finally {
-      client.disconnect();
-    }
-  }, timeoutMs, 100);
+  return pollUntil(
+    async () => {
+      const client = await redisAt(cluster, port).catch(() => undefined);
+      if (!client) return false;
+      try {
+        const info = await client.info('replication');
+        return (
+          /role:slave/.test(info) &&
+          new RegExp(`^master_port:${masterPort}\\b`, 'm').test(info) &&
+          /master_link_status:up/.test(info) &&
+          !/master_sync_in_progress:1/.test(info)
+        );
+      } catch {
+        return false;
+      } finally {
+        client.disconnect();
+      }
+    },
+    timeoutMs,
+    100,
+  );
 }

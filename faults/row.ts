@@ -82,7 +82,21 @@ export function measure(key: CaseKey, sent: readonly Sent[], initial: number, le
   }
   const doubleDeductions = sales === undefined ? null : Object.values(sales).filter((n) => n > 1).length;
   const deducted = initial - left;
-  return { ...key, initial, left, sold, deducted, oversold: sold - deducted, doubleDeductions, outcomeUnknown, refused, answers, byRole, undocumented, refusedButCommitted };
+  return {
+    ...key,
+    initial,
+    left,
+    sold,
+    deducted,
+    oversold: sold - deducted,
+    doubleDeductions,
+    outcomeUnknown,
+    refused,
+    answers,
+    byRole,
+    undocumented,
+    refusedButCommitted,
+  };
 }
 
 /**

@@ -40,7 +40,12 @@ async function main(): Promise<number> {
     .map((topology) => ({ topology, scenarios: chosen.filter((s) => (s.topology ?? 'single') === topology) }))
     .filter((t) => t.scenarios.length > 0)
     // Without root the hosts topology cannot be built: its scenarios are left out, and said so.
-    .filter((t) => !t.topology.startsWith('hosts') || hasNetAdmin() || (say(`faults: skipping ${t.scenarios.map((s) => s.name).join(', ')}: the hosts topology needs root (or CAP_NET_ADMIN)`), false));
+    .filter(
+      (t) =>
+        !t.topology.startsWith('hosts') ||
+        hasNetAdmin() ||
+        (say(`faults: skipping ${t.scenarios.map((s) => s.name).join(', ')}: the hosts topology needs root (or CAP_NET_ADMIN)`), false),
+    );
   progress.add(faultPlan(byTopology, pastSeconds(opts.out)));
   for (const { topology, scenarios } of byTopology) {
     say(`faults: starting a private cluster (${topology} topology) …`);

@@ -39,9 +39,13 @@ export async function readSales(base: string): Promise<Sales | undefined> {
 
 /** Waits until `base`'s GET /health reports every check up (its connections followed a failover, say). */
 export async function waitHealthy(base: string, timeoutMs: number): Promise<void> {
-  const ok = await pollUntil(async () => {
-    const reply = await httpGet(`${base}/health`, 1_000);
-    return reply?.status === 200 && (parseJson(reply.body) as { ok?: unknown } | undefined)?.ok === true;
-  }, timeoutMs, 50);
+  const ok = await pollUntil(
+    async () => {
+      const reply = await httpGet(`${base}/health`, 1_000);
+      return reply?.status === 200 && (parseJson(reply.body) as { ok?: unknown } | undefined)?.ok === true;
+    },
+    timeoutMs,
+    50,
+  );
   if (!ok) throw new Error(`${base}/health: not every check up after ${timeoutMs} ms`);
 }

@@ -36,5 +36,8 @@ export function livePage(token: string): string {
 /** One run, standing alone: the script, the style and the run's log inline; opens from disk, no network. */
 export function exportedRun(assets: Assets, run: RunLog): string {
   const data = inline(JSON.stringify(run));
-  return shell(`<style>${inline(assets.style)}</style>`, `<script type="application/json" id="run-log">${data}</script><script>${inline(assets.script)}</script>`);
+  return shell(
+    `<style>${inline(assets.style)}</style>`,
+    `<script type="application/json" id="run-log">${data}</script><script>${inline(assets.script)}</script>`,
+  );
 }

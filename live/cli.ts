@@ -13,7 +13,6 @@ import { LIVE_FLAGS, LIVE_USAGE } from './cli-options.js';
 import { startLiveServer } from './http.js';
 import { recordedServers } from './servers.js';
 
-
 async function main(): Promise<number> {
   const { values } = parseFlags(process.argv.slice(2), LIVE_FLAGS);
   // Flags are environment variables under another name: src/config.ts parses and checks them.

@@ -11,7 +11,9 @@ async function main(): Promise<number> {
   const live = loadLiveConfig();
   const servers = await composeServers(loadServiceConfig());
   const server = await startLiveServer(servers, live, await bundlePage());
-  console.error(`stocklab live (compose, ${servers.topology}): listening on ${live.host}:${live.port}; lanes ${servers.instances.map((p) => p.name).join(', ')}; open the port compose published (127.0.0.1:8090 by default)`);
+  console.error(
+    `stocklab live (compose, ${servers.topology}): listening on ${live.host}:${live.port}; lanes ${servers.instances.map((p) => p.name).join(', ')}; open the port compose published (127.0.0.1:8090 by default)`,
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

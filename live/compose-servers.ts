@@ -16,8 +16,7 @@ const NGINX = 'http://nginx:8080';
 /** A restarted container is healthy (its health check green) within this. */
 const START_BOUND_MS = 60_000;
 
-const envOf = (c: ContainerInfo, name: string): string | undefined =>
-  c.Config.Env?.find((e) => e.startsWith(`${name}=`))?.slice(name.length + 1);
+const envOf = (c: ContainerInfo, name: string): string | undefined => c.Config.Env?.find((e) => e.startsWith(`${name}=`))?.slice(name.length + 1);
 
 function containerProc(engine: DockerEngine, name: string, id: string): Proc {
   const state = async () => (await engine.inspect(id)).State;
@@ -32,10 +31,14 @@ function containerProc(engine: DockerEngine, name: string, id: string): Proc {
     },
     async start() {
       await engine.start(id);
-      const healthy = await pollUntil(async () => {
-        const s = await state();
-        return s.Running && (s.Health === undefined || s.Health.Status === 'healthy');
-      }, START_BOUND_MS, 250);
+      const healthy = await pollUntil(
+        async () => {
+          const s = await state();
+          return s.Running && (s.Health === undefined || s.Health.Status === 'healthy');
+        },
+        START_BOUND_MS,
+        250,
+      );
       if (!healthy) throw new Error(`${name} was started but is not healthy within ${START_BOUND_MS / 1000} s`);
     },
     // no stoppedItself: compose's instances run without the fault hooks (FAULT_INJECTION)

@@ -175,7 +175,13 @@ export class FaultBoard {
   }
 
   /** `o.at`: the wall-clock ms the fault was recorded at, when not now; `o.target`: the lane it is drawn on, when not `key`. */
-  private add(kind: FaultKind, key: string, ms: number, heal: () => Promise<number | void>, o: { at?: number; target?: string; cut?: FaultMark['cut'] } = {}): FaultMark {
+  private add(
+    kind: FaultKind,
+    key: string,
+    ms: number,
+    heal: () => Promise<number | void>,
+    o: { at?: number; target?: string; cut?: FaultMark['cut'] } = {},
+  ): FaultMark {
     const bounded = Math.min(Math.max(ms, 0), MAX_FAULT_MS);
     const start = o.at === undefined ? this.now() : this.onClock(o.at);
     const mark: FaultMark = { id: this.nextId++, kind, target: o.target ?? key, start, healBy: start + bounded, ...(o.cut && { cut: o.cut }) };

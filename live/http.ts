@@ -24,7 +24,8 @@ const RUNS_KEPT = 20;
 /** With no page left open, every fault heals after this (a reload reconnects well within it). */
 const PAGE_GONE_MS = 2_000;
 const NEEDS_HOSTS = 'cutting a link needs the hosts topology, a network namespace per server (as root: npm run live -- --topology hosts)';
-const NEEDS_LINKS = 'rttMs needs a cluster brought up with delayed links (npm run live -- --rtt 2, or npm run cluster -- up --rtt 2): this one has no forwarders to retime';
+const NEEDS_LINKS =
+  'rttMs needs a cluster brought up with delayed links (npm run live -- --rtt 2, or npm run cluster -- up --rtt 2): this one has no forwarders to retime';
 
 export interface LiveServer {
   url: string;
@@ -102,7 +103,8 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
     'GET /app.css': (_req, res) => send(res, 200, 'text/css; charset=utf-8', assets.style),
     'GET /api/strategies': (_req, res) => json(res, 200, { ok: true, strategies }),
     'GET /api/state': (_req, res) => json(res, 200, { ok: true, ...state() }),
-    'GET /api/runs': (_req, res) => json(res, 200, { ok: true, runs: runs.map((r) => ({ id: r.id, startedAt: r.startedAt, settings: r.settings, summary: r.summary })) }),
+    'GET /api/runs': (_req, res) =>
+      json(res, 200, { ok: true, runs: runs.map((r) => ({ id: r.id, startedAt: r.startedAt, settings: r.settings, summary: r.summary })) }),
     'GET /api/run': (_req, res, url) => {
       const run = runs.find((r) => r.id === url.searchParams.get('id'));
       if (!run) return json(res, 404, { ok: false, error: 'not_found', field: 'id', message: 'no such run' });
@@ -127,12 +129,20 @@ export async function startLiveServer(servers: LabServers, config: LiveConfig, a
     'POST /api/race': async (req, res) => {
       const settings = parseRace(await readJson(req), { maxRequests: config.maxRequests, strategies: strategies.map((s) => s.name) });
       if (racing) throw new InputError(409, 'race_running', 'a race is running; wait for it to end', 'race');
-      if (settings.freezeHolder && !servers.instances[0]?.stoppedItself) throw new InputError(400, 'bad_request', 'freezeHolder needs the native cluster (npm run live): its instances run with the fault hooks, these do not', 'freezeHolder');
-      if (settings.cutHolder && !(servers.network.layout && servers.instances[0]?.stoppedItself)) throw new InputError(400, 'bad_request', NEEDS_HOSTS, 'cutHolder');
+      if (settings.freezeHolder && !servers.instances[0]?.stoppedItself)
+        throw new InputError(
+          400,
+          'bad_request',
+          'freezeHolder needs the native cluster (npm run live): its instances run with the fault hooks, these do not',
+          'freezeHolder',
+        );
+      if (settings.cutHolder && !(servers.network.layout && servers.instances[0]?.stoppedItself))
+        throw new InputError(400, 'bad_request', NEEDS_HOSTS, 'cutHolder');
       if (settings.rttMs !== undefined && !servers.network.delayable) throw new InputError(400, 'bad_request', NEEDS_LINKS, 'rttMs');
       const strategy = strategies.find((s) => s.name === settings.strategy) as StrategyInfo;
       // its stock is read where it deducts: refused before the race rather than failing after it
-      if (strategy.stores[0] === 'postgres' && !servers.info.postgres) throw new InputError(400, 'bad_request', `${strategy.name} deducts from PostgreSQL, and this lab's cluster records no PostgreSQL address`, 'strategy');
+      if (strategy.stores[0] === 'postgres' && !servers.info.postgres)
+        throw new InputError(400, 'bad_request', `${strategy.name} deducts from PostgreSQL, and this lab's cluster records no PostgreSQL address`, 'strategy');
       racing = true;
       if (settings.rttMs !== undefined) rttBefore = servers.network.rttMs();
       json(res, 202, { ok: true, started: true });
@@ -202,7 +212,12 @@ async function fetchStrategies(instance: string): Promise<StrategyInfo[]> {
     family,
     course: text(name, 'course'),
     description: text(name, 'description'),
-    expected: { oneInstance: expected.oneInstance, threeInstances: expected.threeInstances, ...(expected.workOverTtl && { workOverTtl: expected.workOverTtl }), ...(expected.note && { note: expected.note }) },
+    expected: {
+      oneInstance: expected.oneInstance,
+      threeInstances: expected.threeInstances,
+      ...(expected.workOverTtl && { workOverTtl: expected.workOverTtl }),
+      ...(expected.note && { note: expected.note }),
+    },
     stores,
     ...(fencing && { fencing }),
   }));
@@ -226,18 +241,21 @@ const isLoopback = (host: string) => host === '127.0.0.1' || host === 'localhost
 function checkHost(req: http.IncomingMessage, port: number | undefined): void {
   // Stryker disable next-line StringLiteral: a missing Host is refused whatever string stands for it (no placeholder matches the loopback pattern)
   const m = /^(127\.0\.0\.1|localhost):(\d+)$/.exec(req.headers.host ?? '');
-  if (!m || (port !== undefined && Number(m[2]) !== port)) throw new InputError(421, 'unknown_host', 'Host must be 127.0.0.1 or localhost with this port', 'Host');
+  if (!m || (port !== undefined && Number(m[2]) !== port))
+    throw new InputError(421, 'unknown_host', 'Host must be 127.0.0.1 or localhost with this port', 'Host');
 }
 
 function checkToken(req: http.IncomingMessage, token: string): void {
   // Stryker disable next-line StringLiteral: a missing header is refused whatever string stands for it, as long as it is not the random 32-character token
   const given = Buffer.from(String(req.headers[TOKEN_HEADER] ?? ''));
   const wanted = Buffer.from(token);
-  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new InputError(403, 'bad_token', `the ${TOKEN_HEADER} header must carry the page's token`, TOKEN_HEADER);
+  if (given.length !== wanted.length || !timingSafeEqual(given, wanted))
+    throw new InputError(403, 'bad_token', `the ${TOKEN_HEADER} header must carry the page's token`, TOKEN_HEADER);
 }
 
 async function readJson(req: http.IncomingMessage): Promise<unknown> {
-  if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) throw new InputError(415, 'json_only', 'send application/json', 'content-type');
+  if (!String(req.headers['content-type'] ?? '').startsWith('application/json'))
+    throw new InputError(415, 'json_only', 'send application/json', 'content-type');
   let size = 0;
   const chunks: Buffer[] = [];
   for await (const c of req as AsyncIterable<Buffer>) {

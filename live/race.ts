@@ -58,12 +58,21 @@ async function resetStock(base: string, count: number): Promise<void> {
  * cut.workMs on a lease it can neither renew nor hear has ended. Resolves once the cut is in force
  * (or the holder never stopped), with its answer to come; the cut heals once it has answered.
  */
-async function holderCut(settings: RaceSettings, cut: NonNullable<RaceSettings['cutHolder']>, ctx: RaceContext, signal: AbortSignal): Promise<{ answer: Promise<Answer> }> {
+async function holderCut(
+  settings: RaceSettings,
+  cut: NonNullable<RaceSettings['cutHolder']>,
+  ctx: RaceContext,
+  signal: AbortSignal,
+): Promise<{ answer: Promise<Answer> }> {
   const { servers, faults } = ctx;
   const net = servers.network;
   const proc = servers.instances[0];
   if (!net.layout || !proc) throw new Error('cutting the holder needs the hosts topology');
-  const answer = getAnswer(checkUrl(servers.info.instances[0] as string, { ...settings, workMs: cut.workMs }, 'after-acquire'), new http.Agent({ keepAlive: false }), signal);
+  const answer = getAnswer(
+    checkUrl(servers.info.instances[0] as string, { ...settings, workMs: cut.workMs }, 'after-acquire'),
+    new http.Agent({ keepAlive: false }),
+    signal,
+  );
   const frozen = await faults.holderFrozen(proc, HOLDER_FREEZE_WAIT_MS, HOLDER_FREEZE_WAIT_MS);
   if (!frozen) return { answer };
   let mark: FaultMark;

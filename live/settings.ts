@@ -22,8 +22,14 @@ export function raceSchema(b: Bounds) {
       ttlMs: z.number().int().min(1).max(60_000),
       fenced: z.boolean(),
       via: z.enum(['one', 'three']),
-      freezeHolder: z.object({ point: z.enum(PAUSE_POINTS), ms: z.number().int().min(0).max(30_000) }).strict().optional(),
-      cutHolder: z.object({ from: z.enum(CUT_FROM), workMs: z.number().int().min(0).max(10_000), ms: z.number().int().min(0).max(30_000) }).strict().optional(),
+      freezeHolder: z
+        .object({ point: z.enum(PAUSE_POINTS), ms: z.number().int().min(0).max(30_000) })
+        .strict()
+        .optional(),
+      cutHolder: z
+        .object({ from: z.enum(CUT_FROM), workMs: z.number().int().min(0).max(10_000), ms: z.number().int().min(0).max(30_000) })
+        .strict()
+        .optional(),
       rttMs: z.number({ message: MAX_RTT_TEXT }).min(0, MAX_RTT_TEXT).max(MAX_RTT_MS, MAX_RTT_TEXT).optional(),
     })
     .strict()

@@ -46,7 +46,11 @@ export class StockWatch {
       ['mysql', quiet(this.mysql.query(STOCK_COUNT_SQL, [PRODUCT_CODE, STOCK_CODE]).then(([rows]) => Number((rows as { count: number }[])[0]?.count)))],
       ['redis', quiet(this.redis.get(REDIS_STOCK_KEY).then((v) => Number(v ?? 0)))],
     ];
-    if (this.postgres) reads.push(['postgres', quiet(this.postgres.query<{ count: number }>(PG_STOCK_COUNT_SQL, [PRODUCT_CODE, STOCK_CODE]).then((r) => Number(r.rows[0]?.count)))]);
+    if (this.postgres)
+      reads.push([
+        'postgres',
+        quiet(this.postgres.query<{ count: number }>(PG_STOCK_COUNT_SQL, [PRODUCT_CODE, STOCK_CODE]).then((r) => Number(r.rows[0]?.count))),
+      ]);
     const reading: StockReading = {};
     for (const [store, value] of reads) {
       const count = await value;

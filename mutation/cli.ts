@@ -19,7 +19,12 @@ Reports: ${REPORTS_DIR}/<group>/index.html, and the tables in ${REPORTS_DIR}/sum
 async function main(): Promise<number> {
   const { values } = parseFlags(process.argv.slice(2), MUTATION_FLAGS);
   if (values.all && values.group) throw new UsageError('--all and --group exclude each other');
-  const names = values.all ? ALL_GROUPS : (values.group?.split(',').map((s) => s.trim()).filter(Boolean) ?? DEFAULT_GROUPS);
+  const names = values.all
+    ? ALL_GROUPS
+    : (values.group
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean) ?? DEFAULT_GROUPS);
   const unknown = names.filter((n) => !GROUPS.some((g) => g.name === n));
   if (unknown.length > 0) throw new UsageError(`unknown group ${unknown.join(', ')}`);
   process.chdir(REPO_ROOT);
@@ -40,7 +45,14 @@ async function main(): Promise<number> {
       const run = await runGroup(group, values.incremental === true);
       const survivors = survivorLines(run);
       gaps += survivors.length;
-      sections.push(`## ${name}`, groupTable(run), '### survived or not covered', ...(survivors.length ? survivors : ['none']), '### equivalent (Stryker disable, with reason)', ...(equivalentLines(run).length ? equivalentLines(run) : ['none']));
+      sections.push(
+        `## ${name}`,
+        groupTable(run),
+        '### survived or not covered',
+        ...(survivors.length ? survivors : ['none']),
+        '### equivalent (Stryker disable, with reason)',
+        ...(equivalentLines(run).length ? equivalentLines(run) : ['none']),
+      );
     }
     writeFileSync(summary, sections.join('\n\n') + '\n');
     console.log(sections.slice(-1)[0]);

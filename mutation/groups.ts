@@ -25,7 +25,8 @@ export const LUA_GROUP = 'lua';
 export const GROUPS: readonly MutationGroup[] = [
   {
     name: 'core',
-    about: 'the guards: RedLock’s release, hand-off and validity check, the lock table’s statements, acquire, reclaim and release, the fences, the guarded deduction and the in-flight cap',
+    about:
+      'the guards: RedLock’s release, hand-off and validity check, the lock table’s statements, acquire, reclaim and release, the fences, the guarded deduction and the in-flight cap',
     // Line ranges: the guards themselves (a lock mutant costs its contract tests, about a minute on
     // two busy cores); the whole files are in locks-redis and locks-mysql.
     mutate: [
@@ -40,20 +41,57 @@ export const GROUPS: readonly MutationGroup[] = [
       'src/strategies/guarded.ts',
       'src/http/in-flight.ts',
     ],
-    tests: [u('in-flight'), u('handoff'), l('guarded'), l('table-lock-statements'), l('redlock-quorum'), l('mysql.contract'), l('redis.contract'), i('handoff'), i('mysql-lock-table'), i('fencing'), i('course-flaws')],
+    tests: [
+      u('in-flight'),
+      u('handoff'),
+      l('guarded'),
+      l('table-lock-statements'),
+      l('redlock-quorum'),
+      l('mysql.contract'),
+      l('redis.contract'),
+      i('handoff'),
+      i('mysql-lock-table'),
+      i('fencing'),
+      i('course-flaws'),
+    ],
   },
   {
     name: 'locks-common',
     about: 'the lock interface, scopes, hand-off, holds, the in-process mutex and the libraries',
     mutate: ['src/locks/*.ts', 'src/locks/library/**/*.ts'],
-    tests: [u('lock'), u('scope'), u('holds'), u('handoff'), u('lock-observer'), l('in-process.contract'), l('library.contract'), l('redis.contract'), i('handoff')],
+    tests: [
+      u('lock'),
+      u('scope'),
+      u('holds'),
+      u('handoff'),
+      u('lock-observer'),
+      l('in-process.contract'),
+      l('library.contract'),
+      l('redis.contract'),
+      i('handoff'),
+    ],
   },
-  { name: 'locks-mysql', about: 'the MySQL lock tables', mutate: ['src/locks/mysql/**/*.ts'], tests: [l('mysql.contract'), i('mysql-lock-table'), i('course-flaws'), i('sql-orm')] },
+  {
+    name: 'locks-mysql',
+    about: 'the MySQL lock tables',
+    mutate: ['src/locks/mysql/**/*.ts'],
+    tests: [l('mysql.contract'), i('mysql-lock-table'), i('course-flaws'), i('sql-orm')],
+  },
   {
     name: 'locks-redis',
     about: 'the Redis locks, RedLock and Redisson’s primitives',
     mutate: ['src/locks/redis/**/*.ts'],
-    tests: [u('release-notifier'), u('lock-observer'), l('redis.contract'), l('lost-reply'), l('redisson'), l('library.contract'), i('handoff'), i('redis-locks'), i('fencing')],
+    tests: [
+      u('release-notifier'),
+      u('lock-observer'),
+      l('redis.contract'),
+      l('lost-reply'),
+      l('redisson'),
+      l('library.contract'),
+      i('handoff'),
+      i('redis-locks'),
+      i('fencing'),
+    ],
   },
   {
     name: 'locks-zk',
@@ -61,9 +99,24 @@ export const GROUPS: readonly MutationGroup[] = [
     mutate: ['src/locks/zk/**/*.ts'],
     tests: [u('zk-queue'), l('zookeeper.contract'), l('curator'), l('lost-reply'), i('zk-locks'), i('zk-herd')],
   },
-  { name: 'stock', about: 'the stock stores and their fences', mutate: ['src/fencing.ts', 'src/stock/**/*.ts'], tests: [u('params'), l('guarded'), i('fencing'), i('sql-orm'), i('course-flaws')] },
-  { name: 'strategies', about: 'the guarded deduction and the strategies’ declarations', mutate: ['src/strategies/**/*.ts'], tests: [u('params'), u('docs'), l('guarded'), i('course-flaws')] },
-  { name: 'http', about: 'the route’s answers, parameters, error mapping and the in-flight cap', mutate: ['src/http/**/*.ts'], tests: [u('in-flight'), u('params'), u('bench-report'), u('docs')] },
+  {
+    name: 'stock',
+    about: 'the stock stores and their fences',
+    mutate: ['src/fencing.ts', 'src/stock/**/*.ts'],
+    tests: [u('params'), l('guarded'), i('fencing'), i('sql-orm'), i('course-flaws')],
+  },
+  {
+    name: 'strategies',
+    about: 'the guarded deduction and the strategies’ declarations',
+    mutate: ['src/strategies/**/*.ts'],
+    tests: [u('params'), u('docs'), l('guarded'), i('course-flaws')],
+  },
+  {
+    name: 'http',
+    about: 'the route’s answers, parameters, error mapping and the in-flight cap',
+    mutate: ['src/http/**/*.ts'],
+    tests: [u('in-flight'), u('params'), u('bench-report'), u('docs')],
+  },
   {
     name: 'process-line',
     about: 'the process line: one hold per instance passed from request to request, hand-off streaks, a token per pass, a waiter gone skipped',
@@ -84,7 +137,12 @@ export const GROUPS: readonly MutationGroup[] = [
     mutate: ['src/net/forwarder.ts', 'src/net/direction.ts', 'src/net/delay-scheduler.ts', 'src/net/forwarder-args.ts'],
     tests: [u('forwarder'), u('forwarder-args'), u('delay-scheduler'), u('delay-scheduler-plan'), u('direction')],
   },
-  { name: 'checker', about: 'the chaos checker: every answer judged against the history, excuses only in a fault’s own window', mutate: ['faults/chaos/checker.ts', 'faults/chaos/history.ts'], tests: [u('chaos-checker')] },
+  {
+    name: 'checker',
+    about: 'the chaos checker: every answer judged against the history, excuses only in a fault’s own window',
+    mutate: ['faults/chaos/checker.ts', 'faults/chaos/history.ts'],
+    tests: [u('chaos-checker')],
+  },
   {
     name: 'locks-etcd',
     about: 'the etcd recipe (with and without its check after the wait), its lease kept alive, the bounded client and watch',
@@ -101,11 +159,17 @@ export const GROUPS: readonly MutationGroup[] = [
   },
   {
     name: 'course-steps',
-    about: 'the course’s flawed steps, each keeping its flaw: setnx with no expiry, set-then-expire, getset, the blind and the get-then-del release, the herd, the basic lock table',
+    about:
+      'the course’s flawed steps, each keeping its flaw: setnx with no expiry, set-then-expire, getset, the blind and the get-then-del release, the herd, the basic lock table',
     mutate: ['src/locks/redis/string/*.ts', 'src/locks/mysql/basic-table-lock.ts', 'src/locks/zk/herd.ts'],
     tests: [l('course-steps'), l('redis.contract'), l('mysql.contract'), l('zookeeper.contract'), l('zk-herd')],
   },
-  { name: 'soak', about: 'the soak’s growth verdict: warm-up, floors per window, too short to judge', mutate: ['faults/soak/verdict.ts', 'faults/soak/slope.ts'], tests: [u('soak-verdict'), u('soak-report')] },
+  {
+    name: 'soak',
+    about: 'the soak’s growth verdict: warm-up, floors per window, too short to judge',
+    mutate: ['faults/soak/verdict.ts', 'faults/soak/slope.ts'],
+    tests: [u('soak-verdict'), u('soak-report')],
+  },
   {
     name: 'live-guard',
     about: 'the live page’s guards: the Host check, no cross-origin, and the token on every request that changes something',

@@ -71,7 +71,10 @@ export async function runLuaMutants(log: (line: string) => void): Promise<LuaOut
   const selections = new Map(LUA_MUTANTS.map((m) => [selectionKey(m.tests), m.tests]));
   for (const [key, tests] of selections) {
     const base = await runTests(tests, undefined);
-    if (!base.passed) throw new Error(`lua mutants: the selection "${key}" does not pass on unmutated scripts (${base.ran} ran; failed: ${base.failed.join('; ') || 'none reported'})`);
+    if (!base.passed)
+      throw new Error(
+        `lua mutants: the selection "${key}" does not pass on unmutated scripts (${base.ran} ran; failed: ${base.failed.join('; ') || 'none reported'})`,
+      );
     log(`[lua] baseline green: ${key} (${base.ran} tests)`);
   }
   const outcomes: LuaOutcome[] = [];
@@ -84,7 +87,9 @@ export async function runLuaMutants(log: (line: string) => void): Promise<LuaOut
       const killed = !run.passed;
       const outcome: LuaOutcome = { mutant, killed, ms: Date.now() - t0, ...(run.failed[0] !== undefined && { killedBy: run.failed[0] }) };
       outcomes.push(outcome);
-      log(`[lua] ${mutant.script}: ${mutant.mutation}: ${killed ? `killed by ${outcome.killedBy ?? '(the run failed outside a test)'}` : 'SURVIVED'} (${Math.round(outcome.ms / 1000)} s)`);
+      log(
+        `[lua] ${mutant.script}: ${mutant.mutation}: ${killed ? `killed by ${outcome.killedBy ?? '(the run failed outside a test)'}` : 'SURVIVED'} (${Math.round(outcome.ms / 1000)} s)`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -93,6 +98,8 @@ export async function runLuaMutants(log: (line: string) => void): Promise<LuaOut
 }
 
 export function luaTable(outcomes: readonly LuaOutcome[]): string {
-  const rows = outcomes.map((o) => `| ${o.mutant.script}.lua | ${o.mutant.mutation} | ${o.killed ? 'killed' : '**survived**'} | ${o.killedBy ?? '—'} | ${Math.round(o.ms / 1000)} s |`);
+  const rows = outcomes.map(
+    (o) => `| ${o.mutant.script}.lua | ${o.mutant.mutation} | ${o.killed ? 'killed' : '**survived**'} | ${o.killedBy ?? '—'} | ${Math.round(o.ms / 1000)} s |`,
+  );
   return ['| script | mutation | result | killed by | time |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }

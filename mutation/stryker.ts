@@ -81,7 +81,10 @@ export function survivorLines(run: GroupRun): string[] {
   const cwd = process.cwd() + '/';
   return run.results
     .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
-    .map((m) => `- ${m.status}: ${m.fileName.replace(cwd, '')}:${m.location.start.line} ${m.mutatorName} → \`${(m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80)}\``);
+    .map(
+      (m) =>
+        `- ${m.status}: ${m.fileName.replace(cwd, '')}:${m.location.start.line} ${m.mutatorName} → \`${(m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80)}\``,
+    );
 }
 
 export function equivalentLines(run: GroupRun): string[] {

@@ -49,7 +49,9 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 /** A whole report page: `body(lang)` is rendered once per language, and the switch chooses which shows. */
 export function bilingualPage(title: Bilingual, css: string, body: (lang: Lang) => string): string {
-  const buttons = LANGS.map((l) => `<button type="button" data-lang="${l}" lang="${LANG_ATTR[l]}" aria-pressed="${l === 'en'}">${LANG_NAME[l]}</button>`).join('');
+  const buttons = LANGS.map((l) => `<button type="button" data-lang="${l}" lang="${LANG_ATTR[l]}" aria-pressed="${l === 'en'}">${LANG_NAME[l]}</button>`).join(
+    '',
+  );
   const blocks = LANGS.map((l) => `<div class="l10n" data-lang="${l}" lang="${LANG_ATTR[l]}">\n${body(l)}\n</div>`).join('\n');
   return `<!doctype html>
 <html lang="en" data-title-en="${esc(title.en)}" data-title-zh="${esc(title.zh)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title.en)}</title>

@@ -60,7 +60,9 @@ export function renderLineChart(c: LineChart): string {
     }
     l.values.forEach((v, i) => {
       if (v === null) return;
-      out.push(`<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${l.color}"><title>${escapeXml(`${(c.at ?? ((n, x) => `${n} at ${x}`))(l.name, c.xs[i] as number)}: ${fmt(v)} ${c.unit}`)}</title></circle>`);
+      out.push(
+        `<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${l.color}"><title>${escapeXml(`${(c.at ?? ((n, x) => `${n} at ${x}`))(l.name, c.xs[i] as number)}: ${fmt(v)} ${c.unit}`)}</title></circle>`,
+      );
     });
   }
   out.push('</svg>');

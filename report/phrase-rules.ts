@@ -16,5 +16,8 @@ export function byRules(clause: string, rules: readonly PhraseRule[]): string {
 
 /** A text of clauses joined by `sep` ("; "), each said by the rules, joined by `zhSep`. */
 export function clausesByRules(text: string, rules: readonly PhraseRule[], sep = '; ', zhSep = '；'): string {
-  return text.split(sep).map((c) => byRules(c, rules)).join(zhSep);
+  return text
+    .split(sep)
+    .map((c) => byRules(c, rules))
+    .join(zhSep);
 }

@@ -38,8 +38,7 @@ export interface BarChart {
   notMeasured?: string;
 }
 
-export const escapeXml = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+export const escapeXml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 const W = 960;
 const LABEL_W = 200;
@@ -55,7 +54,7 @@ const AXIS_H = 28;
 export function niceMax(max: number): number {
   if (!(max > 0)) return 1;
   const p = 10 ** Math.floor(Math.log10(max));
-  return ([1, 2, 5, 10].map((m) => m * p).find((c) => c >= max) ?? 10 * p);
+  return [1, 2, 5, 10].map((m) => m * p).find((c) => c >= max) ?? 10 * p;
 }
 
 /** An axis or bar value: whole from 100 up, one decimal below. */
@@ -104,7 +103,9 @@ export function renderBarChart(c: BarChart): string {
       const w = Math.max(x(v) - LABEL_W, v > 0 ? 1 : 0);
       const range = row.ranges?.[si] ?? null;
       const spread = range && range.max > range.min ? ` (${fmt(range.min)}–${fmt(range.max)})` : '';
-      out.push(`<rect x="${LABEL_W}" y="${y}" width="${w.toFixed(1)}" height="${BAR_H}" fill="${color}"><title>${escapeXml(`${row.label} · ${c.series[si]?.name ?? ''}: ${fmt(v)}${spread} ${c.unit}`)}</title></rect>`);
+      out.push(
+        `<rect x="${LABEL_W}" y="${y}" width="${w.toFixed(1)}" height="${BAR_H}" fill="${color}"><title>${escapeXml(`${row.label} · ${c.series[si]?.name ?? ''}: ${fmt(v)}${spread} ${c.unit}`)}</title></rect>`,
+      );
       let end = LABEL_W + w;
       if (range && range.max > range.min) {
         const [x1, x2, mid] = [x(range.min).toFixed(1), x(range.max).toFixed(1), y + BAR_H / 2];
@@ -121,7 +122,9 @@ export function renderBarChart(c: BarChart): string {
     const y = HEAD + i * REF_LABEL_H + 10;
     const anchor = x(l.value) - LABEL_W > plotW / 2 ? 'end' : 'start';
     out.push(`<line x1="${x(l.value)}" y1="${y + 3}" x2="${x(l.value)}" y2="${plotBottom}" stroke="${l.color}" class="ref"/>`);
-    out.push(`<text x="${x(l.value) + (anchor === 'end' ? -4 : 4)}" y="${y}" text-anchor="${anchor}" class="reflabel" fill="${l.color}">${escapeXml(l.label)}</text>`);
+    out.push(
+      `<text x="${x(l.value) + (anchor === 'end' ? -4 : 4)}" y="${y}" text-anchor="${anchor}" class="reflabel" fill="${l.color}">${escapeXml(l.label)}</text>`,
+    );
   });
   out.push('</svg>');
   return out.join('\n');

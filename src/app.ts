@@ -51,7 +51,8 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     try {
       // the locks report their waits, holds and events to this strategy's metrics
       result = await observedBy(counts.observerFor(strategy.name), () =>
-        strategy.deduct({ ...request, owner: newOwnerToken(instance), signal, hold, ...(requestId && { requestId }), ...(hooks && { hooks }) }));
+        strategy.deduct({ ...request, owner: newOwnerToken(instance), signal, hold, ...(requestId && { requestId }), ...(hooks && { hooks }) }),
+      );
     } finally {
       // Refusals too (503 fenced, lock_lost): their holds are the ones worth seeing.
       const timing = serverTiming(hold);
@@ -63,7 +64,14 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
       return;
     }
     counts.add({ route: '/check/lock', strategy: strategy.name, status: 200 });
-    res.json({ ok: true, strategy: strategy.name, instance, ...(result.warning && { warning: result.warning }), ...(result.ticket && { ticket: result.ticket }), ...(hold.token !== undefined && { fencingToken: String(hold.token) }) });
+    res.json({
+      ok: true,
+      strategy: strategy.name,
+      instance,
+      ...(result.warning && { warning: result.warning }),
+      ...(result.ticket && { ticket: result.ticket }),
+      ...(hold.token !== undefined && { fencingToken: String(hold.token) }),
+    });
   });
 
   readRoute(app, '/stock', async (_req, res) => {
@@ -73,22 +81,28 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
 
   // JSON only, checked before the body is read: a web page can send a form or text/plain to
   // localhost without a preflight, and must not reset the stock with it.
-  postRoute(app, '/stock/reset', (req, _res, next) => next(requireJsonBody(req.headers['content-type'])), express.json({ limit: RESET_BODY_LIMIT }), async (req, res) => {
-    const count = parseResetBody(req.body);
-    // Read every store first so a store that is down fails the reset before anything changes.
-    await Promise.all([stock.mysql.read(), stock.redis.read(), stock.postgres.read()]);
-    await Promise.all([stock.mysql.reset(count), stock.redis.reset(count), stock.postgres.reset(count)]);
-    const [locksNotCleared, demosNotCleared] = await Promise.all([catalog.clearLocks(), demos.reset()]);
-    res.json({
-      ok: true,
-      mysql: count,
-      redis: count,
-      postgres: count,
-      instance,
-      ...(locksNotCleared.length > 0 && { locksNotCleared }),
-      ...(demosNotCleared.length > 0 && { demosNotCleared }),
-    });
-  });
+  postRoute(
+    app,
+    '/stock/reset',
+    (req, _res, next) => next(requireJsonBody(req.headers['content-type'])),
+    express.json({ limit: RESET_BODY_LIMIT }),
+    async (req, res) => {
+      const count = parseResetBody(req.body);
+      // Read every store first so a store that is down fails the reset before anything changes.
+      await Promise.all([stock.mysql.read(), stock.redis.read(), stock.postgres.read()]);
+      await Promise.all([stock.mysql.reset(count), stock.redis.reset(count), stock.postgres.reset(count)]);
+      const [locksNotCleared, demosNotCleared] = await Promise.all([catalog.clearLocks(), demos.reset()]);
+      res.json({
+        ok: true,
+        mysql: count,
+        redis: count,
+        postgres: count,
+        instance,
+        ...(locksNotCleared.length > 0 && { locksNotCleared }),
+        ...(demosNotCleared.length > 0 && { demosNotCleared }),
+      });
+    },
+  );
 
   // Request id → how many times its deduction committed, every store together (X-Request-Id).
   readRoute(app, '/sales', async (_req, res) => {
@@ -101,10 +115,16 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
   // The fault lab's clock skew for the locks that store timestamps (see locks/lock-clock.ts): only
   // with FAULT_INJECTION=1; otherwise the path does not exist.
   if (config.faultInjection) {
-    postRoute(app, '/fault/clock', (req, _res, next) => next(requireJsonBody(req.headers['content-type'])), express.json({ limit: RESET_BODY_LIMIT }), (req, res) => {
-      lockClock.offsetMs = parseClockOffset(req.body);
-      res.json({ ok: true, offsetMs: lockClock.offsetMs, instance });
-    });
+    postRoute(
+      app,
+      '/fault/clock',
+      (req, _res, next) => next(requireJsonBody(req.headers['content-type'])),
+      express.json({ limit: RESET_BODY_LIMIT }),
+      (req, res) => {
+        lockClock.offsetMs = parseClockOffset(req.body);
+        res.json({ ok: true, offsetMs: lockClock.offsetMs, instance });
+      },
+    );
   }
 
   // Human text (description, the course label) in the language asked for; names and fields stay as in code.
@@ -128,7 +148,10 @@ export function createApp(deps: SharedDeps, catalog: Catalog, demos: Demos, inFl
     const [mysql, redis, families] = await Promise.all([
       // Bounded: a pool full of slow deductions must not hold /health up.
       stock.mysql.reachable(HEALTH_WAIT_MS),
-      deps.redis.ping().then(() => true, () => false),
+      deps.redis.ping().then(
+        () => true,
+        () => false,
+      ),
       catalog.health(),
     ]);
     const checks = { mysql, redis, ...families };

@@ -86,13 +86,18 @@ export function hostPort(at: HostPort): string {
   return `${at.host}:${at.port}`;
 }
 
-
 function serverLimitsOf(e: Env): ServerLimits {
   // Node requires it: the headers' bound cannot outlast the whole request's.
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     throw new ConfigError(`invalid environment: HEADERS_TIMEOUT_MS (${e.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`);
   }
-  return { maxConnections: e.MAX_CONNECTIONS, backlog: e.LISTEN_BACKLOG, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS };
+  return {
+    maxConnections: e.MAX_CONNECTIONS,
+    backlog: e.LISTEN_BACKLOG,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+  };
 }
 
 export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
@@ -125,7 +130,15 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     },
     redlock: { urls: e.REDLOCK_URLS },
     zookeeper: { connect: e.ZK_CONNECT, sessionTimeoutMs: e.ZK_SESSION_TIMEOUT_MS },
-    postgres: { host: e.PG_HOST, port: e.PG_PORT, user: e.PG_USER, password: e.PG_PASSWORD, database: e.PG_DATABASE, poolSize: e.PG_POOL_SIZE, statementTimeoutMs: e.PG_STATEMENT_TIMEOUT_MS },
+    postgres: {
+      host: e.PG_HOST,
+      port: e.PG_PORT,
+      user: e.PG_USER,
+      password: e.PG_PASSWORD,
+      database: e.PG_DATABASE,
+      poolSize: e.PG_POOL_SIZE,
+      statementTimeoutMs: e.PG_STATEMENT_TIMEOUT_MS,
+    },
     etcd: { endpoints: e.ETCD_ENDPOINTS },
     limits: {
       workMsMax: e.WORK_MS_MAX,

@@ -12,13 +12,28 @@ export class DependencyDownError extends Error {
 }
 
 const connectionCodes = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
-  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_SERVER_SHUTDOWN', 'CONNECTION_LOSS',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_SERVER_SHUTDOWN',
+  'CONNECTION_LOSS',
 ]);
 const connectionMessages = [
-  "Stream isn't writeable", 'Connection is closed', 'Command timed out', 'Pool is closed',
-  'connect ETIMEDOUT', 'Connection lost', 'Reached the max retries per request limit',
-  "Can't add new command when connection is in closed state", "Can't write in closed state",
+  "Stream isn't writeable",
+  'Connection is closed',
+  'Command timed out',
+  'Pool is closed',
+  'connect ETIMEDOUT',
+  'Connection lost',
+  'Reached the max retries per request limit',
+  "Can't add new command when connection is in closed state",
+  "Can't write in closed state",
 ];
 
 /**
@@ -28,8 +43,12 @@ const connectionMessages = [
  */
 const notSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 const notSentMessages = [
-  "Stream isn't writeable", 'Connection is closed', 'Pool is closed', 'connect ETIMEDOUT',
-  "Can't add new command when connection is in closed state", "Can't write in closed state",
+  "Stream isn't writeable",
+  'Connection is closed',
+  'Pool is closed',
+  'connect ETIMEDOUT',
+  "Can't add new command when connection is in closed state",
+  "Can't write in closed state",
 ];
 
 /**

@@ -7,16 +7,32 @@ import { z } from 'zod';
 const port = z.coerce.number().int().min(1).max(65535);
 const portList = z
   .string()
-  .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean).map(Number))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)
+      .map(Number),
+  )
   .pipe(z.array(z.number().int().min(1).max(65535)).min(1));
 const hostPortList = z
   .string()
-  .transform((s) => s.split(',').map((h) => h.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/, 'host:port')).min(1))
   .transform((list) => list.map((h) => ({ host: h.slice(0, h.lastIndexOf(':')), port: Number(h.slice(h.lastIndexOf(':') + 1)) })));
 const urlList = z
   .string()
-  .transform((s) => s.split(',').map((u) => u.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().url()).min(1));
 
 /** MYSQL_STATEMENT_TIMEOUT_MS's default, also for a MysqlConfig made without it (tests, migrations). */

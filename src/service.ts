@@ -53,7 +53,13 @@ export async function openService(config: ServiceConfig): Promise<RunningService
   // PostgreSQL is optional at start too: its pool connects on first use (PG_CONNECT_TIMEOUT_MS), and
   // store=postgres answers 503 postgres_unavailable until it is reachable.
   const pgPool = openPostgresPool(config.postgres, config.postgres.poolSize, `stocklab-${config.instanceId}-stock`);
-  const deps: SharedDeps = { config, logger, db, redis, stock: { mysql: new MysqlStock(db), redis: new RedisStock(redis), postgres: new PostgresStock(pgPool) } };
+  const deps: SharedDeps = {
+    config,
+    logger,
+    db,
+    redis,
+    stock: { mysql: new MysqlStock(db), redis: new RedisStock(redis), postgres: new PostgresStock(pgPool) },
+  };
   // The MySQL row is seeded by its migration; the Redis copy starts where the course does too.
   if (redisReady) await deps.stock.redis.seed(INITIAL_COUNT);
   const catalog = await Catalog.open(deps);

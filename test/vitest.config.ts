@@ -54,33 +54,68 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'faults', include: ['test/faults/**/*.test.ts'], sequence: { groupOrder: 3 }, fileParallelism: false, testTimeout: 120_000, hookTimeout: 180_000 },
+        test: {
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          sequence: { groupOrder: 3 },
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
       },
       {
         // The nemesis and the soak: mixed faults, steady load and a soak that must find a real leak,
         // on private clusters (a few minutes), run as a step of its own (npm run test:chaos) so the
         // suite keeps its budget.
         extends: true,
-        test: { name: 'chaos', include: ['test/chaos/**/*.test.ts'], sequence: { groupOrder: 3 }, fileParallelism: false, testTimeout: 240_000, hookTimeout: 180_000 },
+        test: {
+          name: 'chaos',
+          include: ['test/chaos/**/*.test.ts'],
+          sequence: { groupOrder: 3 },
+          fileParallelism: false,
+          testTimeout: 240_000,
+          hookTimeout: 180_000,
+        },
       },
       {
         // The hosts topology (a network namespace per server, root only) and the partitions cut in
         // it: a private cluster, its cases sequenced around a cut, run as a step of its own
         // (npm run test:network) so the suite keeps its budget.
         extends: true,
-        test: { name: 'network', include: ['test/network/**/*.test.ts'], sequence: { groupOrder: 3 }, fileParallelism: false, testTimeout: 120_000, hookTimeout: 180_000 },
+        test: {
+          name: 'network',
+          include: ['test/network/**/*.test.ts'],
+          sequence: { groupOrder: 3 },
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
       },
       {
         // The live lab's page in a real browser (Debian's chromium), on a private cluster: after
         // the integration files, one file at a time.
         extends: true,
-        test: { name: 'browser', include: ['test/browser/**/*.test.ts'], sequence: { groupOrder: 2 }, fileParallelism: false, testTimeout: 90_000, hookTimeout: 180_000 },
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          sequence: { groupOrder: 2 },
+          fileParallelism: false,
+          testTimeout: 90_000,
+          hookTimeout: 180_000,
+        },
       },
       {
         // docker compose, really run (a Docker engine it starts if need be, images built once per
         // machine): last, alone, so its containers never compete with the native clusters' tests.
         extends: true,
-        test: { name: 'compose', include: ['test/compose/*.test.ts'], sequence: { groupOrder: 4 }, fileParallelism: false, testTimeout: 300_000, hookTimeout: 1_200_000 },
+        test: {
+          name: 'compose',
+          include: ['test/compose/*.test.ts'],
+          sequence: { groupOrder: 4 },
+          fileParallelism: false,
+          testTimeout: 300_000,
+          hookTimeout: 1_200_000,
+        },
       },
     ],
   },

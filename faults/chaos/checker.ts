@@ -72,7 +72,17 @@ export interface ChaosVerdict {
 const bump = (m: Record<string, number>, key: string) => void (m[key] = (m[key] ?? 0) + 1);
 
 /** A fault that stops a holder mid-lease: a frozen or paused instance, a frozen Redis / ZooKeeper / RedLock master. */
-const PAUSE_LIKE = new Set(['freeze-instance', 'pause-holder', 'freeze-redis', 'freeze-redlock', 'freeze-zookeeper', 'kill-zookeeper', 'kill-zookeeper-leader', 'stop-redis', 'kill-redlock']);
+const PAUSE_LIKE = new Set([
+  'freeze-instance',
+  'pause-holder',
+  'freeze-redis',
+  'freeze-redlock',
+  'freeze-zookeeper',
+  'kill-zookeeper',
+  'kill-zookeeper-leader',
+  'stop-redis',
+  'kill-redlock',
+]);
 
 /** A pause, or a partition that cut an instance from some server (its holder can neither renew nor write on time). */
 const isPause = (f: FaultEvent): boolean => PAUSE_LIKE.has(f.kind) || (f.partition !== undefined && cutsAnInstance(f.partition.grudge));
@@ -82,7 +92,8 @@ const isPause = (f: FaultEvent): boolean => PAUSE_LIKE.has(f.kind) || (f.partiti
  * partition that cut a Redis server from a Sentinel (Sentinel may fail the master over).
  */
 const isFailover = (h: ChaosHistory, f: FaultEvent): boolean =>
-  f.kind === 'failover-redis' || (h.replicated === true && (f.kind === 'freeze-redis' || (f.partition !== undefined && cutsRedisFromSentinel(f.partition.grudge))));
+  f.kind === 'failover-redis' ||
+  (h.replicated === true && (f.kind === 'freeze-redis' || (f.partition !== undefined && cutsRedisFromSentinel(f.partition.grudge))));
 
 const SHOWN = 5;
 const idsText = (ids: readonly string[]) => `${ids.slice(0, SHOWN).join(', ')}${ids.length > SHOWN ? ` … (${ids.length})` : ''}`;
@@ -103,7 +114,9 @@ interface TurnTally {
  * inside one; a request before every turn (none in a run) goes with the first.
  */
 function turnsOf(slices: readonly Slice[], requests: readonly Request[]): { tallies: TurnTally[]; turnOf: (r: Request) => TurnTally } {
-  const tallies: TurnTally[] = [...slices].sort((a, b) => a.startMs - b.startMs).map((slice) => ({ slice, sold: 0, deducted: slice.leftBefore - slice.leftAfter }));
+  const tallies: TurnTally[] = [...slices]
+    .sort((a, b) => a.startMs - b.startMs)
+    .map((slice) => ({ slice, sold: 0, deducted: slice.leftBefore - slice.leftAfter }));
   // A strategy with requests and no turn: nothing was counted around them, so nothing was deducted.
   if (tallies.length === 0 && requests.length > 0) tallies.push({ sold: 0, deducted: 0 });
   const turnOf = (r: Request) => {
@@ -168,11 +181,17 @@ function judgeStrategy(h: ChaosHistory, name: string, needs: JudgeNeeds): Strate
     requests: mine.filter((r) => inLoad(turnOf(r))).length,
     faults: h.faults.filter((f) => slices.some((x) => x.kind === 'load' && overlaps(f, x))).length,
   };
-  const notJudged = seen.requests < needs.requests || seen.faults < needs.faults ? `${seen.requests} requests and ${seen.faults} faults in its turns; judging needs ${needs.requests} and ${needs.faults}` : undefined;
+  const notJudged =
+    seen.requests < needs.requests || seen.faults < needs.faults
+      ? `${seen.requests} requests and ${seen.faults} faults in its turns; judging needs ${needs.requests} and ${needs.faults}`
+      : undefined;
   const problems: string[] = [];
   if (oversold > 0) {
     // Turn by turn when the totals alone would not show it (another turn's unaccounted unit hides it).
-    const byTurn = oversold === sold - deducted ? '' : ` (turn by turn: ${oversoldTurns.map((t) => `${t.sold} sold, ${t.deducted} deducted in the turn at ${((t.slice?.startMs ?? 0) / 1000).toFixed(1)} s`).join('; ')})`;
+    const byTurn =
+      oversold === sold - deducted
+        ? ''
+        : ` (turn by turn: ${oversoldTurns.map((t) => `${t.sold} sold, ${t.deducted} deducted in the turn at ${((t.slice?.startMs ?? 0) / 1000).toFixed(1)} s`).join('; ')})`;
     problems.push(`oversold ${oversold}: ${sold} sold, ${deducted} deducted${byTurn}`);
   }
   if (unaccounted > 0) problems.push(`${unaccounted} unit(s) deducted that no answer or sale record accounts for`);
@@ -185,7 +204,13 @@ function judgeStrategy(h: ChaosHistory, name: string, needs: JudgeNeeds): Strate
   // Only an oversell (a lost update of two holders) in a turn a pause struck is what the catalog
   // allows; a 200 missing from /sales, a sale behind a refusal, a unit deducted twice under one id
   // (a lost update never applies one request twice), or an undocumented answer never is.
-  const onlyOversold = soldNotRecorded.length === 0 && saleWithoutAnswer.length === 0 && undocumented.length === 0 && badRequests.length === 0 && double.length === 0 && unaccounted === 0;
+  const onlyOversold =
+    soldNotRecorded.length === 0 &&
+    saleWithoutAnswer.length === 0 &&
+    undocumented.length === 0 &&
+    badRequests.length === 0 &&
+    double.length === 0 &&
+    unaccounted === 0;
   // A failover loses the newest writes together: a Redis store's deductions with their sale records,
   // in the turns it struck.
   const onlyLostWrites =

@@ -13,6 +13,11 @@ export interface InternalErrors {
 /** Lines of the instances' logs (app-<port>.log under `logsDir`) that record an answer 500. */
 export function internalErrorsIn(logsDir: string): InternalErrors {
   const files = fs.existsSync(logsDir) ? fs.readdirSync(logsDir).filter((f) => /^app-\d+\.log$/.test(f)) : [];
-  const lines = files.flatMap((f) => fs.readFileSync(path.join(logsDir, f), 'utf8').split('\n').filter((l) => l.includes('"status":500')));
+  const lines = files.flatMap((f) =>
+    fs
+      .readFileSync(path.join(logsDir, f), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"status":500')),
+  );
   return { count: lines.length, ...(lines[0] !== undefined && { first: lines[0].slice(0, 600) }) };
 }

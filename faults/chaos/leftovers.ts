@@ -26,7 +26,11 @@ async function redisHolds(cluster: RunningCluster, port: number, where: string):
 }
 
 function zkChildren(client: Client, path: string): Promise<string[]> {
-  return new Promise((resolve, reject) => client.getChildren(path, (err, children) => (err ? ('getCode' in err && err.getCode() === Exception.NO_NODE ? resolve([]) : reject(err)) : resolve(children))));
+  return new Promise((resolve, reject) =>
+    client.getChildren(path, (err, children) =>
+      err ? ('getCode' in err && err.getCode() === Exception.NO_NODE ? resolve([]) : reject(err)) : resolve(children),
+    ),
+  );
 }
 
 function zkEphemeral(client: Client, path: string): Promise<boolean> {
@@ -84,13 +88,17 @@ export async function holdsNow(cluster: RunningCluster): Promise<Leftover[]> {
 /** Polls until nothing is held, for boundMs at most; returns what was still held at the end. */
 export async function leftoversAfter(cluster: RunningCluster, boundMs: number): Promise<Leftover[]> {
   let held: Leftover[] = [];
-  await pollUntil(async () => {
-    try {
-      held = await holdsNow(cluster);
-    } catch (err) {
-      held = [{ where: 'unreadable', what: errorMessage(err) }]; // a server still coming back: read again
-    }
-    return held.length === 0;
-  }, boundMs, 250);
+  await pollUntil(
+    async () => {
+      try {
+        held = await holdsNow(cluster);
+      } catch (err) {
+        held = [{ where: 'unreadable', what: errorMessage(err) }]; // a server still coming back: read again
+      }
+      return held.length === 0;
+    },
+    boundMs,
+    250,
+  );
   return held;
 }

@@ -42,7 +42,17 @@ export function serverNamed(cluster: RunningCluster, target: string): ServerHand
   const s = cluster.servers;
   const [kind, index] = target.split('-');
   const server =
-    kind === 'app' ? s.instances[Number(index)] : kind === 'redlock' ? s.redlock[Number(index)] : kind === 'redis' ? s.redis : kind === 'mysql' ? s.mysql : kind === 'zookeeper' ? s.zookeeper : undefined;
+    kind === 'app'
+      ? s.instances[Number(index)]
+      : kind === 'redlock'
+        ? s.redlock[Number(index)]
+        : kind === 'redis'
+          ? s.redis
+          : kind === 'mysql'
+            ? s.mysql
+            : kind === 'zookeeper'
+              ? s.zookeeper
+              : undefined;
   if (!server) throw new Error(`the lab cluster has no server ${target}`);
   return server;
 }
@@ -85,7 +95,11 @@ async function pauseHolder(d: NemesisDeps, server: ServerHandle, target: string,
   const holder = sendRecorded(d.rec, base, target, s, 'holder', { pause: 'after-acquire' }).then((r) => (answered = r));
   const pid = server.pid;
   await pollUntil(() => answered !== undefined || isStopped(pid), HOOK_WAIT_MS, 5);
-  event.note = answered ? `${s.name}: the holder answered before stopping` : isStopped(pid) ? `${s.name}: holder stopped holding the lock` : `${s.name}: holder not stopped within ${HOOK_WAIT_MS} ms`;
+  event.note = answered
+    ? `${s.name}: the holder answered before stopping`
+    : isStopped(pid)
+      ? `${s.name}: holder stopped holding the lock`
+      : `${s.name}: holder not stopped within ${HOOK_WAIT_MS} ms`;
   await sleep(forMs);
   while (answered === undefined) {
     if (isStopped(pid)) resume(pid);
@@ -119,7 +133,8 @@ async function failover(d: NemesisDeps, forMs: number, event: FaultEvent): Promi
   await sleep(Math.max(0, killedAt + forMs - Date.now()));
   await restart(d.net, master);
   const newMaster = promoted ? replica : master;
-  if (newMaster !== master && !(await rejoinAsReplicaOf(d.cluster, master.port, newMaster.port, REJOIN_BOUND_MS))) event.note += `; ${master.name} not in sync within ${REJOIN_BOUND_MS} ms`;
+  if (newMaster !== master && !(await rejoinAsReplicaOf(d.cluster, master.port, newMaster.port, REJOIN_BOUND_MS)))
+    event.note += `; ${master.name} not in sync within ${REJOIN_BOUND_MS} ms`;
 }
 
 /**
@@ -275,7 +290,13 @@ export function watchedServers(cluster: RunningCluster): ServerHandle[] {
  * Watches for a server that exits with no fault on it (a crash the faults caused elsewhere): each is
  * recorded and started again, so the run goes on with the whole cluster. Returns a stop function.
  */
-export function watchCrashes(cluster: RunningCluster, nemesis: NemesisRun, t0: number, crashes: { target: string; atMs: number }[], log: (line: string) => void): () => Promise<void> {
+export function watchCrashes(
+  cluster: RunningCluster,
+  nemesis: NemesisRun,
+  t0: number,
+  crashes: { target: string; atMs: number }[],
+  log: (line: string) => void,
+): () => Promise<void> {
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {

@@ -58,6 +58,8 @@ export class ChaosNetwork {
    * that nothing it held up is still on its way (epoch ms).
    */
   quietFor(before: number, now = Date.now(), holdsUp: (grudge: Grudge) => boolean = () => true): boolean {
-    return this.cuts.filter((c) => c.at < before && holdsUp(c.grudge)).every((c) => c.healedAt !== undefined && now >= c.healedAt + (c.healedAt - c.at) + QUIET_SLACK_MS);
+    return this.cuts
+      .filter((c) => c.at < before && holdsUp(c.grudge))
+      .every((c) => c.healedAt !== undefined && now >= c.healedAt + (c.healedAt - c.at) + QUIET_SLACK_MS);
   }
 }

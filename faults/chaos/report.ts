@@ -47,17 +47,43 @@ function verdictText(v: StrategyVerdict, brief: boolean, lang: Lang): string {
 function cells(v: StrategyVerdict, boundMs: number, brief: boolean, lang: Lang): string[] {
   const w = CHAOS_WORDS[lang];
   const recover = v.recoveryMs === null ? w.never(boundMs) : String(v.recoveryMs);
-  return [v.strategy, v.store, v.fenced ? w.yes : w.no, String(v.requests), String(v.sold), String(v.deducted), String(v.oversold), String(v.unknown), String(v.refused), recover, verdictText(v, brief, lang)];
+  return [
+    v.strategy,
+    v.store,
+    v.fenced ? w.yes : w.no,
+    String(v.requests),
+    String(v.sold),
+    String(v.deducted),
+    String(v.oversold),
+    String(v.unknown),
+    String(v.refused),
+    recover,
+    verdictText(v, brief, lang),
+  ];
 }
 
 export function summaryLines(r: ChaosReport, lang: Lang = 'en'): string[] {
   const w = CHAOS_WORDS[lang];
-  const kinds = Object.entries(faultsByKind(r)).map(([k, n]) => w.kind(k, n)).join(w.and);
+  const kinds = Object.entries(faultsByKind(r))
+    .map(([k, n]) => w.kind(k, n))
+    .join(w.and);
   const topology = topologyOf(r.history);
   return [
-    w.load((r.options.seconds / 60).toFixed(1), r.options.seed, topology === 'single' ? '' : w.topology(topology), r.history.faults.length, kinds, r.history.requests.length, r.skipped),
+    w.load(
+      (r.options.seconds / 60).toFixed(1),
+      r.options.seed,
+      topology === 'single' ? '' : w.topology(topology),
+      r.history.faults.length,
+      kinds,
+      r.history.requests.length,
+      r.skipped,
+    ),
     w.rate(r.options.load.rate, r.options.load.maxInFlight),
-    w.ledger(Object.entries(r.ledger).map(([store, l]) => w.ledgerStore(store, l.deducted, l.recorded)).join(w.then)),
+    w.ledger(
+      Object.entries(r.ledger)
+        .map(([store, l]) => w.ledgerStore(store, l.deducted, l.recorded))
+        .join(w.then),
+    ),
     w.recovery(r.history.recoveryBoundMs, r.verdict.leftovers.length === 0 ? w.nothing : r.verdict.leftovers.join(w.and)),
     // Reports written before the checker said how much it saw have no such list: no line for them.
     ...(r.verdict.notJudged === undefined ? [] : [w.notJudgedLine(r.verdict.notJudged.length > 0 ? r.verdict.notJudged.join(w.and) : w.none)]),
@@ -82,7 +108,15 @@ function renderMarkdown(r: ChaosReport, lang: Lang): string {
 function htmlBody(r: ChaosReport, lang: Lang): string {
   const w = CHAOS_WORDS[lang];
   const rows = r.verdict.strategies
-    .map((v) => `<tr>${cells(v, r.history.recoveryBoundMs, false, lang).map((c, i) => `<td${i === HEAD.length - 1 ? ` class="${v.exact && !v.notJudged ? 'good' : v.exact || v.asCatalogSays ? 'warn' : 'bad'}" style="text-align:left;white-space:normal"` : ''}>${esc(c)}</td>`).join('')}</tr>`)
+    .map(
+      (v) =>
+        `<tr>${cells(v, r.history.recoveryBoundMs, false, lang)
+          .map(
+            (c, i) =>
+              `<td${i === HEAD.length - 1 ? ` class="${v.exact && !v.notJudged ? 'good' : v.exact || v.asCatalogSays ? 'warn' : 'bad'}" style="text-align:left;white-space:normal"` : ''}>${esc(c)}</td>`,
+          )
+          .join('')}</tr>`,
+    )
     .join('\n');
   const faults = r.history.faults.map((f) => `<li>${esc(faultLine(f, lang))}</li>`);
   const lines = summaryLines(r, lang);

@@ -147,7 +147,9 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
     replicated: cluster.servers.redisReplica !== undefined,
     ...(nodes && { partitionNodes: nodes }),
   });
-  log(`chaos: ${opts.seconds} s, seed ${opts.seed}, ${plan.length} faults planned, ${opts.strategies.length} strategies at ${opts.load.rate} req/s each in turn`);
+  log(
+    `chaos: ${opts.seconds} s, seed ${opts.seed}, ${plan.length} faults planned, ${opts.strategies.length} strategies at ${opts.load.rate} req/s each in turn`,
+  );
   const rec = makeRecorder(idPrefix);
   let current: ChaosStrategy | undefined;
   const nemesis = startNemesis({ cluster, rec, current: () => current, log }, plan);
@@ -171,7 +173,11 @@ export async function runChaos(cluster: RunningCluster, opts: ChaosOptions, log:
     const quiet = () => nemesis.net.quietFor(answeredAt, Date.now(), (g) => holdsUpWritesTo(g, s.store));
     if (!quiet()) {
       const waited = await pollUntil(quiet, QUIET_BOUND_MS, 50);
-      log(waited ? `  ${s.name}: ${Date.now() - answeredAt} ms for the network to be quiet after its last answer` : `  ${s.name}: the network not quiet within ${QUIET_BOUND_MS} ms of its turn`);
+      log(
+        waited
+          ? `  ${s.name}: ${Date.now() - answeredAt} ms for the network to be quiet after its last answer`
+          : `  ${s.name}: the network not quiet within ${QUIET_BOUND_MS} ms of its turn`,
+      );
     }
     slices.push({ strategy: s.name, store: s.store, startMs, endMs: Date.now() - rec.t0, leftBefore, leftAfter: await readLeft(cluster, s.store), kind });
   };

@@ -33,20 +33,28 @@ export function renderTimeline(h: ChaosHistory, lang: Lang = 'en'): string {
   parts.push(`<text x="${LEFT}" y="18" class="title">${esc(words.timeline(h.seed, (h.lastHealMs / 1000).toFixed(1)))}</text>`);
   lanes.forEach((lane, i) => {
     const y = lanesTop + i * LANE_H;
-    parts.push(`<text x="${LEFT - 6}" y="${y + 11}" class="label">${esc(lane)}</text><line x1="${LEFT}" x2="${W - 20}" y1="${y + 8}" y2="${y + 8}" class="grid"/>`);
+    parts.push(
+      `<text x="${LEFT - 6}" y="${y + 11}" class="label">${esc(lane)}</text><line x1="${LEFT}" x2="${W - 20}" y1="${y + 8}" y2="${y + 8}" class="grid"/>`,
+    );
     for (const f of h.faults.filter((e) => e.target === lane)) {
       const color = (FAULT_COLORS as Readonly<Record<string, string>>)[f.kind.split('-')[0] ?? ''] ?? '#555';
       const x0 = x(f.injectedMs);
       const w = Math.max(2, x(f.healedMs ?? h.lastHealMs) - x0);
-      parts.push(`<rect x="${x0.toFixed(1)}" y="${y + 2}" width="${w.toFixed(1)}" height="${LANE_H - 4}" fill="${color}"><title>${esc(faultLine(f, lang))}</title></rect>`);
+      parts.push(
+        `<rect x="${x0.toFixed(1)}" y="${y + 2}" width="${w.toFixed(1)}" height="${LANE_H - 4}" fill="${color}"><title>${esc(faultLine(f, lang))}</title></rect>`,
+      );
     }
   });
   // turns as bands behind the answers' chart
   h.slices.forEach((s, i) => {
     const x0 = x(s.startMs);
     const w = Math.max(1, x(s.endMs) - x0);
-    parts.push(`<rect x="${x0.toFixed(1)}" y="${chartTop}" width="${w.toFixed(1)}" height="${CHART_H}" fill="${i % 2 ? '#f4f4f4' : '#fafafa'}"><title>${esc(s.strategy)}</title></rect>`);
-    parts.push(`<text x="${(x0 + 2).toFixed(1)}" y="${chartTop - 4}" class="tick" transform="rotate(-30 ${(x0 + 2).toFixed(1)} ${chartTop - 4})" style="text-anchor:start">${esc(s.kind === 'recovery' ? `↻ ${s.strategy}` : s.strategy)}</text>`);
+    parts.push(
+      `<rect x="${x0.toFixed(1)}" y="${chartTop}" width="${w.toFixed(1)}" height="${CHART_H}" fill="${i % 2 ? '#f4f4f4' : '#fafafa'}"><title>${esc(s.strategy)}</title></rect>`,
+    );
+    parts.push(
+      `<text x="${(x0 + 2).toFixed(1)}" y="${chartTop - 4}" class="tick" transform="rotate(-30 ${(x0 + 2).toFixed(1)} ${chartTop - 4})" style="text-anchor:start">${esc(s.kind === 'recovery' ? `↻ ${s.strategy}` : s.strategy)}</text>`,
+    );
   });
   const seconds = Math.ceil(endMs / 1000);
   const buckets = Array.from({ length: seconds }, () => ({ sold: 0, unknown: 0, refused: 0 }));
@@ -65,12 +73,22 @@ export function renderTimeline(h: ChaosHistory, lang: Lang = 'en'): string {
       const hgt = (b[s.key] / top) * CHART_H;
       if (hgt <= 0) continue;
       y -= hgt;
-      parts.push(`<rect x="${(LEFT + i * barW).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.max(0.5, barW - 0.5).toFixed(1)}" height="${hgt.toFixed(1)}" fill="${s.color}"/>`);
+      parts.push(
+        `<rect x="${(LEFT + i * barW).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.max(0.5, barW - 0.5).toFixed(1)}" height="${hgt.toFixed(1)}" fill="${s.color}"/>`,
+      );
     }
   });
   parts.push(`<text x="${LEFT - 6}" y="${chartTop + 10}" class="label">${top}/s</text><text x="${LEFT - 6}" y="${chartTop + CHART_H}" class="label">0</text>`);
-  for (let t = 0; t <= endMs; t += niceMax(endMs / 10)) parts.push(`<text x="${x(t).toFixed(1)}" y="${chartTop + CHART_H + 16}" class="tick">${(t / 1000).toFixed(0)} s</text>`);
-  const legend = [...Object.entries(FAULT_COLORS).map(([k, c]) => [words.legend[k as keyof typeof FAULT_COLORS], c] as const), ...ANSWER_SERIES.map((s) => [words.legend[s.key], s.color] as const)];
-  legend.forEach(([name, color], i) => parts.push(`<rect x="${LEFT + i * 90}" y="${H - 16}" width="10" height="10" fill="${color}"/><text x="${LEFT + i * 90 + 14}" y="${H - 7}" class="unit">${esc(name)}</text>`));
+  for (let t = 0; t <= endMs; t += niceMax(endMs / 10))
+    parts.push(`<text x="${x(t).toFixed(1)}" y="${chartTop + CHART_H + 16}" class="tick">${(t / 1000).toFixed(0)} s</text>`);
+  const legend = [
+    ...Object.entries(FAULT_COLORS).map(([k, c]) => [words.legend[k as keyof typeof FAULT_COLORS], c] as const),
+    ...ANSWER_SERIES.map((s) => [words.legend[s.key], s.color] as const),
+  ];
+  legend.forEach(([name, color], i) =>
+    parts.push(
+      `<rect x="${LEFT + i * 90}" y="${H - 16}" width="10" height="10" fill="${color}"/><text x="${LEFT + i * 90 + 14}" y="${H - 7}" class="unit">${esc(name)}</text>`,
+    ),
+  );
   return `<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">${parts.join('')}</svg>`;
 }

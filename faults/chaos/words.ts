@@ -6,7 +6,19 @@
 import type { Lang, Translation } from '../../src/lang.js';
 import { byRules, type PhraseRule } from '../../report/phrase-rules.js';
 
-export const CHAOS_COLUMNS = ['strategy', 'store', 'fenced', 'requests', 'sold', 'deducted', 'oversold', 'unknown', 'refused', 'recover ms', 'verdict'] as const;
+export const CHAOS_COLUMNS = [
+  'strategy',
+  'store',
+  'fenced',
+  'requests',
+  'sold',
+  'deducted',
+  'oversold',
+  'unknown',
+  'refused',
+  'recover ms',
+  'verdict',
+] as const;
 type Column = (typeof CHAOS_COLUMNS)[number];
 
 /** The timeline's legend: the fault kinds' first words, then the answers' series. */
@@ -15,8 +27,17 @@ type LegendKey = (typeof LEGEND_KEYS)[number];
 
 const en = {
   columns: {
-    strategy: 'strategy', store: 'store', fenced: 'fenced', requests: 'requests', sold: 'sold', deducted: 'deducted', oversold: 'oversold',
-    unknown: 'unknown', refused: 'refused', 'recover ms': 'recover ms', verdict: 'verdict',
+    strategy: 'strategy',
+    store: 'store',
+    fenced: 'fenced',
+    requests: 'requests',
+    sold: 'sold',
+    deducted: 'deducted',
+    oversold: 'oversold',
+    unknown: 'unknown',
+    refused: 'refused',
+    'recover ms': 'recover ms',
+    verdict: 'verdict',
   } satisfies Record<Column, string>,
   yes: 'yes',
   no: 'no',
@@ -37,7 +58,8 @@ const en = {
     `Load: ${rate} requests/s through nginx (at most ${maxInFlight} in flight), one strategy at a time, each turn's requests over before the next turn; a fixed modest rate, well under each strategy's goodput.`,
   ledger: (stores: string) => `Ledger: ${stores}.`,
   ledgerStore: (store: string, deducted: number, recorded: number) => `${store} deducted ${deducted}, GET /sales recorded ${recorded}`,
-  recovery: (boundMs: number, leftovers: string) => `Recovery: each strategy's first 200 after the last heal (or after the previous strategy's), bound ${boundMs} ms. Left held after every heal: ${leftovers}.`,
+  recovery: (boundMs: number, leftovers: string) =>
+    `Recovery: each strategy's first 200 after the last heal (or after the previous strategy's), bound ${boundMs} ms. Left held after every heal: ${leftovers}.`,
   nothing: 'nothing',
   none: 'none',
   notJudgedLine: (names: string) => `Not judged (too little seen for "exact" to mean anything): ${names}.`,
@@ -52,7 +74,16 @@ const en = {
     perStrategy: 'Per strategy',
     faults: 'Faults',
     timeline: (seed: number, lastHealSeconds: string) => `Faults and answers over time (seed ${seed}); the last heal at ${lastHealSeconds} s`,
-    legend: { freeze: 'freeze', kill: 'kill', stop: 'stop', pause: 'pause', partition: 'partition', sold: 'sold', unknown: 'unknown', refused: 'refused' } satisfies Record<LegendKey, string>,
+    legend: {
+      freeze: 'freeze',
+      kill: 'kill',
+      stop: 'stop',
+      pause: 'pause',
+      partition: 'partition',
+      sold: 'sold',
+      unknown: 'unknown',
+      refused: 'refused',
+    } satisfies Record<LegendKey, string>,
     linksHealed: (seconds: string) => `links healed at ${seconds} s`,
   },
   docs: {
@@ -64,8 +95,17 @@ export type ChaosWords = Translation<typeof en>;
 
 const zh: ChaosWords = {
   columns: {
-    strategy: '方案', store: '存储', fenced: '防护令牌', requests: '请求', sold: '售出', deducted: '实际扣减', oversold: '超卖',
-    unknown: '结果未知', refused: '被拒绝', 'recover ms': '恢复毫秒', verdict: '结论',
+    strategy: '方案',
+    store: '存储',
+    fenced: '防护令牌',
+    requests: '请求',
+    sold: '售出',
+    deducted: '实际扣减',
+    oversold: '超卖',
+    unknown: '结果未知',
+    refused: '被拒绝',
+    'recover ms': '恢复毫秒',
+    verdict: '结论',
   },
   yes: '有',
   no: '无',
@@ -85,7 +125,8 @@ const zh: ChaosWords = {
     `负载：每秒 ${rate} 个请求经 nginx 发出（最多 ${maxInFlight} 个在途），一次一个方案，上一轮的请求全部结束后才开始下一轮；速率固定而温和，远低于每个方案的有效吞吐。`,
   ledger: (stores) => `账目：${stores}。`,
   ledgerStore: (store, deducted, recorded) => `${store} 实际扣减 ${deducted} 件，GET /sales 记录了 ${recorded} 单`,
-  recovery: (boundMs, leftovers) => `恢复：每个方案在最后一次故障恢复之后（或在前一个方案恢复之后）的第一个 200，上限 ${boundMs} 毫秒。所有故障恢复之后仍被占着的锁：${leftovers}。`,
+  recovery: (boundMs, leftovers) =>
+    `恢复：每个方案在最后一次故障恢复之后（或在前一个方案恢复之后）的第一个 200，上限 ${boundMs} 毫秒。所有故障恢复之后仍被占着的锁：${leftovers}。`,
   nothing: '没有',
   none: '无',
   notJudgedLine: (names) => `未判定（见到的请求或故障太少，说“准确”毫无意义）：${names}。`,

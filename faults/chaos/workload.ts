@@ -24,7 +24,16 @@ export interface Recorder {
 /** Sends one request and records it when it is over. */
 export async function sendRecorded(rec: Recorder, base: string, via: string, s: ChaosStrategy, role: string, extra: CheckParams = {}): Promise<Request> {
   const id = rec.nextId(s.name, role);
-  const sent = await sendCheck({ base, via, role, strategy: s.name, store: s.store, params: { ...paramsOf(s), ...extra }, id, timeoutMs: CHAOS_REQUEST_TIMEOUT_MS });
+  const sent = await sendCheck({
+    base,
+    via,
+    role,
+    strategy: s.name,
+    store: s.store,
+    params: { ...paramsOf(s), ...extra },
+    id,
+    timeoutMs: CHAOS_REQUEST_TIMEOUT_MS,
+  });
   const r: Request = { ...sent, strategy: s.name, store: s.store, at: sent.startedAt - rec.t0, end: sent.startedAt + sent.ms - rec.t0 };
   rec.record(r);
   return r;

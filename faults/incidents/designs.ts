@@ -110,7 +110,7 @@ export const DESIGN_INCIDENTS: readonly Incident[] = [
       zh: 'JVM 被冻住或 CPU 打满时看门狗停止续期（“包括看门狗线程在内的一些线程可能被挂起”）：租约到期，另一个 worker 在第一个还在干活时拿到了锁。',
     },
     built: {
-      en: 'Not the Java library: the lab\'s redis-watchdog renews its lease every ttl/3 while held, as Redisson\'s watchdog does. Its holder is frozen (SIGSTOP) right before its write, past its lease, as the fault lab\'s holder-pause does; the others sell meanwhile; then it resumes and writes.',
+      en: "Not the Java library: the lab's redis-watchdog renews its lease every ttl/3 while held, as Redisson's watchdog does. Its holder is frozen (SIGSTOP) right before its write, past its lease, as the fault lab's holder-pause does; the others sell meanwhile; then it resumes and writes.",
       zh: '不是 Java 库本身：实验台的 redis-watchdog 在持锁期间每 ttl/3 续期一次，和 Redisson 的看门狗一样。持锁者在写入前被冻结（SIGSTOP），超过租约，和故障实验的 holder-pause 一样；期间其他实例继续卖；然后它恢复并写入。',
     },
     affected: watchdogUnfenced,
@@ -152,11 +152,11 @@ export const DESIGN_INCIDENTS: readonly Incident[] = [
     library: 'etcd concurrency.Mutex (Go)',
     reported: { repo: 'etcd-io/etcd', refs: ['#11456', "Jepsen's etcd 3.4.3 analysis (2020)"] },
     symptom: {
-      en: "A waiter whose lease expires while it waits is still told it holds the lock once its turn comes: the recipe does not check that its own key still exists, so two clients hold the lock at once.",
+      en: 'A waiter whose lease expires while it waits is still told it holds the lock once its turn comes: the recipe does not check that its own key still exists, so two clients hold the lock at once.',
       zh: '等待者在排队时租约过期，轮到它时仍被告知拿到了锁：这个配方不检查自己的键是否还在，于是两个客户端同时持锁。',
     },
     built: {
-      en: 'The holder stops before its write; a waiter queues behind it and the lab revokes the waiter\'s lease; a next acquirer queues; the holder writes and releases. etcd-lock-no-recheck is the recipe without the check after the wait, etcd-lock the lab\'s with it.',
+      en: "The holder stops before its write; a waiter queues behind it and the lab revokes the waiter's lease; a next acquirer queues; the holder writes and releases. etcd-lock-no-recheck is the recipe without the check after the wait, etcd-lock the lab's with it.",
       zh: '持锁者停在写入之前；一个等待者排到它后面，实验台撤销等待者的租约；下一个加锁者排队；持锁者写入并释放。etcd-lock-no-recheck 是等待之后不再检查的配方，etcd-lock 是实验台带检查的版本。',
     },
     affected: etcdWaiterRevoked('etcd-lock-no-recheck', 'unfenced'),

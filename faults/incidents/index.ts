@@ -17,7 +17,7 @@ export const INCIDENTS: readonly Incident[] = [
       zh: '续期来迟了：别的客户端已经拿到并释放了锁之后，它悄悄把锁又拿了回来，“互斥其实没有得到保证”。',
     },
     built: {
-      en: 'A: lockTimeout 500 ms, refreshInterval 1500 ms (a holder stalled between refreshes). Once Redis has expired A\'s key, B acquires and releases; the lab then waits for A\'s refresh and reads the key.',
+      en: "A: lockTimeout 500 ms, refreshInterval 1500 ms (a holder stalled between refreshes). Once Redis has expired A's key, B acquires and releases; the lab then waits for A's refresh and reads the key.",
       zh: 'A：lockTimeout 500 ms、refreshInterval 1500 ms（持锁者在两次续期之间停住）。Redis 让 A 的键过期之后，B 加锁再释放；然后等 A 的续期发生，读这个键。',
     },
     affected: lateRefreshOn('redis-semaphore-5.3.0'),
@@ -33,7 +33,7 @@ export const INCIDENTS: readonly Incident[] = [
       zh: '事件循环被阻塞超过 lockTimeout（断点、笔记本从待机中醒来）：另一个实例拿到了锁，“多个实例在做同一件事”，而第一个实例直到一个迟到的 “Lost mutex” 错误才知道。',
     },
     built: {
-      en: 'A stalls as above; once its key has expired, B acquires. Both report isAcquired; the lab times A\'s onLockLost from B\'s acquire. By design: no version fixes it (no fencing token).',
+      en: "A stalls as above; once its key has expired, B acquires. Both report isAcquired; the lab times A's onLockLost from B's acquire. By design: no version fixes it (no fencing token).",
       zh: 'A 同上停住；它的键过期后 B 加锁。两者的 isAcquired 都为真；从 B 拿到锁起计时，直到 A 的 onLockLost。这是设计使然：没有哪个版本修复它（没有防护令牌）。',
     },
     affected: twoHoldersOn('redis-semaphore'),
@@ -48,7 +48,7 @@ export const INCIDENTS: readonly Incident[] = [
       zh: 'release() 执行时已经发出的续期在它之后才回来，报告锁丢了：“所有 worker 同时因 Lock Lost 错误崩溃”。',
     },
     built: {
-      en: 'A: lockTimeout 10 s, refreshInterval 100 ms. The lab holds A\'s first refresh (its EVALSHA) back, lets release() finish, then lets the refresh through and waits for its answer.',
+      en: "A: lockTimeout 10 s, refreshInterval 100 ms. The lab holds A's first refresh (its EVALSHA) back, lets release() finish, then lets the refresh through and waits for its answer.",
       zh: 'A：lockTimeout 10 s、refreshInterval 100 ms。扣住 A 的第一次续期（它的 EVALSHA），等 release() 完成，再放行这次续期并等它的结果回来。',
     },
     affected: releaseDuringRefreshOn('redis-semaphore-5.5.0'),
@@ -58,13 +58,20 @@ export const INCIDENTS: readonly Incident[] = [
   {
     id: 'redlock-296',
     library: 'redlock (node-redlock)',
-    reported: { repo: 'mike-marcacci/node-redlock', refs: ['#296', '#283', '#299', '#169'], fixedBy: { en: 'PRs #274 and #276, merged, never released; published in the fork @sesamecare-oss/redlock', zh: 'PR #274 和 #276 已合并但从未发布；分支 @sesamecare-oss/redlock 发布了它们' } },
+    reported: {
+      repo: 'mike-marcacci/node-redlock',
+      refs: ['#296', '#283', '#299', '#169'],
+      fixedBy: {
+        en: 'PRs #274 and #276, merged, never released; published in the fork @sesamecare-oss/redlock',
+        zh: 'PR #274 和 #276 已合并但从未发布；分支 @sesamecare-oss/redlock 发布了它们',
+      },
+    },
     symptom: {
       en: 'With retryCount > 0, acquire() can return a lock that has already expired; using() then fails at once with "Cannot extend an already-expired lock".',
       zh: 'retryCount > 0 时，acquire() 可能返回一把已经过期的锁；using() 随即失败：“Cannot extend an already-expired lock”。',
     },
     built: {
-      en: 'Another holder\'s key stands for 1500 ms; acquire(duration 1000 ms, retryCount 20, retryDelay 200 ms, no jitter) wins on the attempt after it goes. The lab reads the lock\'s expiration, Redis\'s PTTL, and tries extend().',
+      en: "Another holder's key stands for 1500 ms; acquire(duration 1000 ms, retryCount 20, retryDelay 200 ms, no jitter) wins on the attempt after it goes. The lab reads the lock's expiration, Redis's PTTL, and tries extend().",
       zh: '另一个持锁者的键保留 1500 ms；acquire（duration 1000 ms，retryCount 20，retryDelay 200 ms，无抖动）在键消失后的那次尝试中拿到锁。读取锁的 expiration 和 Redis 的 PTTL，再试一次 extend()。',
     },
     affected: betaExpiredAcquire,
@@ -80,7 +87,7 @@ export const INCIDENTS: readonly Incident[] = [
       zh: '“用 etcdctl 对 mylock2 加锁，再用这个库对同一个键加锁，两个都成功了。”',
     },
     built: {
-      en: 'etcd\'s Lock RPC (what etcdctl lock calls, through etcd\'s HTTP gateway) takes a name; then the package\'s lock on the same name. Unchanged in the current version.',
+      en: "etcd's Lock RPC (what etcdctl lock calls, through etcd's HTTP gateway) takes a name; then the package's lock on the same name. Unchanged in the current version.",
       zh: '先用 etcd 的 Lock RPC（etcdctl lock 调用的就是它，这里经 etcd 的 HTTP 网关）锁住一个名字，再用这个包对同一个名字加锁。当前版本仍是如此。',
     },
     affected: etcd3BesideLockRpc,

@@ -49,9 +49,12 @@ export const replyArmedWatchdogOrphan: TrialSpec = {
       const acquiring = a.tryAcquire().then((attempt) => {
         if (attempt.held)
           watchdog = setInterval(() => {
-            void a.renew().then((extended) => {
-              if (extended) renewals += 1;
-            }, () => undefined);
+            void a.renew().then(
+              (extended) => {
+                if (extended) renewals += 1;
+              },
+              () => undefined,
+            );
           }, LEASE_MS / 3);
         return attempt;
       });

@@ -40,7 +40,10 @@ async function withBouncer<T>(ctx: FaultContext, use: (bouncer: Bouncer, direct:
 /** The backends holding the package's key for `name` (two int4s from its SHA-256, its own strToKey), as pg_locks shows it. */
 async function packageKeyHolders(direct: pg.Client, name: string): Promise<number[]> {
   const [k1, k2] = strToKey(name);
-  const res = await direct.query<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid::int = $1 AND objid::int = $2 AND objsubid = 2 AND granted", [k1, k2]);
+  const res = await direct.query<{ pid: number }>(
+    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid::int = $1 AND objid::int = $2 AND objsubid = 2 AND granted",
+    [k1, k2],
+  );
   return res.rows.map((r) => r.pid);
 }
 
@@ -96,7 +99,9 @@ function labLockOn(bouncer: Bouncer, make: (pool: pg.Pool) => Lock): { lock: Loc
 }
 
 const acquireOrRefused = (lock: Lock, resource: string, owner: string, waitMs: number): Promise<Lease | undefined> =>
-  lock.acquire(resource, { owner, ttlMs: 30_000, waitMs, retryMs: 50 }).catch((err: unknown) => (err instanceof LockTimeoutError ? undefined : Promise.reject(err)));
+  lock
+    .acquire(resource, { owner, ttlMs: 30_000, waitMs, retryMs: 50 })
+    .catch((err: unknown) => (err instanceof LockTimeoutError ? undefined : Promise.reject(err)));
 
 /** The lab's pg-advisory-session or pg-advisory-xact lock on two "instances" (two pools) behind the same PgBouncer: A holds, B asks. */
 function labBehindBouncer(strategy: 'pg-advisory-session' | 'pg-advisory-xact'): TrialSpec {

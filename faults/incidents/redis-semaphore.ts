@@ -51,9 +51,14 @@ async function stalledHolder(ctx: FaultContext, pkg: string, tag: string): Promi
   const key = `incident:${tag}:${randomUUID()}`;
   const stored = `mutex:${key}`;
   const lost: Stalled['lost'] = [];
-  const a = new Mutex(redis, key, { lockTimeout: LEASE_MS, refreshInterval: REFRESH_MS, onLockLost: (err) => lost.push({ at: Date.now(), message: err.message }) });
+  const a = new Mutex(redis, key, {
+    lockTimeout: LEASE_MS,
+    refreshInterval: REFRESH_MS,
+    onLockLost: (err) => lost.push({ at: Date.now(), message: err.message }),
+  });
   await a.acquire();
-  if (!(await pollUntil(async () => (await redis.exists(stored)) === 0, SEEN_MS, 10))) throw new Error(`${stored} did not expire after its ${LEASE_MS} ms lease`);
+  if (!(await pollUntil(async () => (await redis.exists(stored)) === 0, SEEN_MS, 10)))
+    throw new Error(`${stored} did not expire after its ${LEASE_MS} ms lease`);
   return { redis, a, stored, lost };
 }
 
@@ -83,7 +88,10 @@ export function lateRefreshOn(pkg: string): TrialSpec {
           reproduced,
           measured: reproduced
             ? { en: 'the late refresh re-created the key: A holds it again, no loss reported', zh: '迟到的续期把键重新建了出来：A 又持有了锁，没有报告丢锁' }
-            : { en: `the late refresh reported the loss (${loss ?? 'none'}); key ${keyHoldsA ? 'back' : 'gone'}`, zh: `迟到的续期报告了丢锁（${loss ?? '无'}）；键${keyHoldsA ? '又回来了' : '已不在'}` },
+            : {
+                en: `the late refresh reported the loss (${loss ?? 'none'}); key ${keyHoldsA ? 'back' : 'gone'}`,
+                zh: `迟到的续期报告了丢锁（${loss ?? '无'}）；键${keyHoldsA ? '又回来了' : '已不在'}`,
+              },
           facts: { lossReported: s.lost.length, aStillAcquired: s.a.isAcquired, keyHoldsA },
         };
       } finally {
@@ -152,8 +160,14 @@ export function releaseDuringRefreshOn(pkg: string): TrialSpec {
         return {
           reproduced,
           measured: reproduced
-            ? { en: `release() finished (key gone: ${keyGone}); the refresh answered after it, and onLockLost fired: ${lost[0]?.replace(key, 'KEY')}`, zh: `release() 已完成（键已删除：${keyGone}）；之后才回来的续期结果触发了 onLockLost：${lost[0]?.replace(key, 'KEY')}` }
-            : { en: `release() finished (key gone: ${keyGone}); the refresh answered after it, and no loss was reported`, zh: `release() 已完成（键已删除：${keyGone}）；之后才回来的续期结果没有引发丢锁报告` },
+            ? {
+                en: `release() finished (key gone: ${keyGone}); the refresh answered after it, and onLockLost fired: ${lost[0]?.replace(key, 'KEY')}`,
+                zh: `release() 已完成（键已删除：${keyGone}）；之后才回来的续期结果触发了 onLockLost：${lost[0]?.replace(key, 'KEY')}`,
+              }
+            : {
+                en: `release() finished (key gone: ${keyGone}); the refresh answered after it, and no loss was reported`,
+                zh: `release() 已完成（键已删除：${keyGone}）；之后才回来的续期结果没有引发丢锁报告`,
+              },
           facts: { lossReported: lost.length, keyGone },
         };
       } finally {

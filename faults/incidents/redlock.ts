@@ -73,7 +73,10 @@ function expiredAcquireOn(pkg: string, make: (redis: Redis) => PackageRedlock): 
 }
 
 export const betaExpiredAcquire = expiredAcquireOn('redlock', (redis) => new Redlock([redis], { driftFactor: 0.01 }));
-export const fixedExpiredAcquire = expiredAcquireOn('@sesamecare-oss/redlock', (redis) => new FixedRedlock([redis], { driftFactor: 0.01 }) as unknown as PackageRedlock);
+export const fixedExpiredAcquire = expiredAcquireOn(
+  '@sesamecare-oss/redlock',
+  (redis) => new FixedRedlock([redis], { driftFactor: 0.01 }) as unknown as PackageRedlock,
+);
 
 /**
  * The lab's redlock lock under the same sequence: it attempts once per try (the package without

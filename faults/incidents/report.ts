@@ -26,7 +26,8 @@ const WORDS = {
     none: 'no fixed release',
     symptom: 'Reported',
     built: 'Built',
-    intro: (r: IncidentReport) => `${r.rows.length} incidents from the lock libraries' own issue trackers, each built by sequencing on this machine's servers (${r.machine.nproc} cores, Node ${r.machine.node}), ${r.date}, ${Math.round(r.seconds)} s. Each trial says whether the reported symptom showed, and what was measured.`,
+    intro: (r: IncidentReport) =>
+      `${r.rows.length} incidents from the lock libraries' own issue trackers, each built by sequencing on this machine's servers (${r.machine.nproc} cores, Node ${r.machine.node}), ${r.date}, ${Math.round(r.seconds)} s. Each trial says whether the reported symptom showed, and what was measured.`,
   },
   zh: {
     title: 'stocklab 事故陈列',
@@ -37,7 +38,8 @@ const WORDS = {
     none: '没有已发布的修复',
     symptom: '报告',
     built: '构造',
-    intro: (r: IncidentReport) => `${r.rows.length} 个事故，取自各个锁库自己的 issue，每个都在本机的服务器上按顺序构造（${r.machine.nproc} 核，Node ${r.machine.node}），${r.date}，用时 ${Math.round(r.seconds)} s。每次试验都说明报告中的症状是否出现，以及实测了什么。`,
+    intro: (r: IncidentReport) =>
+      `${r.rows.length} 个事故，取自各个锁库自己的 issue，每个都在本机的服务器上按顺序构造（${r.machine.nproc} 核，Node ${r.machine.node}），${r.date}，用时 ${Math.round(r.seconds)} s。每次试验都说明报告中的症状是否出现，以及实测了什么。`,
   },
 } as const;
 
@@ -69,7 +71,10 @@ function cells(row: IncidentRow, lang: Lang): string[] {
 }
 
 export function renderIncidentTable(report: IncidentReport, lang: Lang): string {
-  return markdownTable(WORDS[lang].header, report.rows.map((r) => cells(r, lang)));
+  return markdownTable(
+    WORDS[lang].header,
+    report.rows.map((r) => cells(r, lang)),
+  );
 }
 
 /** Per incident: the symptom as reported, how the lab built it, and what each trial measured. */
@@ -78,7 +83,13 @@ function incidentDetails(report: IncidentReport, lang: Lang): string {
   return report.rows
     .map((r) => {
       const trials = [r.affected, ...(r.fixed ? [r.fixed] : []), ...r.lab];
-      return [`**${r.id}**`, '', `- ${w.symptom}: ${r.symptom[lang]}`, `- ${w.built}: ${r.built[lang]}`, ...trials.map((t) => `- ${measuredText(t, lang)}`)].join('\n');
+      return [
+        `**${r.id}**`,
+        '',
+        `- ${w.symptom}: ${r.symptom[lang]}`,
+        `- ${w.built}: ${r.built[lang]}`,
+        ...trials.map((t) => `- ${measuredText(t, lang)}`),
+      ].join('\n');
     })
     .join('\n\n');
 }
@@ -98,15 +109,29 @@ export function incidentDocBlock(report: IncidentReport, file: string, lang: Lan
   return `${lang === 'zh' ? `来自 \`${file}\`（\`npm run faults -- --scenario incidents\`）：` : `From \`${file}\` (\`npm run faults -- --scenario incidents\`): `}${WORDS[lang].intro(report)}\n\n${renderIncidentBody(report, lang)}`;
 }
 
-const CSS = 'body{font:14px/1.45 system-ui,sans-serif;margin:2rem;max-width:90rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;vertical-align:top;text-align:left}';
+const CSS =
+  'body{font:14px/1.45 system-ui,sans-serif;margin:2rem;max-width:90rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;vertical-align:top;text-align:left}';
 
 export function writeIncidentReport(report: IncidentReport, dir: string, lang: Lang): WrittenFiles {
   const html = bilingualPage({ en: `${WORDS.en.title} ${report.stamp}`, zh: `${WORDS.zh.title} ${report.stamp}` }, CSS, (l) => {
     const head = `<tr>${WORDS[l].header.map((h) => `<th>${escapeXml(h)}</th>`).join('')}</tr>`;
-    const strong = (c: string) => escapeXml(c).replace(/&lt;br&gt;/g, '<br>').replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>');
-    const body = report.rows.map((r) => `<tr>${cells(r, l).map((c) => `<td>${strong(c)}</td>`).join('')}</tr>`).join('\n');
+    const strong = (c: string) =>
+      escapeXml(c)
+        .replace(/&lt;br&gt;/g, '<br>')
+        .replace(/\*\*(.+?)\*\*/g, '<strong>$1</strong>');
+    const body = report.rows
+      .map(
+        (r) =>
+          `<tr>${cells(r, l)
+            .map((c) => `<td>${strong(c)}</td>`)
+            .join('')}</tr>`,
+      )
+      .join('\n');
     const details = report.rows
-      .map((r) => `<h2>${escapeXml(r.id)}</h2><ul><li>${escapeXml(`${WORDS[l].symptom}: ${r.symptom[l]}`)}</li><li>${escapeXml(`${WORDS[l].built}: ${r.built[l]}`)}</li>${[r.affected, ...(r.fixed ? [r.fixed] : []), ...r.lab].map((t) => `<li>${escapeXml(measuredText(t, l))}</li>`).join('')}</ul>`)
+      .map(
+        (r) =>
+          `<h2>${escapeXml(r.id)}</h2><ul><li>${escapeXml(`${WORDS[l].symptom}: ${r.symptom[l]}`)}</li><li>${escapeXml(`${WORDS[l].built}: ${r.built[l]}`)}</li>${[r.affected, ...(r.fixed ? [r.fixed] : []), ...r.lab].map((t) => `<li>${escapeXml(measuredText(t, l))}</li>`).join('')}</ul>`,
+      )
       .join('\n');
     return `<h1>${escapeXml(WORDS[l].title)}</h1><p>${escapeXml(WORDS[l].intro(report))}</p><table>${head}${body}</table>${details}`;
   });

@@ -89,7 +89,9 @@ export function sidesOf(grudge: Grudge): [string[], string[]] {
   const [first, ...rest] = Object.keys(grudge).sort();
   if (first === undefined) throw new Error('an empty grudge');
   const b = [...(grudge[first] ?? [])].sort();
-  const a = Object.keys(grudge).filter((n) => !b.includes(n)).sort();
+  const a = Object.keys(grudge)
+    .filter((n) => !b.includes(n))
+    .sort();
   const cutBothWays = [...a, ...b].every((n) => [...(grudge[n] ?? [])].sort().join() === (a.includes(n) ? b : a).join());
   if (!cutBothWays || rest.length + 1 !== a.length + b.length) throw new Error('not a cut between two groups');
   return [a, b];
@@ -100,7 +102,15 @@ function partition(name: string, scenario: string, selector: PodSelector, mode: 
     apiVersion: CHAOS_API,
     kind: 'NetworkChaos',
     metadata: meta(name, scenario),
-    spec: { action: 'partition', mode, ...(value !== undefined && { value }), selector, direction: 'both', target: { mode: 'all', selector: target }, duration: DURATION },
+    spec: {
+      action: 'partition',
+      mode,
+      ...(value !== undefined && { value }),
+      selector,
+      direction: 'both',
+      target: { mode: 'all', selector: target },
+      duration: DURATION,
+    },
   };
 }
 
@@ -130,7 +140,12 @@ function redlockSplit(): ChaosFile {
  * and app-2) cut from the old master; the third stays with it.
  */
 function sentinelSplitBrain(): ChaosFile {
-  const [oldSide, majority] = sidesOf(complete([['redis', 'app-0'], ['sentinel-0', 'sentinel-1', 'sentinel-2', 'redis-replica', 'app-1', 'app-2']]));
+  const [oldSide, majority] = sidesOf(
+    complete([
+      ['redis', 'app-0'],
+      ['sentinel-0', 'sentinel-1', 'sentinel-2', 'redis-replica', 'app-1', 'app-2'],
+    ]),
+  );
   const servers = (side: string[]) => side.filter((n) => !n.startsWith('app-'));
   const majorityApps = majority.filter((n) => n.startsWith('app-')).length;
   return {
@@ -161,14 +176,26 @@ function delayEverywhere(): ChaosFile {
     apiVersion: CHAOS_API,
     kind: 'NetworkChaos',
     metadata: meta(`delay-${LAB_RTT_MS}ms-rtt`, 'rtt'),
-    spec: { action: 'delay', mode: 'all', selector: { labelSelectors: { [LAB_LABEL]: LAB } }, direction: 'to', delay: { latency: `${LAB_RTT_MS / 2}ms` }, duration: '10m' },
+    spec: {
+      action: 'delay',
+      mode: 'all',
+      selector: { labelSelectors: { [LAB_LABEL]: LAB } },
+      direction: 'to',
+      delay: { latency: `${LAB_RTT_MS / 2}ms` },
+      duration: '10m',
+    },
   };
   return { name: `delay-${LAB_RTT_MS}ms-rtt`, overlay: 'single', experiments: [experiment] };
 }
 
 /** holder-crash: an instance killed at once (kill -9: no grace, no drain). */
 function instanceKill(): ChaosFile {
-  const experiment: PodChaos = { apiVersion: CHAOS_API, kind: 'PodChaos', metadata: meta('instance-kill', 'holder-crash'), spec: { action: 'pod-kill', mode: 'one', selector: instances(), gracePeriod: 0 } };
+  const experiment: PodChaos = {
+    apiVersion: CHAOS_API,
+    kind: 'PodChaos',
+    metadata: meta('instance-kill', 'holder-crash'),
+    spec: { action: 'pod-kill', mode: 'one', selector: instances(), gracePeriod: 0 },
+  };
   return { name: 'instance-kill', overlay: 'single', experiments: [experiment] };
 }
 

@@ -3,7 +3,18 @@ import { isUndocumentedKey } from '../client.js';
 import type { FaultRow } from '../row.js';
 
 export const COLUMNS = [
-  'scenario', 'strategy', 'variant', 'store', 'sold', 'deducted', 'oversold', 'double deductions', 'outcome unknown', '503s', 'recover ms', 'expected',
+  'scenario',
+  'strategy',
+  'variant',
+  'store',
+  'sold',
+  'deducted',
+  'oversold',
+  'double deductions',
+  'outcome unknown',
+  '503s',
+  'recover ms',
+  'expected',
 ] as const;
 
 /** "OVERSOLD 20", "0", "−1 (took more than it sold)". */
@@ -16,7 +27,9 @@ export function oversoldText(r: Pick<FaultRow, 'oversold'>): string {
 /** "3 lock_timeout, 1 fenced" or "–"; an undocumented answer (a bug) is named after them: "+ 1 × 500 internal (undocumented)". */
 export function refusedText(r: Pick<FaultRow, 'refused' | 'answers'>): string {
   const parts = Object.entries(r.refused).map(([error, n]) => `${n} ${error}`);
-  const odd = Object.entries(r.answers).filter(([key]) => isUndocumentedKey(key)).map(([key, n]) => `${n} × ${key} (undocumented)`);
+  const odd = Object.entries(r.answers)
+    .filter(([key]) => isUndocumentedKey(key))
+    .map(([key, n]) => `${n} × ${key} (undocumented)`);
   return [parts.length > 0 ? parts.join(', ') : '–', ...odd].join(' + ');
 }
 
@@ -31,8 +44,17 @@ export function expectedText(r: Pick<FaultRow, 'expected' | 'asExpected'>): stri
 
 export function rowCells(r: FaultRow): string[] {
   return [
-    r.scenario, r.strategy, r.variant, r.store, String(r.sold), String(r.deducted), oversoldText(r),
-    r.doubleDeductions === null ? 'n/a (no /sales)' : String(r.doubleDeductions), String(r.outcomeUnknown), refusedText(r), recoverText(r), expectedText(r),
+    r.scenario,
+    r.strategy,
+    r.variant,
+    r.store,
+    String(r.sold),
+    String(r.deducted),
+    oversoldText(r),
+    r.doubleDeductions === null ? 'n/a (no /sales)' : String(r.doubleDeductions),
+    String(r.outcomeUnknown),
+    refusedText(r),
+    recoverText(r),
+    expectedText(r),
   ];
 }
-

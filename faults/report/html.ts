@@ -41,11 +41,15 @@ function cellClasses(r: FaultRow): string[] {
 }
 
 function table(rows: readonly FaultRow[], lang: Lang): string {
-  const th = faultHeader(lang).map((h) => `<th>${esc(h)}</th>`).join('');
+  const th = faultHeader(lang)
+    .map((h) => `<th>${esc(h)}</th>`)
+    .join('');
   const trs = rows.map((r, i) => {
     const cls = cellClasses(r);
     const shaded = i > 0 && rows[i - 1]?.scenario !== r.scenario ? ' class="first"' : '';
-    const cells = rowCells(r).map((c, k) => `<td${cls[k] ? ` class="${cls[k]}"` : ''}>${esc(c)}</td>`).join('');
+    const cells = rowCells(r)
+      .map((c, k) => `<td${cls[k] ? ` class="${cls[k]}"` : ''}>${esc(c)}</td>`)
+      .join('');
     return `<tr${shaded} title="${esc(r.details.join('\n'))}">${cells}</tr>`;
   });
   return `<table><thead><tr>${th}</tr></thead><tbody>\n${trs.join('\n')}\n</tbody></table>`;
@@ -78,8 +82,13 @@ function reportBody(report: FaultReport, lang: Lang): string {
           rows: chartRows,
           alarm: (v) => v > 0,
         })}`;
-  const scenarios = report.scenarios.map((s) => `<li><b>${esc(s.name)}</b> (${s.seconds.toFixed(0)} s): ${esc(s.description)}${s.error ? ` <b class="bad">${esc(w.failed)}: ${esc(s.error)}</b>` : ''}</li>`);
-  const details = report.rows.map((r) => `<li>${esc(`${r.scenario} · ${r.strategy} · ${r.variant} · ${r.store}: ${w.answers} ${JSON.stringify(r.answers)}; ${r.details.join('; ')}`)}</li>`);
+  const scenarios = report.scenarios.map(
+    (s) =>
+      `<li><b>${esc(s.name)}</b> (${s.seconds.toFixed(0)} s): ${esc(s.description)}${s.error ? ` <b class="bad">${esc(w.failed)}: ${esc(s.error)}</b>` : ''}</li>`,
+  );
+  const details = report.rows.map(
+    (r) => `<li>${esc(`${r.scenario} · ${r.strategy} · ${r.variant} · ${r.store}: ${w.answers} ${JSON.stringify(r.answers)}; ${r.details.join('; ')}`)}</li>`,
+  );
   return `<h1>${esc(w.html.title)}</h1>
 <p class="meta">${esc(methodText(report, lang))}</p>
 ${chart}
@@ -87,7 +96,9 @@ ${chart}
 ${table(report.rows, lang)}
 <ul class="notes">${w.definitions.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>
 <h2>${esc(w.html.catalog)}</h2>
-${catalogText(report, lang).map((line) => `<p class="${report.catalogMismatches.length === 0 ? 'meta' : 'bad'}">${esc(line.replace(/^- /, ''))}</p>`).join('\n')}
+${catalogText(report, lang)
+  .map((line) => `<p class="${report.catalogMismatches.length === 0 ? 'meta' : 'bad'}">${esc(line.replace(/^- /, ''))}</p>`)
+  .join('\n')}
 <h2>${esc(w.scenarios)}</h2>
 <p class="meta">${esc(w.html.descriptionsNote)}</p>
 <ul>${scenarios.join('\n')}</ul>

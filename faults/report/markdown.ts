@@ -33,7 +33,17 @@ export function catalogText(report: FaultReport, lang: Lang = 'en'): string[] {
 /** What stdout shows: the heading, the method, the table, how to read it and the catalog check. */
 export function renderTable(report: FaultReport, lang: Lang = 'en'): string {
   const w = FAULT_WORDS[lang];
-  const parts = [`## ${w.heading(report.stamp)}`, '', methodText(report, lang), '', markdownTable(faultHeader(lang), report.rows.map(rowCells)), '', ...w.definitions.map((d) => `- ${d}`), '', ...catalogText(report, lang)];
+  const parts = [
+    `## ${w.heading(report.stamp)}`,
+    '',
+    methodText(report, lang),
+    '',
+    markdownTable(faultHeader(lang), report.rows.map(rowCells)),
+    '',
+    ...w.definitions.map((d) => `- ${d}`),
+    '',
+    ...catalogText(report, lang),
+  ];
   return parts.join('\n') + '\n';
 }
 
@@ -49,11 +59,16 @@ export function renderMarkdown(report: FaultReport, lang: Lang = 'en'): string {
     '',
     `### ${w.notAsExpected(failed.length)}`,
     '',
-    ...(failed.length === 0 ? [w.noneNotAsExpected] : failed.map((r) => `- ${r.scenario} · ${r.strategy} · ${r.variant} · ${r.store}: ${r.details.join('; ')}`)),
+    ...(failed.length === 0
+      ? [w.noneNotAsExpected]
+      : failed.map((r) => `- ${r.scenario} · ${r.strategy} · ${r.variant} · ${r.store}: ${r.details.join('; ')}`)),
     '',
     `### ${w.details}`,
     '',
-    ...report.rows.map((r) => `- ${r.scenario} · ${r.strategy} · ${r.variant} · ${r.store} (${(r.ms / 1000).toFixed(1)} s): ${w.answers} ${JSON.stringify(r.answers)}; ${r.details.join('; ')}`),
+    ...report.rows.map(
+      (r) =>
+        `- ${r.scenario} · ${r.strategy} · ${r.variant} · ${r.store} (${(r.ms / 1000).toFixed(1)} s): ${w.answers} ${JSON.stringify(r.answers)}; ${r.details.join('; ')}`,
+    ),
   ];
   return parts.join('\n') + '\n';
 }

@@ -19,8 +19,18 @@ export interface FaultMethodParts extends RunMachine {
 
 const en = {
   columns: {
-    scenario: 'scenario', strategy: 'strategy', variant: 'variant', store: 'store', sold: 'sold', deducted: 'deducted', oversold: 'oversold',
-    'double deductions': 'double deductions', 'outcome unknown': 'outcome unknown', '503s': '503s', 'recover ms': 'recover ms', expected: 'expected',
+    scenario: 'scenario',
+    strategy: 'strategy',
+    variant: 'variant',
+    store: 'store',
+    sold: 'sold',
+    deducted: 'deducted',
+    oversold: 'oversold',
+    'double deductions': 'double deductions',
+    'outcome unknown': 'outcome unknown',
+    '503s': '503s',
+    'recover ms': 'recover ms',
+    expected: 'expected',
   } satisfies Record<Column, string>,
   definitions: [
     'sold = 200 answers + outcome-unknown requests (502/504 from nginx, 503 outcome_unknown from the service, or no answer) whose request id GET /sales shows committed.',
@@ -34,7 +44,8 @@ const en = {
   catalogAgrees: (n: number) => `GET /strategies declares fault outcomes (expected.faults) for ${n} strategies; every row it declares something about agrees.`,
   catalogDisagrees: (n: number) => `GET /strategies declares fault outcomes for ${n} strategies, and some the lab did not measure:`,
   heading: (stamp: string) => `stocklab faults ${stamp}`,
-  measured: (command: string, file: string, method: string, asExpected: number, cases: number) => `Measured with \`${command}\` (\`${file}\`): ${method} ${asExpected} of ${cases} cases as expected.`,
+  measured: (command: string, file: string, method: string, asExpected: number, cases: number) =>
+    `Measured with \`${command}\` (\`${file}\`): ${method} ${asExpected} of ${cases} cases as expected.`,
   scenarios: 'Scenarios',
   notAsExpected: (n: number) => `Not as expected (${n})`,
   noneNotAsExpected: 'None.',
@@ -60,8 +71,18 @@ export type FaultWords = Translation<typeof en>;
 
 const zh: FaultWords = {
   columns: {
-    scenario: '场景', strategy: '方案', variant: '变体', store: '存储', sold: '售出', deducted: '实际扣减', oversold: '超卖',
-    'double deductions': '重复扣减', 'outcome unknown': '结果未知', '503s': '503', 'recover ms': '恢复毫秒', expected: '预期',
+    scenario: '场景',
+    strategy: '方案',
+    variant: '变体',
+    store: '存储',
+    sold: '售出',
+    deducted: '实际扣减',
+    oversold: '超卖',
+    'double deductions': '重复扣减',
+    'outcome unknown': '结果未知',
+    '503s': '503',
+    'recover ms': '恢复毫秒',
+    expected: '预期',
   },
   definitions: [
     '售出 = 200 响应数 + 结果未知的请求（nginx 的 502/504、服务的 503 outcome_unknown，或没有响应）中，GET /sales 显示已提交的那些。',

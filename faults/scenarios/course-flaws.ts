@@ -68,7 +68,10 @@ async function crashBetweenCase(ctx: FaultContext, strategy: 'redis-setnx-expire
       const pttlAfter = await redis.pttl(LOCK_KEY);
       await holderAt.server.start();
       const probes = c.sent.filter((s) => s.role === 'probe');
-      const details = [`PTTL at the crash ${pttlAtCrash} ms, after the probes ${pttlAfter} (-2: no key)`, `probes (app-1, waitMs ${PROBE.waitMs}): ${answersText(probes)}`];
+      const details = [
+        `PTTL at the crash ${pttlAtCrash} ms, after the probes ${pttlAfter} (-2: no key)`,
+        `probes (app-1, waitMs ${PROBE.waitMs}): ${answersText(probes)}`,
+      ];
       if (split) {
         return {
           expected: `stuck: PTTL -1, every probe 503 lock_timeout for ${STUCK_BOUND_MS} ms, not recovered (a reset clears it)`,
@@ -76,7 +79,8 @@ async function crashBetweenCase(ctx: FaultContext, strategy: 'redis-setnx-expire
           recoverBoundMs: STUCK_BOUND_MS,
           details: [...details, recoverMs === null ? `not recovered within ${STUCK_BOUND_MS} ms` : `recovered after ${recoverMs} ms`],
           facts: { pttlAtCrash, pttlAfter },
-          holds: (m) => isSafe(m) && recoverMs === null && pttlAtCrash === -1 && pttlAfter === -1 && probes.every((p) => outcomeKey(p.outcome) === '503 lock_timeout'),
+          holds: (m) =>
+            isSafe(m) && recoverMs === null && pttlAtCrash === -1 && pttlAfter === -1 && probes.every((p) => outcomeKey(p.outcome) === '503 lock_timeout'),
         };
       }
       return {
@@ -105,10 +109,11 @@ async function lateDeleteCase(ctx: FaultContext, strategy: 'redis-owned-get-del'
     withRedis(ctx, async (redis): Promise<Verdict> => {
       const [aAt, bAt, cAt] = [0, 1, 2].map((i) => instance(ctx.cluster, i)) as [Instance, Instance, Instance];
       const a = frozenOrThrow(await freezeHolder(c, aAt, { pause: 'before-del', ttlMs: SHORT_TTL_MS }), 'A');
-      if (!(await pollUntil(async () => (await redis.exists(LOCK_KEY)) === 0, SHORT_TTL_MS + 2_000, 10))) throw new Error('A\'s lease did not run out');
+      if (!(await pollUntil(async () => (await redis.exists(LOCK_KEY)) === 0, SHORT_TTL_MS + 2_000, 10))) throw new Error("A's lease did not run out");
       let bDone = false;
       const b = c.send(bAt, 'B', B_PARAMS).finally(() => (bDone = true));
-      if (!(await pollUntil(async () => (await redis.get(LOCK_KEY))?.startsWith(ownerPrefix(bAt)) ?? false, 5_000, 5))) throw new Error('B did not take the lock');
+      if (!(await pollUntil(async () => (await redis.get(LOCK_KEY))?.startsWith(ownerPrefix(bAt)) ?? false, 5_000, 5)))
+        throw new Error('B did not take the lock');
       resume(a.pid);
       const aAnswer = await a.answer;
       const bKeptItsLock = (await redis.get(LOCK_KEY))?.startsWith(ownerPrefix(bAt)) ?? false;
@@ -118,18 +123,23 @@ async function lateDeleteCase(ctx: FaultContext, strategy: 'redis-owned-get-del'
       const cEntered = await pollUntil(async () => (await redis.get(LOCK_KEY))?.startsWith(ownerPrefix(cAt)) ?? false, C_INSIDE_WITHIN_MS, 5);
       const twoHolders = cEntered && !bDone;
       const answers = [aAnswer, await b, await cAnswer];
-      const details = [holderText(answers[0]!, 'A'), holderText(answers[1]!, 'B'), holderText(answers[2]!, 'C'), `after A's delete B still held the key: ${bKeptItsLock}; C inside while B worked: ${twoHolders}`];
+      const details = [
+        holderText(answers[0]!, 'A'),
+        holderText(answers[1]!, 'B'),
+        holderText(answers[2]!, 'C'),
+        `after A's delete B still held the key: ${bKeptItsLock}; C inside while B worked: ${twoHolders}`,
+      ];
       const facts = { twoHolders, bKeptItsLock };
       if (strategy === 'redis-owned-get-del') {
         return {
-          expected: 'A\'s DEL removes B\'s lock, C enters while B works: oversold 1',
+          expected: "A's DEL removes B's lock, C enters while B works: oversold 1",
           details,
           facts,
           holds: (m) => twoHolders && !bKeptItsLock && sold(answers) === 3 && m.oversold === 1 && m.undocumented === 0 && m.refusedButCommitted === 0,
         };
       }
       return {
-        expected: 'the compare-and-delete leaves B\'s lock, C waits for B: nothing oversold',
+        expected: "the compare-and-delete leaves B's lock, C waits for B: nothing oversold",
         details,
         facts,
         holds: (m) => isSafe(m) && !twoHolders && bKeptItsLock && sold(answers) === 3 && m.deducted === 3,
@@ -144,7 +154,12 @@ const SKEW_TTL_MS = 3_000;
 const AHEAD_MS = 10_000;
 
 async function setClock(at: Instance, offsetMs: number): Promise<void> {
-  const res = await fetch(`${at.base}/fault/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ offsetMs }), signal: AbortSignal.timeout(5_000) });
+  const res = await fetch(`${at.base}/fault/clock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ offsetMs }),
+    signal: AbortSignal.timeout(5_000),
+  });
   if (res.status !== 200) throw new Error(`POST ${at.base}/fault/clock: ${res.status}`);
 }
 
@@ -163,17 +178,22 @@ async function clockAheadCase(ctx: FaultContext, strategy: 'redis-setnx-getset' 
       if (b.frozen) resume(b.pid);
       const bAnswer = b.frozen ? await b.answer : b.answer;
       const answers = [aAnswer, bAnswer, cAnswer];
-      const details = [holderText(aAnswer, 'A (app-0)'), holderText(bAnswer, `B (app-1, clock +${AHEAD_MS} ms)`), holderText(cAnswer, 'C (app-2)'), `B took A's live lock: ${b.frozen}`];
+      const details = [
+        holderText(aAnswer, 'A (app-0)'),
+        holderText(bAnswer, `B (app-1, clock +${AHEAD_MS} ms)`),
+        holderText(cAnswer, 'C (app-2)'),
+        `B took A's live lock: ${b.frozen}`,
+      ];
       if (strategy === 'redis-setnx-getset') {
         return {
-          expected: 'B reads A\'s expiry as past and GETSETs a live lock; A\'s blind DEL frees it for C: oversold ≥ 1',
+          expected: "B reads A's expiry as past and GETSETs a live lock; A's blind DEL frees it for C: oversold ≥ 1",
           details,
           facts: { bTookLiveLock: b.frozen },
           holds: (m) => b.frozen && sold(answers) === 3 && m.oversold >= 1 && m.undocumented === 0 && m.refusedButCommitted === 0,
         };
       }
       return {
-        expected: 'Redis expires the lease, not B\'s clock: B waits (503 lock_timeout), nothing oversold',
+        expected: "Redis expires the lease, not B's clock: B waits (503 lock_timeout), nothing oversold",
         details,
         facts: { bTookLiveLock: b.frozen },
         holds: (m) => isSafe(m) && !b.frozen && outcomeKey(bAnswer.outcome) === '503 lock_timeout' && m.deducted === 2,
@@ -192,7 +212,10 @@ async function runningStatements(ctx: FaultContext, like: string): Promise<numbe
   const db = createDataSource({ ...ctx.cluster.info.mysql, poolSize: 1, connectTimeoutMs: 5_000 });
   await db.initialize();
   try {
-    const [row] = (await db.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO LIKE ?", [like])) as { n: number | string }[];
+    const [row] = (await db.query(
+      "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO LIKE ?",
+      [like],
+    )) as { n: number | string }[];
     return Number(row?.n ?? 0);
   } finally {
     await db.destroy();
@@ -233,7 +256,7 @@ async function sharedReadCase(ctx: FaultContext, strategy: 'sql-share-mode' | 's
     resume(bPid);
     const answers = [aAnswer, await b];
     return {
-      expected: 'B\'s read queues behind A\'s lock, then both sell: 2 deducted',
+      expected: "B's read queues behind A's lock, then both sell: 2 deducted",
       details: [holderText(answers[0]!, 'A'), holderText(answers[1]!, 'B'), `B's read waited for A: ${bQueued}`],
       holds: (m) => isSafe(m) && bQueued && sold(answers) === 2 && m.deducted === 2,
     };
@@ -247,14 +270,19 @@ const HERD_WAITERS = 6;
 async function herdCase(ctx: FaultContext, strategy: 'zk-herd' | 'zk-watch'): Promise<FaultRow> {
   const key = { scenario: 'course-flaws', strategy, variant: `${HERD_WAITERS} waiters, hand-offs one by one`, store: 'mysql' as const };
   return runCase(ctx, key, ctx.sizes.initial, async (_c: Case): Promise<Verdict> => {
-    const session = await ZkSession.open({ connect: ctx.cluster.info.zookeeper, sessionTimeoutMs: 4_000, root: '/stocklab-faults/locks', logger: createLogger('silent') }, 10_000);
+    const session = await ZkSession.open(
+      { connect: ctx.cluster.info.zookeeper, sessionTimeoutMs: 4_000, root: '/stocklab-faults/locks', logger: createLogger('silent') },
+      10_000,
+    );
     try {
       const lock: QueueLock = strategy === 'zk-herd' ? new ZkHerdLock(session) : new ZkWatchLock(session);
       const wakeUps = await wakeUpsPerHandOff(lock, HERD_WAITERS);
       const want = strategy === 'zk-herd' ? Array.from({ length: HERD_WAITERS }, (_, k) => HERD_WAITERS - k) : Array<number>(HERD_WAITERS).fill(1);
       return {
         expected: strategy === 'zk-herd' ? 'every parked waiter wakes at each hand-off: W, W−1, …, 1' : 'one waiter wakes at each hand-off: its successor',
-        details: [`wake-ups per hand-off ${JSON.stringify(wakeUps)} (${wakeUps.reduce((x, y) => x + y, 0)} in all); the lab's own process on the lab's ZooKeeper, no deductions`],
+        details: [
+          `wake-ups per hand-off ${JSON.stringify(wakeUps)} (${wakeUps.reduce((x, y) => x + y, 0)} in all); the lab's own process on the lab's ZooKeeper, no deductions`,
+        ],
         facts: { wakeUps: JSON.stringify(wakeUps), wakeUpsTotal: wakeUps.reduce((x, y) => x + y, 0) },
         holds: () => JSON.stringify(wakeUps) === JSON.stringify(want),
       };
@@ -267,7 +295,7 @@ async function herdCase(ctx: FaultContext, strategy: 'zk-herd' | 'zk-watch'): Pr
 export const courseFlaws: Scenario = {
   name: 'course-flaws',
   description:
-    'The course\'s flawed steps beside their fixes, each sequenced at a pause point. ' +
+    "The course's flawed steps beside their fixes, each sequenced at a pause point. " +
     `redis-setnx-expire: the holder is killed between SETNX and EXPIRE (pause=after-setnx): the key has no expiry (PTTL -1), and app-1 probes (waitMs ${PROBE.waitMs}) for ${STUCK_BOUND_MS} ms: every probe 503 lock_timeout, not recovered; redis-setnx-ex killed right after its one SET NX PX heals after ttlMs ${CRASH_TTL_MS}. ` +
     `redis-owned-get-del: A (ttlMs ${SHORT_TTL_MS}) stops between its GET and its DEL (pause=before-del) until its lease ends; B takes the lock and works ${B_PARAMS.workMs} ms; A's DEL removes B's lock, and C enters while B works: oversold; redis-owned's compare-and-delete leaves B's lock. ` +
     `redis-setnx-getset: app-1's lock clock runs ${AHEAD_MS} ms ahead (POST /fault/clock); A holds (ttlMs ${SKEW_TTL_MS}, frozen before its write); B reads A's expiry as past and takes the live lock by GETSET; A's blind DEL frees it for C: oversold; redis-owned under the same skew waits (Redis, not B, expires the lease). ` +

@@ -39,7 +39,14 @@ const RECOVER_BOUND_MS = 15_000;
  * a check, a loop sends nothing more once it holds, so at most one request per other client is
  * still out then.
  */
-export async function keepSending(c: Case, targets: readonly Instance[], clients: number, until: Promise<unknown> | (() => boolean), params: CheckParams = IN_FLIGHT, role = 'inflight'): Promise<Sent[]> {
+export async function keepSending(
+  c: Case,
+  targets: readonly Instance[],
+  clients: number,
+  until: Promise<unknown> | (() => boolean),
+  params: CheckParams = IN_FLIGHT,
+  role = 'inflight',
+): Promise<Sent[]> {
   let done = false;
   if (typeof until !== 'function') void until.finally(() => (done = true));
   const over = () => done || (typeof until === 'function' && until());
@@ -85,7 +92,7 @@ export const dependencyStop: Scenario = {
   name: 'dependency-stop',
   description:
     `A few clients send deductions one after the other (${IN_FLIGHT.workMs} ms of work each, spread over the three instances) until the store has stopped, ${STOP_AFTER_MS} ms in: ` +
-    'MySQL by its graceful stop, Redis by SHUTDOWN SAVE (the lab\'s Redis keeps no data otherwise, so the restart would start empty). ' +
+    "MySQL by its graceful stop, Redis by SHUTDOWN SAVE (the lab's Redis keeps no data otherwise, so the restart would start empty). " +
     'Every answer must be documented (200/409/503; a 503 outcome_unknown is reconciled through GET /sales), sold must equal deducted exactly, and each instance must deduct again after the restart; ' +
     '"recover" is the time from the server being up again to the slowest instance\'s first 200; a lock whose release could not reach the stopped server holds until its lease (ttlMs) ends.',
   async run(ctx) {

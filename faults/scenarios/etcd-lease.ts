@@ -68,7 +68,11 @@ async function holderRevokedCase(ctx: FaultContext, strategy: string, fencing: '
       const holderKey = outcomeKey(holder.outcome);
       const details = [holderText(holder), `sellers (app-1, app-2, after the revoke): ${answersText(sold)}`];
       if (fencing === 'unfenced') {
-        return { expected: `oversold = N (${n}): the stale write restores the count it read`, details, holds: (m) => m.oversold === n && holderKey === '200' && m.undocumented === 0 };
+        return {
+          expected: `oversold = N (${n}): the stale write restores the count it read`,
+          details,
+          holds: (m) => m.oversold === n && holderKey === '200' && m.undocumented === 0,
+        };
       }
       return { expected: 'oversold 0; the holder answers 503 fenced', details, holds: (m) => isSafe(m) && holderKey === '503 fenced' && m.deducted === n };
     }),
@@ -161,7 +165,7 @@ export const etcdLease: Scenario = {
     'then the holder runs: unfenced its stale write undoes the N sales; fenced, the store refuses its create revision. ' +
     "A waiter's lease (Jepsen's etcd 3.4.3 finding, etcd issue 11456): the holder (app-0) stops before its write; a waiter (app-1) queues behind it and the lab revokes the waiter's lease; " +
     'a next acquirer (app-2) queues; the holder writes and releases. etcd-lock reads its own key after the wait, finds it gone, and refuses the waiter; ' +
-    'etcd-lock-no-recheck tells the waiter it holds the lock beside the next acquirer, and both write what they read (oversold 1), unless fenced=1, where the waiter\'s older revision is refused.',
+    "etcd-lock-no-recheck tells the waiter it holds the lock beside the next acquirer, and both write what they read (oversold 1), unless fenced=1, where the waiter's older revision is refused.",
   async run(ctx) {
     const rows: FaultRow[] = [];
     if (ctx.wants('etcd-lock')) for (const f of ['unfenced', 'fenced'] as const) rows.push(await holderRevokedCase(ctx, 'etcd-lock', f));

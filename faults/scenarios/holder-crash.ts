@@ -44,8 +44,7 @@ async function crashCase(ctx: FaultContext, locks: LabLocks, strategy: string): 
       recoverMs,
       recoverBoundMs: boundMs ?? NEXT_WAIT_MS,
       details: [holderText(await frozen.answer), `next (app-1, waitMs ${NEXT_WAIT_MS}): ${nextKey} after ${next.ms} ms`],
-      holds: (m) =>
-        isSafe(m) && (boundMs === null ? recoverMs === null && nextKey === '503 lock_timeout' : recoverMs !== null && recoverMs <= boundMs),
+      holds: (m) => isSafe(m) && (boundMs === null ? recoverMs === null && nextKey === '503 lock_timeout' : recoverMs !== null && recoverMs <= boundMs),
     };
   });
 }

@@ -37,7 +37,11 @@ export async function pauseCase(ctx: FaultContext, strategy: string, fencing: Fe
       const holderKey = outcomeKey(frozen.answer.outcome);
       // A lock with no token to fence with must refuse fenced=1 up front, having done nothing.
       if (fencing === 'fenced' && !locks.fenceable(strategy)) {
-        return { expected: '400 fenced: no fencing token (refused, nothing done)', holds: (m) => holderKey === '400 fenced' && m.deducted === 0, details: [holderText(frozen.answer)] };
+        return {
+          expected: '400 fenced: no fencing token (refused, nothing done)',
+          holds: (m) => holderKey === '400 fenced' && m.deducted === 0,
+          details: [holderText(frozen.answer)],
+        };
       }
       return { expected: 'the holder stops at pause=before-write', holds: () => false, details: [holderText(frozen.answer)] };
     }

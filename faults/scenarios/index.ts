@@ -20,7 +20,26 @@ import { zkLeaderLoss } from './zk-leader-loss.js';
 import { zkLeaderPartition } from './zk-leader-partition.js';
 import { zkSessionExpiry } from './zk-session-expiry.js';
 
-export const SCENARIOS: readonly Scenario[] = [holderCrash, holderPause, zkSessionExpiry, nginxRetry, dependencyStop, lostReply, redisFailover, redlockRestart, zkLeaderLoss, courseFlaws, redlockClock, fairDeadWaiter, partition, nginxCut, zkLeaderPartition, redisSplitBrain, etcdLease, pgSession];
+export const SCENARIOS: readonly Scenario[] = [
+  holderCrash,
+  holderPause,
+  zkSessionExpiry,
+  nginxRetry,
+  dependencyStop,
+  lostReply,
+  redisFailover,
+  redlockRestart,
+  zkLeaderLoss,
+  courseFlaws,
+  redlockClock,
+  fairDeadWaiter,
+  partition,
+  nginxCut,
+  zkLeaderPartition,
+  redisSplitBrain,
+  etcdLease,
+  pgSession,
+];
 
 export function scenarioNamed(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);

@@ -74,8 +74,14 @@ async function lostReplyCase(ctx: FaultContext, strategy: string): Promise<Fault
         ],
         facts: { acquireApplied: applied, grants, keysLeft: keysLeft.length, lostCommitted, lostMs: lost.ms },
         holds: (m) =>
-          isSafe(m) && badRequests(m) === 0 && applied && lostKey === '503 redis_unavailable' && !lostCommitted &&
-          recoverMs !== null && recoverMs <= RECOVER_BOUND_MS && keysLeft.length === 0,
+          isSafe(m) &&
+          badRequests(m) === 0 &&
+          applied &&
+          lostKey === '503 redis_unavailable' &&
+          !lostCommitted &&
+          recoverMs !== null &&
+          recoverMs <= RECOVER_BOUND_MS &&
+          keysLeft.length === 0,
       };
     } finally {
       redis.disconnect();

@@ -132,9 +132,13 @@ export async function nginxCutCase(ctx: FaultContext): Promise<FaultRow> {
     const before: Sent[] = [];
     for (let k = 0; k < BEFORE; k++) before.push(await c.send(front, 'before', SALE_PARAMS));
     const inFlight = c.send(front, 'inflight', IN_FLIGHT_PARAMS, IN_FLIGHT_CLIENT_MS);
-    const pid = await waitAnyStopped(all.flatMap((i) => (i.server.pid === undefined ? [] : [i.server.pid])), FREEZE_TIMEOUT_MS);
+    const pid = await waitAnyStopped(
+      all.flatMap((i) => (i.server.pid === undefined ? [] : [i.server.pid])),
+      FREEZE_TIMEOUT_MS,
+    );
     const at = all.find((i) => i.server.pid === pid);
-    if (pid === undefined || !at) return { expected: 'an instance stops at pause=before-write', holds: () => false, details: [holderText(await inFlight, 'in flight')] };
+    if (pid === undefined || !at)
+      return { expected: 'an instance stops at pause=before-write', holds: () => false, details: [holderText(await inFlight, 'in flight')] };
     const others = all.filter((i) => i !== at);
     let inFlightDone = false;
     void inFlight.then(() => (inFlightDone = true));
@@ -147,7 +151,11 @@ export async function nginxCutCase(ctx: FaultContext): Promise<FaultRow> {
       const idleClosed = await pollUntil(async () => (await nginxLinksTo(net.layout, at.server.name)) <= 1, bounds.keepaliveMs + 3_000, 100);
       if (!idleClosed) {
         const links = await nginxLinksTo(net.layout, at.server.name);
-        return { expected: `nginx closes its idle connections to ${at.via} ≤ ${bounds.keepaliveMs + 3_000} ms`, holds: () => false, details: [`nginx still holds ${links} connections to ${at.via}`] };
+        return {
+          expected: `nginx closes its idle connections to ${at.via} ≤ ${bounds.keepaliveMs + 3_000} ms`,
+          holds: () => false,
+          details: [`nginx still holds ${links} connections to ${at.via}`],
+        };
       }
       const cutAt = await net.partition(cut(['nginx'], [at.server.name]));
       // The order this case is about: the request still in flight when the cut came.
@@ -176,11 +184,22 @@ export async function nginxCutCase(ctx: FaultContext): Promise<FaultRow> {
         `after the cut, through nginx: ${answersText(after)} within ${afterMs} ms; the slowest answer ${slowest} ms (bound ${afterBoundMs} ms); ` +
           `${timedOut.length} × 504 (nginx tried ${at.via}: proxy_connect_timeout ${bounds.connectMs} ms, then out of that worker's rotation for ${FAIL_TIMEOUT_MS} ms; ${bounds.workers} workers), ${timedOutSold} of them sold`,
       ];
-      const afterOk = after.every((s) => ['200', '504'].includes(outcomeKey(s.outcome)) && s.ms <= afterBoundMs) && timedOut.every((s) => s.ms >= bounds.connectMs - TIMER_SLACK_MS) && timedOutSold === 0;
+      const afterOk =
+        after.every((s) => ['200', '504'].includes(outcomeKey(s.outcome)) && s.ms <= afterBoundMs) &&
+        timedOut.every((s) => s.ms >= bounds.connectMs - TIMER_SLACK_MS) &&
+        timedOutSold === 0;
       return {
         expected: nginxCutExpected(n, bounds),
         details,
-        facts: { cutInstance: at.via, resentTo: resentTo.join(','), inFlightMs: answered.ms, inFlightSales, after504: timedOut.length, slowestAfterMs: slowest, readTimeoutMs: bounds.readMs },
+        facts: {
+          cutInstance: at.via,
+          resentTo: resentTo.join(','),
+          inFlightMs: answered.ms,
+          inFlightSales,
+          after504: timedOut.length,
+          slowestAfterMs: slowest,
+          readTimeoutMs: bounds.readMs,
+        },
         holds: (m) =>
           isSafe(m) &&
           inOrder &&

@@ -42,10 +42,14 @@ async function releaseResends(all: readonly Instance[], answer: Promise<Sent>): 
   let client: Sent | undefined;
   void answer.then((s) => (client = s));
   const resentTo: string[] = [];
-  await pollUntil(() => {
-    resentTo.push(...releaseStopped(all));
-    return client !== undefined;
-  }, 60_000, 5);
+  await pollUntil(
+    () => {
+      resentTo.push(...releaseStopped(all));
+      return client !== undefined;
+    },
+    60_000,
+    5,
+  );
   return { client: await answer, resentTo };
 }
 
@@ -56,7 +60,10 @@ async function attempt(ctx: FaultContext, c: Case, front: Target): Promise<Attem
   let answered = false;
   const answer = c.send(front, 'client', REQUEST);
   void answer.then(() => (answered = true));
-  const pid = await waitAnyStopped(all.flatMap((i) => (i.server.pid === undefined ? [] : [i.server.pid])), FREEZE_TIMEOUT_MS);
+  const pid = await waitAnyStopped(
+    all.flatMap((i) => (i.server.pid === undefined ? [] : [i.server.pid])),
+    FREEZE_TIMEOUT_MS,
+  );
   const writer = all.find((i) => i.server.pid === pid);
   if (pid === undefined || !writer) return { conclusive: false, client: await answer, resentTo: [], note: 'no instance stopped at the hook' };
   const redis = new Redis(info.redis, { maxRetriesPerRequest: 1 });
@@ -76,7 +83,11 @@ async function attempt(ctx: FaultContext, c: Case, front: Target): Promise<Attem
   const { client, resentTo } = await releaseResends(all, answer);
   await writer.server.start();
   const conclusive = wrote && !answeredBeforeKill;
-  const why = !wrote ? 'the write never showed in MySQL' : answeredBeforeKill ? 'the answer got out before the kill' : `${writer.via} wrote, then was killed before answering`;
+  const why = !wrote
+    ? 'the write never showed in MySQL'
+    : answeredBeforeKill
+      ? 'the answer got out before the kill'
+      : `${writer.via} wrote, then was killed before answering`;
   return { conclusive, client, resentTo, note: why };
 }
 
@@ -125,7 +136,7 @@ export const nginxRetry: Scenario = {
     `A deduction through nginx whose instance writes, then dies before answering. ${STRATEGY} with store=mysql and pause=before-write: ` +
     'the lab pauses Redis writes (CLIENT PAUSE WRITE), resumes the instance, waits until MySQL shows the unit gone, and kills the instance; ' +
     'its lock release (a Redis write), and so its answer, cannot have left it. Compared: the project nginx (proxy_next_upstream off for /check/lock) ' +
-    'and a second nginx with that one line removed (nginx\'s default: resend on error). A resent copy freezes at its hook too and is let go. ' +
+    "and a second nginx with that one line removed (nginx's default: resend on error). A resent copy freezes at its hook too and is let go. " +
     `Up to ${MAX_ATTEMPTS} attempts; an attempt is conclusive when the unit was gone and no answer had come before the kill. Killed instances are restarted.`,
   async run(ctx) {
     if (!ctx.wants(STRATEGY)) return [];

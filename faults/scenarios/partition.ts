@@ -123,9 +123,13 @@ export async function holderCutCase(ctx: FaultContext, strategy: string, fencing
       }
       if (fencing === 'fenced') {
         return {
-          expected: HOLDER_FATE[strategy] === 'refuses' ? 'oversold 0; the holder refuses its own write (503 lock_lost) or is fenced' : 'oversold 0; the holder answers 503 fenced',
+          expected:
+            HOLDER_FATE[strategy] === 'refuses'
+              ? 'oversold 0; the holder refuses its own write (503 lock_lost) or is fenced'
+              : 'oversold 0; the holder answers 503 fenced',
           details,
-          holds: (m) => inOrder && isSafe(m) && soldAll(m) && (holderKey === '503 fenced' || (HOLDER_FATE[strategy] === 'refuses' && holderKey === '503 lock_lost')),
+          holds: (m) =>
+            inOrder && isSafe(m) && soldAll(m) && (holderKey === '503 fenced' || (HOLDER_FATE[strategy] === 'refuses' && holderKey === '503 lock_lost')),
         };
       }
       if (HOLDER_FATE[strategy] === 'refuses') {
@@ -149,7 +153,10 @@ export async function holderCutCase(ctx: FaultContext, strategy: string, fencing
 
 /** How the five RedLock masters and the instances split: each side an instance and its masters. */
 export const REDLOCK_SPLITS = {
-  '3|2': [[0, 1, 2], [3, 4]],
+  '3|2': [
+    [0, 1, 2],
+    [3, 4],
+  ],
   '2|2|1': [[0, 1], [2, 3], [4]],
 } as const satisfies Record<string, readonly (readonly number[])[]>;
 export type RedlockSplit = keyof typeof REDLOCK_SPLITS;
@@ -177,7 +184,10 @@ export async function redlockSplitCase(ctx: FaultContext, split: RedlockSplit): 
           return { side, sent };
         }),
       );
-      const details = [`cut at ${cutAt.at}: ${cutAt.text}`, ...answers.map((a) => `${a.side.at.via} with masters ${a.side.masters.join(',')}: ${answersText(a.sent)}`)];
+      const details = [
+        `cut at ${cutAt.at}: ${cutAt.text}`,
+        ...answers.map((a) => `${a.side.at.via} with masters ${a.side.masters.join(',')}: ${answersText(a.sent)}`),
+      ];
       const majority = answers.filter((a) => a.side.masters.length >= 3);
       const minority = answers.filter((a) => a.side.masters.length < 3);
       const allKey = (sent: readonly { outcome: Parameters<typeof outcomeKey>[0] }[], want: string) => sent.every((s) => outcomeKey(s.outcome) === want);
@@ -227,7 +237,10 @@ async function labSession(ctx: FaultContext): Promise<Connection> {
 
 /** Statements from `address` running now whose text is like `like` (one waiting for a row lock stays running). */
 async function runningFrom(lab: Connection, address: string, like: string): Promise<number> {
-  const [rows] = await lab.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND HOST LIKE ? AND INFO LIKE ?", [`${address}:%`, like]);
+  const [rows] = await lab.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND HOST LIKE ? AND INFO LIKE ?", [
+    `${address}:%`,
+    like,
+  ]);
   return Number((rows as { n: unknown }[])[0]?.n ?? 0);
 }
 
@@ -235,7 +248,13 @@ async function runningFrom(lab: Connection, address: string, like: string): Prom
  * Sells `units` through `through`, one request at a time, alternating, until they are sold or
  * `boundMs` has passed since `t0`. The first 200 comes once the stranded row lock is free.
  */
-async function sellOnceFree(c: Case, through: readonly Instance[], units: number, t0: number, boundMs: number): Promise<{ sent: Sent[]; freeMs: number | null }> {
+async function sellOnceFree(
+  c: Case,
+  through: readonly Instance[],
+  units: number,
+  t0: number,
+  boundMs: number,
+): Promise<{ sent: Sent[]; freeMs: number | null }> {
   const sent: Sent[] = [];
   let sold = 0;
   let freeMs: number | null = null;
@@ -333,8 +352,8 @@ export const partition: Scenario = {
     `its links to the lock's server (Redis or ZooKeeper; the lock table's, below) are cut both ways (iptables DROP inside both namespaces), then it runs on: it reads the stock from MySQL, which it still reaches, and works ${HOLDER_WORK_MS} ms with ttlMs ${HOLDER_TTL_MS} (ZooKeeper: its session). ` +
     'Meanwhile the lease or session ends on the server and app-1 and app-2 sell N units one at a time. The links heal once the holder has answered. ' +
     `RedLock: the masters split 3|2 and 2|2|1, each side with one instance (MySQL reaches all); each side sends ${SPLIT_REQUESTS} requests at once with the others. At most the side with a majority sells; a side without one is refused, 503 redlock_unavailable. ` +
-    'A holder that cannot tell its claim is gone writes the count it read (oversold = N); with fenced=1 the store refuses it (503 fenced); a lock that notices (the watchdog\'s failed renewal, ZooKeeper\'s lost connection, taken as lost as Curator takes SUSPENDED) refuses its own write (503 lock_lost). ' +
-    'mysql-lock-table keeps its lock in the stock\'s own database, so no cut separates the holder from its lock but not from the stock: cut from MySQL, it can neither read nor write (each statement given up on past its 10 s bound, its release too), ' +
+    "A holder that cannot tell its claim is gone writes the count it read (oversold = N); with fenced=1 the store refuses it (503 fenced); a lock that notices (the watchdog's failed renewal, ZooKeeper's lost connection, taken as lost as Curator takes SUSPENDED) refuses its own write (503 lock_lost). " +
+    "mysql-lock-table keeps its lock in the stock's own database, so no cut separates the holder from its lock but not from the stock: cut from MySQL, it can neither read nor write (each statement given up on past its 10 s bound, its release too), " +
     `and answers a refusal within ${CUT_FROM_STOCK_ANSWER_BOUND_MS / 1000} s; its lease ends by the database's clock and the others sell N. It runs unfenced only: fenced=1 would change nothing, the holder never reaches the stock to claim it. ` +
     'An instance cut from MySQL mid-transaction (sql-for-update stopped after its locking read, sql-update with its UPDATE run while the lab held the row): ' +
     `its request answers within ${MYSQL_CUT_ANSWER_BOUND_MS / 1000} s (503 outcome_unknown, or a refusal when its COMMIT was never sent), never a hang; its session keeps the row lock until MariaDB ends it (30 s idle in a transaction), the others are refused meanwhile, then sell N; GET /sales settles the holder.`,

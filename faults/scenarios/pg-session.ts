@@ -70,7 +70,11 @@ async function backendKilledCase(ctx: FaultContext, variant: Variant): Promise<F
       resume(frozen.pid);
       const holder = await frozen.answer;
       const holderKey = outcomeKey(holder.outcome);
-      const details = [`backend ${backend} terminated: ${ended}; the lock freed with its session: ${freed}`, holderText(holder), `sellers (app-1, app-2): ${answersText(sold)}`];
+      const details = [
+        `backend ${backend} terminated: ${ended}; the lock freed with its session: ${freed}`,
+        holderText(holder),
+        `sellers (app-1, app-2): ${answersText(sold)}`,
+      ];
       const facts = { backendTerminated: ended, lockFreedWithSession: freed };
       const sellersSold = (m: { byRole: Record<string, Record<string, number>> }) => (m.byRole.sell?.['200'] ?? 0) === n;
       if (variant === 'after-acquire') {
@@ -129,17 +133,20 @@ export async function pooledCase(ctx: FaultContext, strategy: 'pg-advisory-sessi
         // The transaction-scoped lock: the holder's connection is inside its transaction, so the pool
         // hands the second request another session, which waits like any other and is refused.
         return {
-          expected: 'the second request on the same instance gets another session and waits like the other instance: both refused (503 lock_timeout); nothing oversold',
+          expected:
+            'the second request on the same instance gets another session and waits like the other instance: both refused (503 lock_timeout); nothing oversold',
           details,
           facts: { secondAnsweredInMs: insideMs },
           holds: (m) => isSafe(m) && firstKey === '200' && secondKey === '503 lock_timeout' && otherKey === '503 lock_timeout',
         };
       }
       return {
-        expected: 'the second request on the same instance is handed the session that holds the lock and is granted it at once; the other instance is refused; both app-0 requests write what they read: oversold 1',
+        expected:
+          'the second request on the same instance is handed the session that holds the lock and is granted it at once; the other instance is refused; both app-0 requests write what they read: oversold 1',
         details,
         facts: { secondAnsweredInMs: insideMs },
-        holds: (m) => firstKey === '200' && secondKey === '200' && insideMs < FIRST_WORK_MS && otherKey === '503 lock_timeout' && m.oversold === 1 && m.undocumented === 0,
+        holds: (m) =>
+          firstKey === '200' && secondKey === '200' && insideMs < FIRST_WORK_MS && otherKey === '503 lock_timeout' && m.oversold === 1 && m.undocumented === 0,
       };
     }),
   );
@@ -155,7 +162,8 @@ export const pgSession: Scenario = {
     'while a request on app-1 is refused; both app-0 requests write what they read.',
   async run(ctx) {
     const rows: FaultRow[] = [];
-    if (ctx.wants('pg-advisory-xact')) for (const v of ['after-acquire', 'before-write, unfenced', 'before-write, fenced'] as const) rows.push(await backendKilledCase(ctx, v));
+    if (ctx.wants('pg-advisory-xact'))
+      for (const v of ['after-acquire', 'before-write, unfenced', 'before-write, fenced'] as const) rows.push(await backendKilledCase(ctx, v));
     if (ctx.wants('pg-advisory-session')) rows.push(await pooledCase(ctx));
     return rows;
   },

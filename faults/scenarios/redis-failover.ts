@@ -63,7 +63,12 @@ export async function singleMasterCase(ctx: FaultContext): Promise<FaultRow> {
       const killedAt = Date.now();
       const promoted = await waitPromoted(ctx.cluster, replica.port, PROMOTION_BOUND_MS);
       const promotedMs = Date.now() - killedAt;
-      if (!promoted) return { expected: `Sentinel promotes ${replica.name} ≤ ${PROMOTION_BOUND_MS} ms`, holds: () => false, details: [`not promoted after ${promotedMs} ms`] };
+      if (!promoted)
+        return {
+          expected: `Sentinel promotes ${replica.name} ≤ ${PROMOTION_BOUND_MS} ms`,
+          holds: () => false,
+          details: [`not promoted after ${promotedMs} ms`],
+        };
       // B's instance follows the failover on its own; wait until it says so.
       await waitHealthy(bAt.base, 10_000);
       const b = await secondHolder(c, bAt);
@@ -134,10 +139,10 @@ export const redisFailover: Scenario = {
   topology: 'replicated',
   description:
     `${FAILOVER_LOCK} on a master with one replica and three Sentinels (down-after 1 s). The replica is frozen and a 24 MB write fills the sockets between them, ` +
-    'so the master\'s next writes stay in its memory (replication held back). A (app-0) takes the lock and stops itself (pause=after-acquire); the master is killed, ' +
+    "so the master's next writes stay in its memory (replication held back). A (app-0) takes the lock and stops itself (pause=after-acquire); the master is killed, " +
     'the replica resumed, and the Sentinels promote it ("recover": kill → promotion). B (app-1) takes the same lock from the new master and stops after its read ' +
     '(pause=before-write); A runs on and writes, then B writes the count it read: the course predicts 2 holders and 1 unit oversold. The old master restarts empty and ' +
-    'is made the new master\'s replica. Then redlock: A holds it on all five masters, one master is killed, and B (waitMs 2 s) must be refused.',
+    "is made the new master's replica. Then redlock: A holds it on all five masters, one master is killed, and B (waitMs 2 s) must be refused.",
   async run(ctx) {
     const rows: FaultRow[] = [];
     if (ctx.wants(FAILOVER_LOCK)) rows.push(await singleMasterCase(ctx));

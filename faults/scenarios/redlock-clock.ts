@@ -73,15 +73,22 @@ export async function jumpCase(ctx: FaultContext, v: JumpVariant): Promise<Fault
       await waitRedlockConnected(ctx.cluster, aAt.server.port);
       const a = await freezeHolder(c, aAt, { pause: 'after-acquire', ttlMs: TTL_MS });
       if (!a.frozen) return { expected: 'A stops at pause=after-acquire', holds: () => false, details: [holderText(a.answer, 'A')] };
-      const aValue = (await onMasters(ctx, ALL.filter((i) => !v.downAtAcquire.includes(i)), (m) => m.get(KEY))).find((x) => x !== null) ?? undefined;
+      const aValue =
+        (
+          await onMasters(
+            ctx,
+            ALL.filter((i) => !v.downAtAcquire.includes(i)),
+            (m) => m.get(KEY),
+          )
+        ).find((x) => x !== null) ?? undefined;
       // The jump: each jumped master's clock passes A's expiry, so it drops A's key now.
       await onMasters(ctx, v.jumped, (m) => m.pexpire(KEY, 1));
       const dropped = await pollUntil(async () => (await onMasters(ctx, v.jumped, (m) => m.exists(KEY))).every((n) => n === 0), 2_000, 5);
-      if (!dropped) throw new Error('the jumped masters still hold A\'s key');
+      if (!dropped) throw new Error("the jumped masters still hold A's key");
       for (const i of v.downAtAcquire) await masters[i]!.start();
       await waitRedlockConnected(ctx.cluster, bAt.server.port);
       const b = await freezeHolder(c, bAt, { pause: 'before-write', ttlMs: TTL_MS, waitMs: B_WAIT_MS });
-      const bValue = b.frozen ? (await onMasters(ctx, ALL, (m) => m.get(KEY))).find((x) => x !== null && x !== aValue) ?? undefined : undefined;
+      const bValue = b.frozen ? ((await onMasters(ctx, ALL, (m) => m.get(KEY))).find((x) => x !== null && x !== aValue) ?? undefined) : undefined;
       const afterB = await votes(ctx, aValue, bValue);
       // A writes (still within its validity: its lease is TTL_MS), then B writes the count it read before A's write.
       resume(a.pid);
@@ -128,7 +135,11 @@ export async function splitCase(ctx: FaultContext, jitter: boolean): Promise<Fau
       const outcome = r.winner ? `${r.winner} won after ${r.ms} ms, ${r.attempts} attempts` : `nobody won in ${r.ms} ms, ${r.attempts} attempts`;
       return {
         expected: jitter ? `one contender wins (≤ ${SPLIT.boundMs} ms)` : `nobody wins within ${SPLIT.boundMs} ms: the same minorities every round`,
-        details: [`the lab drives the RedLock round itself (SET NX PX on each master in the contender's own order, partial votes given back, retry after ${jitter ? `a random [0, ${SPLIT.retryMs})` : `exactly ${SPLIT.retryMs}`} ms)`, split, outcome],
+        details: [
+          `the lab drives the RedLock round itself (SET NX PX on each master in the contender's own order, partial votes given back, retry after ${jitter ? `a random [0, ${SPLIT.retryMs})` : `exactly ${SPLIT.retryMs}`} ms)`,
+          split,
+          outcome,
+        ],
         facts: { winner: r.winner ?? 'none', ms: r.ms, attempts: r.attempts },
         recoverMs: r.winner ? r.ms : null,
         recoverBoundMs: SPLIT.boundMs,

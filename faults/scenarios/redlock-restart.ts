@@ -87,10 +87,14 @@ export const redlockRestart: Scenario = {
   name: 'redlock-restart',
   topology: 'replicated',
   description:
-    'Kleppmann\'s sequence on the five RedLock masters. Masters 3 and 4 are killed; A (app-0) takes redlock (ttlMs ' + TTL_MS + ') on the other three and stops itself ' +
-    '(pause=after-acquire); master 2 is killed and restarted, and 3 and 4 come back; B (app-1, waitMs ' + SECOND_WAIT_MS + ') asks for the lock and stops after its read if it gets it ' +
+    "Kleppmann's sequence on the five RedLock masters. Masters 3 and 4 are killed; A (app-0) takes redlock (ttlMs " +
+    TTL_MS +
+    ') on the other three and stops itself ' +
+    '(pause=after-acquire); master 2 is killed and restarted, and 3 and 4 come back; B (app-1, waitMs ' +
+    SECOND_WAIT_MS +
+    ') asks for the lock and stops after its read if it gets it ' +
     '(pause=before-write); A writes, then B. In memory and restarted at once, master 2 forgot A: B holds 2, 3 and 4, and one unit is sold twice. ' +
-    'With the restart held back past the ttl, or with appendfsync always (master 2 reloads A\'s key), B gets at most two and is refused.',
+    "With the restart held back past the ttl, or with appendfsync always (master 2 reloads A's key), B gets at most two and is refused.",
   async run(ctx) {
     const rows: FaultRow[] = [];
     if (!ctx.wants('redlock')) return rows;

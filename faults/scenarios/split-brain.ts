@@ -77,7 +77,11 @@ interface LockState {
 }
 
 async function lockOn(client: Redis): Promise<LockState> {
-  const [owner, pttl, fence] = await Promise.all([client.get(stringLockKey(STOCK_LOCK_RESOURCE)), client.pttl(stringLockKey(STOCK_LOCK_RESOURCE)), client.get(fenceCounterKey(STOCK_LOCK_RESOURCE))]);
+  const [owner, pttl, fence] = await Promise.all([
+    client.get(stringLockKey(STOCK_LOCK_RESOURCE)),
+    client.pttl(stringLockKey(STOCK_LOCK_RESOURCE)),
+    client.get(fenceCounterKey(STOCK_LOCK_RESOURCE)),
+  ]);
   return { owner, pttl, fence };
 }
 
@@ -98,7 +102,13 @@ const short = (owner: string | null) => (owner === null ? '–' : owner.length >
  * namespace), as a TCP keepalive or user timeout would; the instance then asks the Sentinels again,
  * its own way of following a failover. Resolves once it is connected to the new master and healthy.
  */
-async function followToNewMaster(ctx: FaultContext, layout: HostsLayout, at: Instance, oldMaster: ServerHandle, newMaster: ServerHandle): Promise<{ ended: number; ms: number }> {
+async function followToNewMaster(
+  ctx: FaultContext,
+  layout: HostsLayout,
+  at: Instance,
+  oldMaster: ServerHandle,
+  newMaster: ServerHandle,
+): Promise<{ ended: number; ms: number }> {
   const t0 = Date.now();
   const ns = hostOf(layout, at.server.name)?.namespace;
   if (!ns) throw new Error(`no namespace for ${at.server.name}`);
@@ -124,11 +134,22 @@ async function splitAndPromote(ctx: FaultContext, net: LabNetwork, master: Serve
 }
 
 /** Heals, then waits until the Sentinels have made the old master the new one's replica, in sync. */
-async function healAndDemote(ctx: FaultContext, net: LabNetwork, oldMaster: ServerHandle, newMaster: ServerHandle): Promise<{ demoted: boolean; ms: number; state: string }> {
+async function healAndDemote(
+  ctx: FaultContext,
+  net: LabNetwork,
+  oldMaster: ServerHandle,
+  newMaster: ServerHandle,
+): Promise<{ demoted: boolean; ms: number; state: string }> {
   const healed = await net.heal();
   const demoted = await waitReplicaOf(ctx.cluster, oldMaster.port, newMaster.port, DEMOTION_BOUND_MS);
   const ms = Date.now() - healed.t;
-  return { demoted, ms, state: demoted ? `${oldMaster.name} demoted to ${newMaster.name}'s replica, in sync ${ms} ms after the heal` : `${oldMaster.name} not demoted ${ms} ms after the heal: ${await replicationState(ctx.cluster, oldMaster.port)}` };
+  return {
+    demoted,
+    ms,
+    state: demoted
+      ? `${oldMaster.name} demoted to ${newMaster.name}'s replica, in sync ${ms} ms after the heal`
+      : `${oldMaster.name} not demoted ${ms} ms after the heal: ${await replicationState(ctx.cluster, oldMaster.port)}`,
+  };
 }
 
 /** What app-1 answers while its only socket to Redis is the dead one to the old master (the probe's timeout is the instance's 1 s command timeout). */
@@ -164,7 +185,12 @@ export async function splitBrainCase(ctx: FaultContext, fencing: Fencing): Promi
       if (!(await waitReplicasCaughtUp(oldClient, CAUGHT_UP_BOUND_MS))) throw new Error(`${replica.name} did not catch up with ${master.name} before the cut`);
       const before = await lockOn(oldClient);
       const split = await splitAndPromote(ctx, net, master, replica);
-      if (!split) return { expected: `the Sentinels promote ${replica.name} ≤ ${PROMOTION_BOUND_MS} ms`, holds: () => false, details: [`not promoted: ${await replicationState(ctx.cluster, replica.port)}`] };
+      if (!split)
+        return {
+          expected: `the Sentinels promote ${replica.name} ≤ ${PROMOTION_BOUND_MS} ms`,
+          holds: () => false,
+          details: [`not promoted: ${await replicationState(ctx.cluster, replica.port)}`],
+        };
       const stuck = await stuckProbe(c, bAt);
       const follow = await followToNewMaster(ctx, net.layout, bAt, master, replica);
       const b = await freezeHolder(c, bAt, { ...fence, pause: 'before-write', ttlMs: TTL_MS, waitMs: 2_000 });
@@ -209,11 +235,24 @@ export async function splitBrainCase(ctx: FaultContext, fencing: Fencing): Promi
           ? `${rejoin.state}; fence counter on ${master.name} now ${afterRejoin?.fence ?? '?'}, as on ${replica.name} (A, refused, had given its lock back itself)`
           : `${rejoin.state}; A's grant on ${master.name} (owner ${short(onOld.owner)}, ${onOld.pttl} ms of lease left when seen): ${lost ? 'gone after the resync, A still stopped and holding it' : `still there: ${short(afterRejoin?.owner ?? null)}`}`,
       ];
-      const facts = { bothHeld, sameToken, tokenOld: onOld.fence ?? '', tokenNew: onNew.fence ?? '', promotedMs: split.promotedMs, demoted: rejoin.demoted, demotedMs: rejoin.ms, lost, stuck: stuckKey, a: aKey, b: bKey };
+      const facts = {
+        bothHeld,
+        sameToken,
+        tokenOld: onOld.fence ?? '',
+        tokenNew: onNew.fence ?? '',
+        promotedMs: split.promotedMs,
+        demoted: rejoin.demoted,
+        demotedMs: rejoin.ms,
+        lost,
+        stuck: stuckKey,
+        a: aKey,
+        b: bKey,
+      };
       const common = bothHeld && rejoin.demoted && stuckKey === '503 redis_unavailable';
       if (fencing === 'fenced') {
         return {
-          expected: 'two holders at once with the same token (each master counts on from the one replicated value); B claimed the stock with it first, A\'s claim is refused (503 fenced): B and the warm-up sale sold, nothing oversold',
+          expected:
+            "two holders at once with the same token (each master counts on from the one replicated value); B claimed the stock with it first, A's claim is refused (503 fenced): B and the warm-up sale sold, nothing oversold",
           recoverMs: split.promotedMs,
           recoverBoundMs: PROMOTION_BOUND_MS,
           details,
@@ -227,7 +266,15 @@ export async function splitBrainCase(ctx: FaultContext, fencing: Fencing): Promi
         recoverBoundMs: PROMOTION_BOUND_MS,
         details,
         facts,
-        holds: (m) => common && lost && m.sold === 2 && m.deducted === 1 && m.oversold === 1 && m.refusedButCommitted === 0 && m.undocumented === 0 && m.doubleDeductions === 0,
+        holds: (m) =>
+          common &&
+          lost &&
+          m.sold === 2 &&
+          m.deducted === 1 &&
+          m.oversold === 1 &&
+          m.refusedButCommitted === 0 &&
+          m.undocumented === 0 &&
+          m.doubleDeductions === 0,
       };
     } finally {
       for (const f of frozen) if (f.frozen) resume(f.pid);
@@ -317,7 +364,9 @@ export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
       const rejoin = await healAndDemote(ctx, net, master, replica);
       healed = true;
       // A fresh connection: Sentinel's demotion killed the lab's clients of the old master with the others.
-      const probeAfter = await withClient(ctx, master.port, (r) => r.get(PROBE_KEY)).catch((err: unknown) => `unreadable: ${err instanceof Error ? err.message : String(err)}`);
+      const probeAfter = await withClient(ctx, master.port, (r) => r.get(PROBE_KEY)).catch(
+        (err: unknown) => `unreadable: ${err instanceof Error ? err.message : String(err)}`,
+      );
       const windowLost = probeAfter === PRE_CUT_VALUE;
       const aKey = outcomeKey(minority.outcome);
       const bKey = outcomeKey(majority.outcome);
@@ -327,7 +376,7 @@ export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
         `cut at ${split.at}: ${split.text}`,
         `${master.name} (min-replicas-to-write 1, min-replicas-max-lag ${MAX_LAG_S}): ${window.accepted} probe writes accepted after the cut, the last ${window.lastAcceptedMs} ms after it; first refused ${window.refusedMs} ms after it (bound ${WINDOW_BOUND_MS} ms): ${window.refusal}`,
         `${replica.name} promoted ${promotedMs} ms after the cut: two masters accepted writes for ${overlap} ms`,
-        holderText(minority, 'app-0 (old master\'s side), after the refusal'),
+        holderText(minority, "app-0 (old master's side), after the refusal"),
         `app-1 on its dead socket to ${master.name}: ${stuckKey}; its ${follow.ended} sockets ended (ss -K), on ${replica.name} after ${follow.ms} ms`,
         holderText(majority, 'app-1 (new master)'),
         `${rejoin.state}; the window's ${window.accepted} probe writes on ${master.name}: ${windowLost ? `gone after the resync (the key holds "${PRE_CUT_VALUE}" again)` : `the key holds ${JSON.stringify(probeAfter)}`}`,
@@ -337,9 +386,27 @@ export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
         recoverMs: window.refusedMs,
         recoverBoundMs: WINDOW_BOUND_MS,
         details,
-        facts: { windowMs: window.refusedMs, acceptedAfterCut: window.accepted, promotedMs, overlapMs: overlap, minority: aKey, majority: bKey, stuck: stuckKey, demoted: rejoin.demoted, demotedMs: rejoin.ms, windowWritesLost: windowLost },
+        facts: {
+          windowMs: window.refusedMs,
+          acceptedAfterCut: window.accepted,
+          promotedMs,
+          overlapMs: overlap,
+          minority: aKey,
+          majority: bKey,
+          stuck: stuckKey,
+          demoted: rejoin.demoted,
+          demotedMs: rejoin.ms,
+          windowWritesLost: windowLost,
+        },
         holds: (m) =>
-          isSafe(m) && window.accepted >= 1 && isRefusal(aKey) && bKey === '200' && m.deducted === 1 && stuckKey === '503 redis_unavailable' && rejoin.demoted && windowLost,
+          isSafe(m) &&
+          window.accepted >= 1 &&
+          isRefusal(aKey) &&
+          bKey === '200' &&
+          m.deducted === 1 &&
+          stuckKey === '503 redis_unavailable' &&
+          rejoin.demoted &&
+          windowLost,
       };
     } finally {
       if (!healed) await net.heal();
@@ -364,10 +431,10 @@ export const redisSplitBrain: Scenario = {
     'and the majority promotes the replica ("recover": cut → promotion). The cut closes no socket: app-1, still on its dead socket to the old master, is refused (503 redis_unavailable, its 1 s command timeout), and the kernel would end the socket only after ~15 min of retransmissions; ' +
     'the lab ends its sockets to the old master (ss -K), as a keepalive would, and app-1 asks the Sentinels again and reconnects to the new master. ' +
     'B (app-1) takes the lock on the new master and stops after its read; A (app-0) takes the same lock on the old master, which it still reaches. Unfenced, A writes and stops before its release; B writes the count it read: 2 holders, 1 unit oversold. ' +
-    'Fenced (after one warm-up sale, so both masters hold the same counter at the cut), A stops after its grant: each master draws the next token from the same replicated value, so the tokens collide, and B, which claimed the stock first, keeps it: A is refused, 503 fenced — the store\'s compare saves it, not a token the masters agreed on. ' +
-    'Then the links heal, the Sentinels demote the old master (≈ 8 s after they see it back, then a full resync), and A\'s lock on it is gone while A still thinks it holds it. ' +
+    "Fenced (after one warm-up sale, so both masters hold the same counter at the cut), A stops after its grant: each master draws the next token from the same replicated value, so the tokens collide, and B, which claimed the stock first, keeps it: A is refused, 503 fenced — the store's compare saves it, not a token the masters agreed on. " +
+    "Then the links heal, the Sentinels demote the old master (≈ 8 s after they see it back, then a full resync), and A's lock on it is gone while A still thinks it holds it. " +
     `Then with min-replicas-to-write 1 and min-replicas-max-lag ${MAX_LAG_S} set on the master (CONFIG SET for the case, restored after): the lab writes a probe key to the old master every ${PROBE_EVERY_MS} ms from the cut, and "recover" is the window until the first write it refuses (NOREPLICAS; Redis's rule puts it between ${MAX_LAG_S - 1} and ${MAX_LAG_S + 2} s). ` +
-    'Once it refuses, app-0 asks for the lock and must be refused with a documented 503; app-1 sells on the new master. The window\'s writes are gone from the old master after the resync.',
+    "Once it refuses, app-0 asks for the lock and must be refused with a documented 503; app-1 sells on the new master. The window's writes are gone from the old master after the resync.",
   async run(ctx) {
     if (!ctx.wants(FAILOVER_LOCK)) return [];
     return [await splitBrainCase(ctx, 'unfenced'), await splitBrainCase(ctx, 'fenced'), await minReplicasCase(ctx)];

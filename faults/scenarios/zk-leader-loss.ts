@@ -33,7 +33,10 @@ const doneAt = (s: Sent) => s.startedAt + s.ms;
 
 /** The longest time without a sale completing, from `from` until the end of the run. */
 function longestPause(sent: readonly Sent[], from: number): number {
-  const times = sent.filter((s) => isSold(s.outcome) && doneAt(s) >= from).map(doneAt).sort((a, b) => a - b);
+  const times = sent
+    .filter((s) => isSold(s.outcome) && doneAt(s) >= from)
+    .map(doneAt)
+    .sort((a, b) => a - b);
   let prev = from;
   let longest = 0;
   for (const t of times) {
@@ -92,12 +95,16 @@ export async function leaderFaultCase(ctx: FaultContext, strategy: string, fault
     const killedAt = Date.now();
     // After: requests sent once the leader is dead, until SALES_AFTER of them sold.
     // Another node as leader: a leader cut off still calls itself one until it notices.
-    const elected = pollUntil(async () => ((await zkLeader(ctx.cluster, leader)) ?? leader) !== leader, bound, 50).then((ok) => (ok ? Date.now() - killedAt : null));
+    const elected = pollUntil(async () => ((await zkLeader(ctx.cluster, leader)) ?? leader) !== leader, bound, 50).then((ok) =>
+      ok ? Date.now() - killedAt : null,
+    );
     const after = keepSending(c, all, clients, () => sold('after').length >= SALES_AFTER || Date.now() - killedAt > bound, LOAD, 'after');
     const answers = [...(await before), ...(await after)];
     const electedMs = await elected;
     await fault.undo(leader);
-    const first = sold('after').map(doneAt).sort((x, y) => x - y)[0];
+    const first = sold('after')
+      .map(doneAt)
+      .sort((x, y) => x - y)[0];
     const recoverMs = sold('after').length >= SALES_AFTER && first !== undefined ? first - killedAt : null;
     const pauseMs = longestPause(c.sent, killedAt);
     return {
@@ -110,7 +117,12 @@ export async function leaderFaultCase(ctx: FaultContext, strategy: string, fault
       ],
       facts: { electedMs: electedMs ?? -1, pauseMs },
       holds: (m) =>
-        isSafe(m) && (m.answers['no answer'] ?? 0) === 0 && (m.answers['409 sold_out'] ?? 0) === 0 && sold('before').length >= SALES_BEFORE && electedMs !== null && recoverMs !== null,
+        isSafe(m) &&
+        (m.answers['no answer'] ?? 0) === 0 &&
+        (m.answers['409 sold_out'] ?? 0) === 0 &&
+        sold('before').length >= SALES_BEFORE &&
+        electedMs !== null &&
+        recoverMs !== null,
     };
   });
 }

@@ -34,7 +34,15 @@ async function main(): Promise<number> {
     const opts = { minutes, strategies, sampleEveryMs: sampleSeconds * 1_000 };
     progress.add(soakPlan(opts));
     const { history, turnMs, ...result } = await runSoak(lab.cluster, opts, say, progress);
-    report = { ...result, stamp: stampOf(started), date: started.toISOString(), seconds: (Date.now() - started.getTime()) / 1000, machine: machineInfo(), options: { ...opts, turnMs, strategies: strategies.map((s) => s.name) }, requests: history.requests.length };
+    report = {
+      ...result,
+      stamp: stampOf(started),
+      date: started.toISOString(),
+      seconds: (Date.now() - started.getTime()) / 1000,
+      machine: machineInfo(),
+      options: { ...opts, turnMs, strategies: strategies.map((s) => s.name) },
+      requests: history.requests.length,
+    };
   } finally {
     await lab.stop();
   }

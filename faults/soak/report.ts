@@ -24,7 +24,15 @@ const HEAD = SOAK_COLUMNS;
 
 function cells(r: SlopeRow, lang: Lang): string[] {
   const w = SOAK_WORDS[lang];
-  return [r.resource, r.first.toFixed(1), r.last.toFixed(1), r.perMinute.toFixed(2), r.bound ? String(r.bound.perMinute) : '—', r.bound ? String(r.bound.growth) : '—', r.bound === undefined ? w.printed : r.judged === false ? w.notJudged : r.grows ? w.grows : w.flat];
+  return [
+    r.resource,
+    r.first.toFixed(1),
+    r.last.toFixed(1),
+    r.perMinute.toFixed(2),
+    r.bound ? String(r.bound.perMinute) : '—',
+    r.bound ? String(r.bound.growth) : '—',
+    r.bound === undefined ? w.printed : r.judged === false ? w.notJudged : r.grows ? w.grows : w.flat,
+  ];
 }
 
 export function summaryLines(r: SoakReport, lang: Lang = 'en'): string[] {
@@ -64,7 +72,14 @@ function sparkline(r: SoakReport, resource: string): string {
 /** The report in one language: the summary, then each resource's slope beside its sparkline. */
 function htmlBody(r: SoakReport, lang: Lang): string {
   const w = SOAK_WORDS[lang];
-  const rows = r.slopes.map((s) => `<tr>${cells(s, lang).map((c, i) => `<td${i === HEAD.length - 1 ? ` class="${s.grows ? 'bad' : s.judged === false ? 'warn' : 'good'}"` : ''}>${esc(c)}</td>`).join('')}<td>${sparkline(r, s.resource)}</td></tr>`).join('\n');
+  const rows = r.slopes
+    .map(
+      (s) =>
+        `<tr>${cells(s, lang)
+          .map((c, i) => `<td${i === HEAD.length - 1 ? ` class="${s.grows ? 'bad' : s.judged === false ? 'warn' : 'good'}"` : ''}>${esc(c)}</td>`)
+          .join('')}<td>${sparkline(r, s.resource)}</td></tr>`,
+    )
+    .join('\n');
   const lines = summaryLines(r, lang);
   return `<h1>${esc(w.html.title)}</h1>
 ${lines.map((l, i) => `<p class="${i === lines.length - 1 && !r.ok ? 'bad' : 'meta'}">${esc(l)}</p>`).join('\n')}
@@ -80,5 +95,9 @@ export function renderSoakHtml(r: SoakReport): string {
 
 /** The JSON, the HTML (both languages) and the markdown in `lang`. */
 export function writeSoakReport(r: SoakReport, dir: string, lang: Lang = 'en'): WrittenFiles {
-  return writeReportFiles(dir, `${r.stamp}-soak`, { data: r, md: `# stocklab soak ${r.stamp}\n\n${summaryLines(r, lang).join('\n\n')}\n\n${renderSlopeTable(r, lang)}\n`, html: renderSoakHtml(r) });
+  return writeReportFiles(dir, `${r.stamp}-soak`, {
+    data: r,
+    md: `# stocklab soak ${r.stamp}\n\n${summaryLines(r, lang).join('\n\n')}\n\n${renderSlopeTable(r, lang)}\n`,
+    html: renderSoakHtml(r),
+  });
 }

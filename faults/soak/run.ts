@@ -91,7 +91,15 @@ export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (
     const leftBefore = await readLeft(cluster, s.store);
     const startMs = Date.now() - rec.t0;
     await body();
-    slices.push({ strategy: s.name, store: s.store, startMs, endMs: Date.now() - rec.t0, leftBefore, leftAfter: await readLeft(cluster, s.store), kind: 'load' });
+    slices.push({
+      strategy: s.name,
+      store: s.store,
+      startMs,
+      endMs: Date.now() - rec.t0,
+      leftBefore,
+      leftAfter: await readLeft(cluster, s.store),
+      kind: 'load',
+    });
   };
   const goodput: Record<string, number> = {};
   const rates: Record<string, number> = {};
@@ -101,7 +109,10 @@ export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (
         const before = rec.requests.length;
         goodput[s.name] = await closedLoop(rec, cluster.info.nginx, s, GOODPUT_WORKERS, GOODPUT_MS);
         // a strategy a short soak gives no turn of its own is judged on its goodput requests: it must have sold
-        const first = rec.requests.slice(before).filter((r) => isSold(r.outcome)).sort((a, b) => a.end - b.end)[0];
+        const first = rec.requests
+          .slice(before)
+          .filter((r) => isSold(r.outcome))
+          .sort((a, b) => a.end - b.end)[0];
         recoveryMs[s.name] = first ? first.end - (rec.requests[before]?.at ?? first.end) : null;
       });
       rates[s.name] = Math.max(5, Math.min(MAX_RATE, Math.round(goodput[s.name]! * LOAD_SHARE)));
@@ -135,7 +146,10 @@ export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (
       await turn(s, async () => {
         const before = rec.requests.length;
         await runLoad(rec, cluster.info.nginx, s, { rate: rates[s.name]!, maxInFlight: 32 }, Math.min(endAt, Date.now() + turnMs));
-        const first = rec.requests.slice(before).filter((r) => isSold(r.outcome)).sort((a, b) => a.end - b.end)[0];
+        const first = rec.requests
+          .slice(before)
+          .filter((r) => isSold(r.outcome))
+          .sort((a, b) => a.end - b.end)[0];
         if (recoveryMs[s.name] === null && first) recoveryMs[s.name] = first.end - rec.requests[before]!.at;
       });
       soakTurns.push({ strategy: s.name, startMs, endMs: Date.now() - soakT0 });
@@ -166,13 +180,28 @@ export async function runSoak(cluster: RunningCluster, opts: SoakOptions, log: (
     const verdict = checkHistory(history, { requests: CHAOS_NEEDS.requests, faults: 0 });
     const { windowMs, minJudgedMs } = judgingOf(opts.sampleEveryMs, opts.judge);
     const { growth, rows: slopes } = slopesOf(samples, {
-      warmUpEndsMs: warmUpEnd(opts.strategies.map((s) => s.name), soakTurns),
+      warmUpEndsMs: warmUpEnd(
+        opts.strategies.map((s) => s.name),
+        soakTurns,
+      ),
       endMs: samples.at(-1)?.t ?? 0,
       windowMs,
       leastJudgedMs: minJudgedMs,
-      leastMinutes: leastSoakMinutes(opts.strategies.length, windowMs, { ...(opts.turnMs !== undefined && { turnMs }), overheadMs: overheadOf(soakTurns, turnMs), judgedMs: minJudgedMs }),
+      leastMinutes: leastSoakMinutes(opts.strategies.length, windowMs, {
+        ...(opts.turnMs !== undefined && { turnMs }),
+        overheadMs: overheadOf(soakTurns, turnMs),
+        judgedMs: minJudgedMs,
+      }),
     });
-    const failures = [...verdict.failures, ...slopes.filter((r) => r.grows).map((r) => `${r.resource} keeps growing: ${r.perMinute.toFixed(2)}/min (bound ${r.bound?.perMinute}/min), floors ${r.first.toFixed(1)} → ${r.last.toFixed(1)}`)];
+    const failures = [
+      ...verdict.failures,
+      ...slopes
+        .filter((r) => r.grows)
+        .map(
+          (r) =>
+            `${r.resource} keeps growing: ${r.perMinute.toFixed(2)}/min (bound ${r.bound?.perMinute}/min), floors ${r.first.toFixed(1)} → ${r.last.toFixed(1)}`,
+        ),
+    ];
     return { history, verdict, samples, sampleErrors, slopes, growth, turnMs, goodput, rates, ok: failures.length === 0, failures };
   }
 }

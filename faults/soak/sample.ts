@@ -91,7 +91,12 @@ async function zkSample(cluster: RunningCluster, out: Sample): Promise<void> {
 /** Every resource readable now; one that fails is left out of this sample (and named in `errors`). */
 export async function sampleCluster(cluster: RunningCluster, errors: string[]): Promise<Sample> {
   const out: Sample = {};
-  const parts = [...cluster.servers.instances.map((_s, i) => instanceSample(cluster, i, out)), mysqlSample(cluster, out), redisSample(cluster, out), zkSample(cluster, out)];
+  const parts = [
+    ...cluster.servers.instances.map((_s, i) => instanceSample(cluster, i, out)),
+    mysqlSample(cluster, out),
+    redisSample(cluster, out),
+    zkSample(cluster, out),
+  ];
   for (const r of await Promise.allSettled(parts)) if (r.status === 'rejected') errors.push(String(r.reason));
   return out;
 }

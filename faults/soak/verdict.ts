@@ -42,7 +42,8 @@ export const MIN_WINDOWS = 3;
  * exactly its bound grows by its growth bound (growth / perMinute); shorter, a slow leak would pass
  * as flat.
  */
-export const minJudgedMs = (windowMs: number): number => Math.max(MIN_WINDOWS * windowMs, ...Object.values(SLOPE_BOUNDS).map((b) => (b.growth / b.perMinute) * 60_000));
+export const minJudgedMs = (windowMs: number): number =>
+  Math.max(MIN_WINDOWS * windowMs, ...Object.values(SLOPE_BOUNDS).map((b) => (b.growth / b.perMinute) * 60_000));
 
 /**
  * How growth is judged, when a caller sets it rather than the sample period: a test judging a short
@@ -97,11 +98,16 @@ export type Judgeability =
 /** Whether the run is long enough to judge growth, and from when. */
 export function judgeability(t: SoakTiming): Judgeability {
   const minutes = (ms: number) => (ms / 60_000).toFixed(1);
-  if (t.warmUpEndsMs === undefined) return { judged: false, why: 'not every strategy in the plan had a turn, so the run never left its warm-up', leastMinutes: t.leastMinutes };
+  if (t.warmUpEndsMs === undefined)
+    return { judged: false, why: 'not every strategy in the plan had a turn, so the run never left its warm-up', leastMinutes: t.leastMinutes };
   const span = t.endMs - t.warmUpEndsMs;
   const least = t.leastJudgedMs ?? minJudgedMs(t.windowMs);
   if (span < least) {
-    return { judged: false, why: `${minutes(Math.max(0, span))} min after the warm-up (every strategy's first turn, ${minutes(t.warmUpEndsMs)} min); judging needs ${minutes(least)} min`, leastMinutes: t.leastMinutes };
+    return {
+      judged: false,
+      why: `${minutes(Math.max(0, span))} min after the warm-up (every strategy's first turn, ${minutes(t.warmUpEndsMs)} min); judging needs ${minutes(least)} min`,
+      leastMinutes: t.leastMinutes,
+    };
   }
   return { judged: true, fromMs: t.warmUpEndsMs, windowMs: t.windowMs, windows: Math.floor(span / t.windowMs) };
 }
@@ -132,7 +138,10 @@ export function judgeResource(resource: string, points: readonly Point[], run: J
 }
 
 /** Every resource the samples hold, judged over the same part of the run. */
-export function slopesOf(samples: readonly { t: number; values: Readonly<Record<string, number>> }[], timing: SoakTiming): { growth: Judgeability; rows: SlopeRow[] } {
+export function slopesOf(
+  samples: readonly { t: number; values: Readonly<Record<string, number>> }[],
+  timing: SoakTiming,
+): { growth: Judgeability; rows: SlopeRow[] } {
   const growth = judgeability(timing);
   const names = [...new Set(samples.flatMap((s) => Object.keys(s.values)))].sort();
   const rows = names.map((resource) => {

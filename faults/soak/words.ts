@@ -12,7 +12,13 @@ type Column = (typeof SOAK_COLUMNS)[number];
 
 const en = {
   columns: {
-    resource: 'resource', 'first (after warm-up)': 'first (after warm-up)', last: 'last', 'slope /min': 'slope /min', 'bound /min': 'bound /min', 'growth bound': 'growth bound', verdict: 'verdict',
+    resource: 'resource',
+    'first (after warm-up)': 'first (after warm-up)',
+    last: 'last',
+    'slope /min': 'slope /min',
+    'bound /min': 'bound /min',
+    'growth bound': 'growth bound',
+    verdict: 'verdict',
   } satisfies Record<Column, string>,
   overTheRun: 'over the run',
   printed: 'printed',
@@ -22,11 +28,14 @@ const en = {
   load: (minutes: number, turnSeconds: number, requests: number, sampleSeconds: number) =>
     `${minutes} min of load at about 70 % of each strategy's goodput (measured first, ${'2 s'} with 16 clients), the strategies in turns of ${turnSeconds} s; ${requests} requests; samples every ${sampleSeconds} s.`,
   perStrategy: (list: string) => `Sold/deducted per strategy: ${list}.`,
-  soldDeducted: (strategy: string, sold: number, deducted: number, oversold: number) => `${strategy} ${sold}/${deducted}${oversold ? ` OVERSOLD ${oversold}` : ''}`,
+  soldDeducted: (strategy: string, sold: number, deducted: number, oversold: number) =>
+    `${strategy} ${sold}/${deducted}${oversold ? ` OVERSOLD ${oversold}` : ''}`,
   and: ', ',
   or: ' | ',
-  oldRule: 'A resource keeps growing when its least-squares slope (after the first third of the samples) is above its bound and it grew by more than the growth bound.',
-  tooShort: (why: string, leastMinutes: number) => `Growth: too short to judge: ${why}. A run of at least ${leastMinutes} min (--minutes ${leastMinutes}) can judge it.`,
+  oldRule:
+    'A resource keeps growing when its least-squares slope (after the first third of the samples) is above its bound and it grew by more than the growth bound.',
+  tooShort: (why: string, leastMinutes: number) =>
+    `Growth: too short to judge: ${why}. A run of at least ${leastMinutes} min (--minutes ${leastMinutes}) can judge it.`,
   rule: (warmUpMinutes: string, windowSeconds: number, windows: number) =>
     `A resource keeps growing when, after the warm-up (every strategy's first turn, ${warmUpMinutes} min), the least value in each ${windowSeconds} s window (${windows} windows) rises with a least-squares slope above its bound and by more than its growth bound.`,
   verdictOk: (growth: string) => `Verdict: nothing oversold, every answer documented, ${growth}.`,
@@ -47,7 +56,13 @@ export type SoakWords = Translation<typeof en>;
 
 const zh: SoakWords = {
   columns: {
-    resource: '资源', 'first (after warm-up)': '起点（预热之后）', last: '终点', 'slope /min': '斜率 /分钟', 'bound /min': '上限 /分钟', 'growth bound': '增长上限', verdict: '结论',
+    resource: '资源',
+    'first (after warm-up)': '起点（预热之后）',
+    last: '终点',
+    'slope /min': '斜率 /分钟',
+    'bound /min': '上限 /分钟',
+    'growth bound': '增长上限',
+    verdict: '结论',
   },
   overTheRun: '整次运行',
   printed: '只列出',
@@ -83,8 +98,14 @@ export const SOAK_WORDS: Readonly<Record<Lang, SoakWords>> = { en, zh };
 /** faults/soak/verdict.ts's reasons growth was not judged, and run.ts's failure of a growing resource. */
 const SOAK_RULES: readonly PhraseRule[] = [
   [/^not every strategy in the plan had a turn, so the run never left its warm-up$/, '计划里的方案没有全部轮到一次，所以这次运行一直没有走出预热'],
-  [/^([\d.]+) min after the warm-up \(every strategy's first turn, ([\d.]+) min\); judging needs ([\d.]+) min$/, '预热（每个方案的第一轮，$2 分钟）之后只有 $1 分钟；判断需要 $3 分钟'],
-  [/^(.+) keeps growing: (-?[\d.]+)\/min \(bound ([\d.]+)\/min\), floors (-?[\d.]+) → (-?[\d.]+)$/, '$1 一直增长：每分钟 $2（上限每分钟 $3），底部从 $4 涨到 $5'],
+  [
+    /^([\d.]+) min after the warm-up \(every strategy's first turn, ([\d.]+) min\); judging needs ([\d.]+) min$/,
+    '预热（每个方案的第一轮，$2 分钟）之后只有 $1 分钟；判断需要 $3 分钟',
+  ],
+  [
+    /^(.+) keeps growing: (-?[\d.]+)\/min \(bound ([\d.]+)\/min\), floors (-?[\d.]+) → (-?[\d.]+)$/,
+    '$1 一直增长：每分钟 $2（上限每分钟 $3），底部从 $4 涨到 $5',
+  ],
 ];
 
 /** A soak's own text in a language: its growth rules first, then the chaos checker's (its failures are the checker's). */

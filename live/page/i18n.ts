@@ -73,13 +73,15 @@ export const en = {
   cutButtonTip: 'Drops every packet between this instance and that server, both ways (iptables in their network namespaces); MySQL stays reachable.',
   healLinks: 'Heal the links',
   needsHosts: 'This step cuts a network link, so it needs the hosts topology: as root, npm run live -- --topology hosts.',
-  needsLinks: 'This step sets the round trip of the cluster\'s links, so it needs a cluster brought up with delayed links: npm run live -- --rtt 2 (the links start at 2 ms; the step sets them for its race and back after it).',
+  needsLinks:
+    "This step sets the round trip of the cluster's links, so it needs a cluster brought up with delayed links: npm run live -- --rtt 2 (the links start at 2 ms; the step sets them for its race and back after it).",
   /** the header's note of what the links add; {ms} is filled in */
   rttLinks: 'Round trip {ms} ms (delayed links)',
   rttLoopback: 'Round trip: loopback (no delayed links)',
   /** a run's caption, when it set the links' round trip; {ms} is filled in */
   rttCaption: 'round trip {ms} ms',
-  rttTip: 'What every link between an instance and a server adds, from the cluster\'s record (npm run cluster -- status). Set by npm run live -- --rtt MS; a tour step may change it for its race.',
+  rttTip:
+    "What every link between an instance and a server adds, from the cluster's record (npm run cluster -- status). Set by npm run live -- --rtt MS; a tour step may change it for its race.",
   tour: 'Guided tour',
   tourStep: 'Step',
   tourRun: 'Run this step',
@@ -103,39 +105,55 @@ export const en = {
   tour3Title: '…and oversells on three',
   tour3Text: 'Each instance has its own mutex, so three buyers hold "the" lock at once. Watch the overlap marks on different lanes.',
   tour4Title: '§2.1 SETNX: a lock with no expiry',
-  tour4Text: 'SETNX takes the lock, DEL gives it back. Its first holder is frozen for 3 s: every buyer on every instance waits behind it (the lanes go quiet). Killed instead of frozen, it would never give the lock back.',
+  tour4Text:
+    'SETNX takes the lock, DEL gives it back. Its first holder is frozen for 3 s: every buyer on every instance waits behind it (the lanes go quiet). Killed instead of frozen, it would never give the lock back.',
   tour5Title: '§2.2 SETNX, then EXPIRE: not atomic',
-  tour5Text: 'The first fix sets the expiry with a second command. The holder is frozen between the two, so its 300 ms lease never starts: everyone waits again, and a crash there would leave the lock for good.',
+  tour5Text:
+    'The first fix sets the expiry with a second command. The holder is frozen between the two, so its 300 ms lease never starts: everyone waits again, and a crash there would leave the lock for good.',
   tour6Title: '§2.2 SET NX PX, and a blind DEL',
-  tour6Text: 'Now the expiry comes with the lock, but the work (100 ms) outlasts the lease (50 ms): the lock expires, the next buyer takes it, and the first one\'s DEL removes it. Holds overlap and units are oversold.',
+  tour6Text:
+    "Now the expiry comes with the lock, but the work (100 ms) outlasts the lease (50 ms): the lock expires, the next buyer takes it, and the first one's DEL removes it. Holds overlap and units are oversold.",
   tour7Title: '§2.3 GET, compare, then DEL',
-  tour7Text: 'The owner is checked before the DEL, but in two steps. The holder is frozen between them past its lease: the next buyer takes the lock, the waking DEL removes it, and a third enters beside the second. Watch the overlap marks.',
+  tour7Text:
+    'The owner is checked before the DEL, but in two steps. The holder is frozen between them past its lease: the next buyer takes the lock, the waking DEL removes it, and a third enters beside the second. Watch the overlap marks.',
   tour8Title: '§2.5 The check and the DEL in one Lua script',
-  tour8Text: 'The same freeze, but the compare-and-delete is one atomic script: the late release finds someone else\'s value and deletes nothing. The holds never overlap, nothing is oversold.',
+  tour8Text:
+    "The same freeze, but the compare-and-delete is one atomic script: the late release finds someone else's value and deletes nothing. The holds never overlap, nothing is oversold.",
   tour9Title: '§2.6 A reentrant lock: a hash of holds',
-  tour9Text: 'The lock is a Redis hash mapping its owner to a hold count, so the same request may take it again; Lua scripts acquire and release it. Exact, like the string lock.',
+  tour9Text:
+    'The lock is a Redis hash mapping its owner to a hold count, so the same request may take it again; Lua scripts acquire and release it. Exact, like the string lock.',
   tour10Title: '§2.7 The watchdog renews the lease',
-  tour10Text: 'Each hold\'s work (400 ms) outlasts its lease (150 ms), and a timer renews the lease every third of it while the work goes on. Nobody else gets in early: exact.',
+  tour10Text:
+    "Each hold's work (400 ms) outlasts its lease (150 ms), and a timer renews the lease every third of it while the work goes on. Nobody else gets in early: exact.",
   tour11Title: 'A frozen holder sells twice',
-  tour11Text: 'The first holder of redis-owned is frozen right before its write, past its 300 ms lease; others sell meanwhile. When it wakes it writes its stale count: watch its long bar cross the others and Oversold turn positive.',
+  tour11Text:
+    'The first holder of redis-owned is frozen right before its write, past its 300 ms lease; others sell meanwhile. When it wakes it writes its stale count: watch its long bar cross the others and Oversold turn positive.',
   tour12Title: 'A fencing token refuses the stale write',
-  tour12Text: 'The same freeze with fenced=1: the store has seen a larger token, so the late write is refused. Oversold stays 0 and the refusal is counted as 503 fenced.',
+  tour12Text:
+    'The same freeze with fenced=1: the store has seen a larger token, so the late write is refused. Oversold stays 0 and the refusal is counted as 503 fenced.',
   tour13Title: '§2.9 RedLock: a majority of five masters',
   tour13Text: 'Each hold needs 3 of 5 Redis masters. Kill one master during the race: sales go on, exact.',
   tour14Title: '§3.4.2 The ZooKeeper queue',
-  tour14Text: 'Each buyer makes a sequential node and watches only the one before it, so a release wakes one waiter, not the herd. The bars follow one another in line, exact.',
+  tour14Text:
+    'Each buyer makes a sequential node and watches only the one before it, so a release wakes one waiter, not the herd. The bars follow one another in line, exact.',
   tourLineTitle: 'The process line: what it buys, what it costs',
-  tourLineText: 'The same race as the last step with zk-watch+line: one ZooKeeper node per instance, not per buyer. The buyers of an instance line up in memory, and the holder passes the node to the next of them with no round trip, up to 8 times in a row, before it lets the other instances\' nodes have their turn. Watch the bars come in runs on one lane: that is what it buys (fewer ZooKeeper messages per sale, more sales per second) and what it costs (a buyer on another instance waits for the run to end: first come is no longer first served across instances). fenced=1 is on: every pass carries a fencing token of its own, larger than the last, so the store still refuses a stale holder, and Oversold stays 0.',
+  tourLineText:
+    "The same race as the last step with zk-watch+line: one ZooKeeper node per instance, not per buyer. The buyers of an instance line up in memory, and the holder passes the node to the next of them with no round trip, up to 8 times in a row, before it lets the other instances' nodes have their turn. Watch the bars come in runs on one lane: that is what it buys (fewer ZooKeeper messages per sale, more sales per second) and what it costs (a buyer on another instance waits for the run to end: first come is no longer first served across instances). fenced=1 is on: every pass carries a fencing token of its own, larger than the last, so the store still refuses a stale holder, and Oversold stays 0.",
   tourRtt0Title: 'Holds and hand-offs at a round trip of 0 ms',
-  tourRtt0Text: 'redis-pubsub on three instances, its cluster\'s links set to 0 ms for this race: each hold reads the stock from MySQL and writes it back, and a release is published through Redis to a waiter that sleeps until then. Note how short the bars are and how closely each follows the last; the next step races the same lock at 2 ms.',
+  tourRtt0Text:
+    "redis-pubsub on three instances, its cluster's links set to 0 ms for this race: each hold reads the stock from MySQL and writes it back, and a release is published through Redis to a waiter that sleeps until then. Note how short the bars are and how closely each follows the last; the next step races the same lock at 2 ms.",
   tourRtt2Title: '…and at 2 ms: holds stretch, gaps open',
-  tourRtt2Text: 'The same race with every link delayed by a round trip of 2 ms (as between servers in a data centre). Each hold stretches by the round trips inside it, its MySQL read and write; and a gap opens between one hold and the next: the hand-off\'s round trip, the release reaching Redis and the waiter hearing of it before it holds. Still exact: the lock is as safe, it only sells fewer units per second. Compare the two runs side by side under Runs.',
+  tourRtt2Text:
+    "The same race with every link delayed by a round trip of 2 ms (as between servers in a data centre). Each hold stretches by the round trips inside it, its MySQL read and write; and a gap opens between one hold and the next: the hand-off's round trip, the release reaching Redis and the waiter hearing of it before it holds. Still exact: the lock is as safe, it only sells fewer units per second. Compare the two runs side by side under Runs.",
   tour15Title: 'The holder cut from the lock service',
-  tour15Text: 'The first holder of redis-owned, on the first instance (the top lane), is cut from Redis while it holds, but not from MySQL. It reads the stock and works 3 s on a 1 s lease it can neither renew nor hear has ended; a second holder takes the lock on another instance and sells. Then the first writes the count it read. Watch the cut band on its lane, its long bar crossing the second holder\'s, and Oversold turn positive: a lock service cannot stop a holder it cannot reach, which is what RedLock\'s critics say.',
+  tour15Text:
+    "The first holder of redis-owned, on the first instance (the top lane), is cut from Redis while it holds, but not from MySQL. It reads the stock and works 3 s on a 1 s lease it can neither renew nor hear has ended; a second holder takes the lock on another instance and sells. Then the first writes the count it read. Watch the cut band on its lane, its long bar crossing the second holder's, and Oversold turn positive: a lock service cannot stop a holder it cannot reach, which is what RedLock's critics say.",
   tour16Title: 'A fencing token refuses the cut-off holder',
-  tour16Text: 'The same cut with fenced=1: the store has seen the second holder\'s larger token, so the cut-off holder\'s late write is refused (503 fenced). Oversold stays 0: only the store, which the holder still reaches, can turn a stale write away.',
+  tour16Text:
+    "The same cut with fenced=1: the store has seen the second holder's larger token, so the cut-off holder's late write is refused (503 fenced). Oversold stays 0: only the store, which the holder still reaches, can turn a stale write away.",
   tourIncidentTitle: 'An incident: redis-semaphore #9 and #24',
-  tourIncidentText: 'The most used Node lock library, as its users met it: its Mutex\'s first holder is frozen for 2 s before its write (a breakpoint, a laptop out of standby), past its 300 ms lease. Its refresh cannot run, Redis lets the lock go and the others take it: "multiple instances are doing the same job", here as units oversold. The library issues no fencing token, so nothing refuses the stale write. docs/incidents.md rebuilds this report and the others.',
+  tourIncidentText:
+    'The most used Node lock library, as its users met it: its Mutex\'s first holder is frozen for 2 s before its write (a breakpoint, a laptop out of standby), past its 300 ms lease. Its refresh cannot run, Redis lets the lock go and the others take it: "multiple instances are doing the same job", here as units oversold. The library issues no fencing token, so nothing refuses the stale write. docs/incidents.md rebuilds this report and the others.',
   // Recorded runs replayed in the page, one alone or two side by side
   replayOf: 'Replay of a recorded run',
   backToLive: 'Back to the live race',
@@ -220,11 +238,13 @@ export const zh: Dictionary = {
   cutButtonTip: '双向丢弃这个实例与该服务器之间的所有数据包（在各自的网络命名空间里用 iptables），MySQL 仍然连得上。',
   healLinks: '恢复链路',
   needsHosts: '这一步要切断网络链路，需要 hosts 拓扑：以 root 身份运行 npm run live -- --topology hosts。',
-  needsLinks: '这一步要改变集群链路的往返时延，需要一个带延迟链路启动的集群：npm run live -- --rtt 2（链路起始为 2 毫秒；这一步在抢购期间改设自己的时延，结束后再改回去）。',
+  needsLinks:
+    '这一步要改变集群链路的往返时延，需要一个带延迟链路启动的集群：npm run live -- --rtt 2（链路起始为 2 毫秒；这一步在抢购期间改设自己的时延，结束后再改回去）。',
   rttLinks: '往返时延 {ms} 毫秒（带延迟的链路）',
   rttCaption: '往返时延 {ms} 毫秒',
   rttLoopback: '往返时延：本机回环（链路没有延迟）',
-  rttTip: '实例与每台服务器之间的每条链路额外增加的时间，取自集群的记录（npm run cluster -- status）。由 npm run live -- --rtt 毫秒数 设定；导览的某些步骤会在抢购期间改设它。',
+  rttTip:
+    '实例与每台服务器之间的每条链路额外增加的时间，取自集群的记录（npm run cluster -- status）。由 npm run live -- --rtt 毫秒数 设定；导览的某些步骤会在抢购期间改设它。',
   tour: '导览',
   tourStep: '第',
   tourRun: '运行这一步',
@@ -248,13 +268,17 @@ export const zh: Dictionary = {
   tour3Title: '……换成三个实例就超卖了',
   tour3Text: '每个实例各有一把自己的锁，于是三个买家同时持有“这把”锁。留意不同泳道之间的重叠标记。',
   tour4Title: '§2.1 SETNX：一把没有过期时间的锁',
-  tour4Text: 'SETNX 加锁，DEL 解锁。第一个持锁者被冻结 3 秒：所有实例上的买家都排在它后面等待（泳道一片空白）。如果它不是被冻结而是宕机了，这把锁就永远不会释放——这就是死锁。',
+  tour4Text:
+    'SETNX 加锁，DEL 解锁。第一个持锁者被冻结 3 秒：所有实例上的买家都排在它后面等待（泳道一片空白）。如果它不是被冻结而是宕机了，这把锁就永远不会释放——这就是死锁。',
   tour5Title: '§2.2 先 SETNX 再 EXPIRE：不是原子操作',
-  tour5Text: '第一种防死锁的办法是用第二条命令设置过期时间。持锁者恰好在两条命令之间被冻结，300 毫秒的过期时间根本没设上：大家又得干等；要是它在这里宕机，锁就永远留在那里。',
+  tour5Text:
+    '第一种防死锁的办法是用第二条命令设置过期时间。持锁者恰好在两条命令之间被冻结，300 毫秒的过期时间根本没设上：大家又得干等；要是它在这里宕机，锁就永远留在那里。',
   tour6Title: '§2.2 SET NX PX，以及不加判断的 DEL',
-  tour6Text: '现在过期时间和加锁在同一条命令里了，但业务耗时（100 毫秒）超过了过期时间（50 毫秒）：锁自动过期，下一个买家拿到锁，前一个买家的 DEL 又把它删掉了——误删。持锁重叠，商品超卖。',
+  tour6Text:
+    '现在过期时间和加锁在同一条命令里了，但业务耗时（100 毫秒）超过了过期时间（50 毫秒）：锁自动过期，下一个买家拿到锁，前一个买家的 DEL 又把它删掉了——误删。持锁重叠，商品超卖。',
   tour7Title: '§2.3 先 GET 判断，再 DEL',
-  tour7Text: '删除前先判断是不是自己的锁，可判断和删除分成了两步，缺乏原子性。持锁者在两步之间被冻结，超过了过期时间：下一个买家拿到锁，醒来的 DEL 把它删掉，第三个买家又进来了，与第二个同时持锁。留意重叠标记。',
+  tour7Text:
+    '删除前先判断是不是自己的锁，可判断和删除分成了两步，缺乏原子性。持锁者在两步之间被冻结，超过了过期时间：下一个买家拿到锁，醒来的 DEL 把它删掉，第三个买家又进来了，与第二个同时持锁。留意重叠标记。',
   tour8Title: '§2.5 用 Lua 脚本保证删除的原子性',
   tour8Text: '同样的冻结，但判断和删除在一个 Lua 脚本里原子地完成：迟到的释放发现锁已经是别人的，什么也不删。横条不再重叠，没有超卖。',
   tour9Title: '§2.6 可重入锁：用 hash 记录持有次数',
@@ -262,7 +286,8 @@ export const zh: Dictionary = {
   tour10Title: '§2.7 看门狗自动续期',
   tour10Text: '每次业务耗时（400 毫秒）都超过过期时间（150 毫秒），看门狗每过三分之一的过期时间就续期一次。没有人提前闯进来：依然准确。',
   tour11Title: '被冻结的持锁者把商品卖了两次',
-  tour11Text: 'redis-owned 的第一个持锁者在写库前被冻结，超过了 300 毫秒的租期；其间别人照常售出。它醒来后写回过期的库存数：看它的长横条穿过别人的横条，超卖变成正数。',
+  tour11Text:
+    'redis-owned 的第一个持锁者在写库前被冻结，超过了 300 毫秒的租期；其间别人照常售出。它醒来后写回过期的库存数：看它的长横条穿过别人的横条，超卖变成正数。',
   tour12Title: '防护令牌拒绝过期的写入',
   tour12Text: '同样的冻结，加上 fenced=1：存储已见过更大的令牌，迟到的写入被拒绝。超卖保持为 0，这次拒绝记为 503 fenced。',
   tour13Title: '§2.9 红锁：五个主节点中的多数派',
@@ -270,17 +295,23 @@ export const zh: Dictionary = {
   tour14Title: '§3.4.2 ZooKeeper 的排队锁',
   tour14Text: '每个买家创建一个顺序节点，只监听排在自己前面的那一个，释放时只唤醒一个等待者，没有羊群效应。横条一根接一根，依然准确。',
   tourLineTitle: '进程内队列：换来什么，付出什么',
-  tourLineText: '和上一步一样的抢购，换成 zk-watch+line：每个实例只排一个 ZooKeeper 节点，而不是每个买家一个。同一实例的买家在内存中排队，持锁者把节点直接交给下一个买家，不经过任何往返，最多连续 8 次，然后才让其他实例的节点轮到。注意横条在同一条泳道上成串出现：这就是它换来的（每单的 ZooKeeper 消息更少，每秒卖得更多），也是它付出的（其他实例上的买家要等这一串结束：跨实例不再先到先得）。这里打开了 fenced=1：每次交接都带着自己的防护令牌，比上一个更大，存储照样能拒绝过期的持锁者，超卖保持为 0。',
+  tourLineText:
+    '和上一步一样的抢购，换成 zk-watch+line：每个实例只排一个 ZooKeeper 节点，而不是每个买家一个。同一实例的买家在内存中排队，持锁者把节点直接交给下一个买家，不经过任何往返，最多连续 8 次，然后才让其他实例的节点轮到。注意横条在同一条泳道上成串出现：这就是它换来的（每单的 ZooKeeper 消息更少，每秒卖得更多），也是它付出的（其他实例上的买家要等这一串结束：跨实例不再先到先得）。这里打开了 fenced=1：每次交接都带着自己的防护令牌，比上一个更大，存储照样能拒绝过期的持锁者，超卖保持为 0。',
   tourRtt0Title: '往返时延为 0 毫秒时的持锁与交接',
-  tourRtt0Text: '三个实例上的 redis-pubsub，这场抢购把集群链路的往返时延设为 0 毫秒：每次持锁都要从 MySQL 读出库存、再写回去；释放锁时通过 Redis 发布一条消息，叫醒一直在睡眠的等待者。留意横条有多短、一根紧挨着一根；下一步用同一把锁，在 2 毫秒下再抢一次。',
+  tourRtt0Text:
+    '三个实例上的 redis-pubsub，这场抢购把集群链路的往返时延设为 0 毫秒：每次持锁都要从 MySQL 读出库存、再写回去；释放锁时通过 Redis 发布一条消息，叫醒一直在睡眠的等待者。留意横条有多短、一根紧挨着一根；下一步用同一把锁，在 2 毫秒下再抢一次。',
   tourRtt2Title: '……换成 2 毫秒：持锁变长，间隙出现',
-  tourRtt2Text: '同样的抢购，只是每条链路都加上 2 毫秒的往返时延（数据中心里服务器之间大致就是这么远）。每次持锁都被其中的往返拉长：读一次 MySQL、写一次 MySQL；前一次持锁和后一次之间也空出一段间隙，那是交接要走的往返：释放的消息先到 Redis，等待者收到通知，才轮到它持锁。结果依然准确：锁一样安全，只是每秒卖出的件数少了。可以在“运行记录”里把这两场并排对比。',
+  tourRtt2Text:
+    '同样的抢购，只是每条链路都加上 2 毫秒的往返时延（数据中心里服务器之间大致就是这么远）。每次持锁都被其中的往返拉长：读一次 MySQL、写一次 MySQL；前一次持锁和后一次之间也空出一段间隙，那是交接要走的往返：释放的消息先到 Redis，等待者收到通知，才轮到它持锁。结果依然准确：锁一样安全，只是每秒卖出的件数少了。可以在“运行记录”里把这两场并排对比。',
   tour15Title: '持锁者与锁服务之间断网',
-  tour15Text: 'redis-owned 在第一个实例（最上面的泳道）上的第一个持锁者，持锁期间与 Redis 之间的网络被切断，但 MySQL 仍然连得上。它读出库存，再忙 3 秒；1 秒的租期它既无法续期，也无从得知已经过期；另一个实例上的第二个持锁者拿到锁，照常售出。随后第一个持锁者写回它当初读到的库存数。看它泳道上的断网色带、它的长横条与第二个持锁者的横条交叠，以及超卖变成正数：锁服务管不住一个它联系不上的持锁者，这正是红锁的批评者所指出的。',
+  tour15Text:
+    'redis-owned 在第一个实例（最上面的泳道）上的第一个持锁者，持锁期间与 Redis 之间的网络被切断，但 MySQL 仍然连得上。它读出库存，再忙 3 秒；1 秒的租期它既无法续期，也无从得知已经过期；另一个实例上的第二个持锁者拿到锁，照常售出。随后第一个持锁者写回它当初读到的库存数。看它泳道上的断网色带、它的长横条与第二个持锁者的横条交叠，以及超卖变成正数：锁服务管不住一个它联系不上的持锁者，这正是红锁的批评者所指出的。',
   tour16Title: '防护令牌拒绝断网持锁者的写入',
-  tour16Text: '同样的断网，加上 fenced=1：存储已经见过第二个持锁者更大的令牌，断网持锁者迟到的写入被拒绝（503 fenced）。超卖保持为 0：只有持锁者仍然连得上的存储，才挡得住过期的写入。',
+  tour16Text:
+    '同样的断网，加上 fenced=1：存储已经见过第二个持锁者更大的令牌，断网持锁者迟到的写入被拒绝（503 fenced）。超卖保持为 0：只有持锁者仍然连得上的存储，才挡得住过期的写入。',
   tourIncidentTitle: '一个真实事故：redis-semaphore #9 和 #24',
-  tourIncidentText: '用得最多的 Node 锁库，正如它的用户遇到的那样：它的 Mutex 的第一个持锁者在写入前被冻结 2 s（断点、笔记本从待机中醒来），超过了 300 ms 的租约。它的续期无法执行，Redis 放掉了这把锁，其他人随即拿到：报告里的“多个实例在做同一件事”，在这里就是超卖的件数。这个库不发防护令牌，所以没有谁拒绝那次过期的写入。docs/incidents.md 重现了这份报告和其他报告。',
+  tourIncidentText:
+    '用得最多的 Node 锁库，正如它的用户遇到的那样：它的 Mutex 的第一个持锁者在写入前被冻结 2 s（断点、笔记本从待机中醒来），超过了 300 ms 的租约。它的续期无法执行，Redis 放掉了这把锁，其他人随即拿到：报告里的“多个实例在做同一件事”，在这里就是超卖的件数。这个库不发防护令牌，所以没有谁拒绝那次过期的写入。docs/incidents.md 重现了这份报告和其他报告。',
   // 在页面里回放记录下的运行：单独一场，或两场并排
   replayOf: '回放一场记录下的运行',
   backToLive: '回到实时抢购',

@@ -1,14 +1,32 @@
 // The live lab's page: settings and a strategy picker, live figures, the space-time view, fault
 // buttons, the guided tour and the runs, which it replays with a time slider, one alone or two side
 // by side. With an inline run log (an exported file) it replays that run and needs no server.
-import { PAUSE_POINTS, type FaultMark, type Frame, type Hold, type LabState, type LiveEvent, type PausePoint, type RaceSettings, type RaceSummary, type RunLog, type StrategyInfo } from '../shared/types.js';
+import {
+  PAUSE_POINTS,
+  type FaultMark,
+  type Frame,
+  type Hold,
+  type LabState,
+  type LiveEvent,
+  type PausePoint,
+  type RaceSettings,
+  type RaceSummary,
+  type RunLog,
+  type StrategyInfo,
+} from '../shared/types.js';
 import { el } from './dom.js';
 import { chooseLang, DICTIONARIES, type Dictionary, type Key, type Lang } from './i18n.js';
 import { figuresPanel, legend, paintRun, replayBoard, runCaption, timelineBox, type ReplayBoard } from './run-view.js';
 import { stepNeeds, TOUR } from './tour.js';
 
 /** The label of each pause point in the freeze menu. */
-const POINT_LABEL = { 'before-write': 'beforeWrite', 'after-acquire': 'afterAcquire', 'after-setnx': 'afterSetnx', 'before-del': 'beforeDel', 'after-read': 'afterRead' } as const satisfies Record<PausePoint, Key>;
+const POINT_LABEL = {
+  'before-write': 'beforeWrite',
+  'after-acquire': 'afterAcquire',
+  'after-setnx': 'afterSetnx',
+  'before-del': 'beforeDel',
+  'after-read': 'afterRead',
+} as const satisfies Record<PausePoint, Key>;
 
 type PageState = 'loading' | 'idle' | 'racing' | 'done' | 'failed';
 
@@ -144,14 +162,23 @@ function strategyCard(): HTMLElement {
 }
 
 function controls(): HTMLElement {
-  const select = el('select', { id: 'strategy' }, ...strategies.map((s) => el('option', { value: s.name, selected: s.name === settings.strategy }, `${s.name} (${s.course[lang]})`)));
+  const select = el(
+    'select',
+    { id: 'strategy' },
+    ...strategies.map((s) => el('option', { value: s.name, selected: s.name === settings.strategy }, `${s.name} (${s.course[lang]})`)),
+  );
   select.addEventListener('change', () => {
     settings = { ...settings, strategy: select.value };
     build();
   });
   const fenced = el('input', { id: 'fenced', type: 'checkbox', checked: settings.fenced });
   fenced.addEventListener('change', () => (settings = { ...settings, fenced: fenced.checked }));
-  const via = el('select', { id: 'via' }, el('option', { value: 'one', selected: settings.via === 'one' }, t.viaOne), el('option', { value: 'three', selected: settings.via === 'three' }, t.viaThree));
+  const via = el(
+    'select',
+    { id: 'via' },
+    el('option', { value: 'one', selected: settings.via === 'one' }, t.viaOne),
+    el('option', { value: 'three', selected: settings.via === 'three' }, t.viaThree),
+  );
   via.addEventListener('change', () => (settings = { ...settings, via: via.value === 'three' ? 'three' : 'one' }));
   const freeze = el('input', { id: 'freezeHolder', type: 'checkbox', checked: settings.freezeHolder !== undefined });
   // every lock strategy's two points, then those of the chosen strategy's own steps
@@ -172,7 +199,16 @@ function controls(): HTMLElement {
     { class: 'panel controls' },
     field('strategy', select),
     strategyCard(),
-    el('div', { class: 'grid' }, field('units', numberInput('units')), field('requests', numberInput('requests')), field('connections', numberInput('connections')), field('workMs', numberInput('workMs')), field('ttlMs', numberInput('ttlMs')), field('via', via)),
+    el(
+      'div',
+      { class: 'grid' },
+      field('units', numberInput('units')),
+      field('requests', numberInput('requests')),
+      field('connections', numberInput('connections')),
+      field('workMs', numberInput('workMs')),
+      field('ttlMs', numberInput('ttlMs')),
+      field('via', via),
+    ),
     el('label', { class: 'check' }, fenced, t.fenced),
     el('div', { class: 'freeze' }, el('label', { class: 'check' }, freeze, t.freezeHolder), field('freezePoint', point), field('freezeMs', ms)),
     race,
@@ -182,18 +218,26 @@ function controls(): HTMLElement {
 
 function tour(): HTMLElement {
   const step = TOUR[tourIndex] ?? TOUR[0]!;
-  const nav = el('ol', { class: 'steps' }, ...TOUR.map((s, i) => {
-    const b = el('button', { 'data-tour-index': i, class: i === tourIndex ? 'current' : '', title: t[s.title] }, String(i + 1));
-    b.addEventListener('click', () => {
-      tourIndex = i;
-      build();
-    });
-    return el('li', {}, b);
-  }));
+  const nav = el(
+    'ol',
+    { class: 'steps' },
+    ...TOUR.map((s, i) => {
+      const b = el('button', { 'data-tour-index': i, class: i === tourIndex ? 'current' : '', title: t[s.title] }, String(i + 1));
+      b.addEventListener('click', () => {
+        tourIndex = i;
+        build();
+      });
+      return el('li', {}, b);
+    }),
+  );
   // a step this lab cannot run says what it needs instead of failing
   const needs = stepNeeds(step, lab);
   const runs = needs === undefined;
-  const run = el('button', { class: 'primary', id: 'tour-run', disabled: pageState === 'racing' || !runs, 'data-runs': runs ? undefined : 'no' }, `${t.tourRun} ▶`);
+  const run = el(
+    'button',
+    { class: 'primary', id: 'tour-run', disabled: pageState === 'racing' || !runs, 'data-runs': runs ? undefined : 'no' },
+    `${t.tourRun} ▶`,
+  );
   run.addEventListener('click', () => {
     settings = { ...step.settings };
     void startRace(step.settings, step.fault);
@@ -212,11 +256,24 @@ function tour(): HTMLElement {
 
 function faultPanel(): HTMLElement {
   const btn = (label: Key, body: Record<string, unknown>, tip?: Key) => {
-    const b = el('button', { title: tip ? t[tip] : undefined, 'data-fault': String(body.action), 'data-target': body.target as string | undefined, 'data-from': body.from as string | undefined }, t[label]);
-    b.addEventListener('click', () => void post('/api/fault', { ...body, ...(!String(body.action).startsWith('heal') && { ms: faultMs }) }).then((a) => {
-      message = a.ok ? '' : (a.message ?? '');
-      document.getElementById('message')!.textContent = message;
-    }));
+    const b = el(
+      'button',
+      {
+        title: tip ? t[tip] : undefined,
+        'data-fault': String(body.action),
+        'data-target': body.target as string | undefined,
+        'data-from': body.from as string | undefined,
+      },
+      t[label],
+    );
+    b.addEventListener(
+      'click',
+      () =>
+        void post('/api/fault', { ...body, ...(!String(body.action).startsWith('heal') && { ms: faultMs }) }).then((a) => {
+          message = a.ok ? '' : (a.message ?? '');
+          document.getElementById('message')!.textContent = message;
+        }),
+    );
     return b;
   };
   const ms = el('input', { id: 'faultMs', type: 'number', min: 0, max: 30_000, value: faultMs });
@@ -227,8 +284,23 @@ function faultPanel(): HTMLElement {
     { class: 'panel faults' },
     el('h2', {}, t.faults),
     field('faultMs', ms),
-    ...laneNames.map((lane) => el('div', { class: 'fault-row' }, el('span', { class: 'lane-name' }, lane), btn('freeze', { action: 'freeze', target: lane }, 'freezeTip'), btn('kill', { action: 'kill', target: lane }, 'killTip'), btn('heal', { action: 'heal', target: lane }))),
-    el('div', { class: 'fault-row' }, btn('killRedlock', { action: 'kill-redlock' }), btn('killZookeeper', { action: 'kill-zookeeper' }), btn('healAll', { action: 'heal-all' })),
+    ...laneNames.map((lane) =>
+      el(
+        'div',
+        { class: 'fault-row' },
+        el('span', { class: 'lane-name' }, lane),
+        btn('freeze', { action: 'freeze', target: lane }, 'freezeTip'),
+        btn('kill', { action: 'kill', target: lane }, 'killTip'),
+        btn('heal', { action: 'heal', target: lane }),
+      ),
+    ),
+    el(
+      'div',
+      { class: 'fault-row' },
+      btn('killRedlock', { action: 'kill-redlock' }),
+      btn('killZookeeper', { action: 'kill-zookeeper' }),
+      btn('healAll', { action: 'heal-all' }),
+    ),
     ...(lab?.network === 'hosts' ? [partitionRows(btn, laneNames)] : []),
   );
 }
@@ -239,7 +311,15 @@ function partitionRows(btn: (label: Key, body: Record<string, unknown>, tip?: Ke
     'div',
     { class: 'partitions', id: 'partitions' },
     el('h3', {}, t.partitions),
-    ...laneNames.map((lane) => el('div', { class: 'fault-row' }, el('span', { class: 'lane-name' }, lane), btn('cutFromRedis', { action: 'partition', target: lane, from: 'redis' }, 'cutButtonTip'), btn('cutFromZookeeper', { action: 'partition', target: lane, from: 'zookeeper' }, 'cutButtonTip'))),
+    ...laneNames.map((lane) =>
+      el(
+        'div',
+        { class: 'fault-row' },
+        el('span', { class: 'lane-name' }, lane),
+        btn('cutFromRedis', { action: 'partition', target: lane, from: 'redis' }, 'cutButtonTip'),
+        btn('cutFromZookeeper', { action: 'partition', target: lane, from: 'zookeeper' }, 'cutButtonTip'),
+      ),
+    ),
     el('div', { class: 'fault-row' }, btn('healLinks', { action: 'heal-partitions' })),
   );
 }
@@ -274,7 +354,22 @@ function renderRuns(): void {
     el('h2', {}, t.runs),
     runs.length === 0
       ? el('p', {}, t.noRuns)
-      : el('ul', {}, ...runs.map((r) => el('li', {}, `${r.startedAt.slice(11, 19)} ${r.settings.strategy} · ${t.oversold} ${r.summary?.oversold ?? '—'} · `, replayButton(r.id), ' · ', el('a', { href: `/api/run?id=${encodeURIComponent(r.id)}`, download: '' }, t.exportJson), ' · ', el('a', { href: `/api/run?id=${encodeURIComponent(r.id)}&format=html`, download: '', 'data-export': r.id }, t.exportHtml)))),
+      : el(
+          'ul',
+          {},
+          ...runs.map((r) =>
+            el(
+              'li',
+              {},
+              `${r.startedAt.slice(11, 19)} ${r.settings.strategy} · ${t.oversold} ${r.summary?.oversold ?? '—'} · `,
+              replayButton(r.id),
+              ' · ',
+              el('a', { href: `/api/run?id=${encodeURIComponent(r.id)}`, download: '' }, t.exportJson),
+              ' · ',
+              el('a', { href: `/api/run?id=${encodeURIComponent(r.id)}&format=html`, download: '', 'data-export': r.id }, t.exportHtml),
+            ),
+          ),
+        ),
     ...(runs.length >= 2 ? [comparePicker()] : []),
   );
 }
@@ -284,7 +379,11 @@ function comparePicker(): HTMLElement {
   const ids = runs.map((r) => r.id);
   const picked = pair.map((id, i) => (id && ids.includes(id) ? id : ids[1 - i])) as [string, string];
   const select = (i: 0 | 1) => {
-    const s = el('select', { id: `compare-${i === 0 ? 'a' : 'b'}`, 'aria-label': t.compareRun }, ...runs.map((r) => el('option', { value: r.id, selected: r.id === picked[i] }, runCaption(r, t))));
+    const s = el(
+      'select',
+      { id: `compare-${i === 0 ? 'a' : 'b'}`, 'aria-label': t.compareRun },
+      ...runs.map((r) => el('option', { value: r.id, selected: r.id === picked[i] }, runCaption(r, t))),
+    );
     s.addEventListener('change', () => (pair[i] = s.value));
     return s;
   };
@@ -301,22 +400,29 @@ function replayStage(runs: RunLog[], state: { at?: number }): HTMLElement {
     view = { kind: 'live' };
     build();
   });
-  board = replayBoard(runs, t, state, [el('div', { class: 'replay-head' }, el('h2', {}, runs.length > 1 ? t.compareTitle : t.replayOf), back), ...(runs.length > 1 ? [el('p', { class: 'note' }, t.sharedAxis)] : [])]);
+  board = replayBoard(runs, t, state, [
+    el('div', { class: 'replay-head' }, el('h2', {}, runs.length > 1 ? t.compareTitle : t.replayOf), back),
+    ...(runs.length > 1 ? [el('p', { class: 'note' }, t.sharedAxis)] : []),
+  ]);
   return board.element;
 }
 
 function header(): HTMLElement {
-  const sw = el('nav', { class: 'lang', 'aria-label': t.language }, ...(['en', 'zh'] as const).map((l) => {
-    const a = el('a', { href: `?lang=${l}`, lang: l, 'aria-current': l === lang ? 'true' : undefined, 'data-lang': l }, l === 'en' ? 'English' : '中文');
-    a.addEventListener('click', (ev) => {
-      ev.preventDefault();
-      lang = l;
-      t = DICTIONARIES[l];
-      history.replaceState(null, '', `?lang=${l}`);
-      build();
-    });
-    return a;
-  }));
+  const sw = el(
+    'nav',
+    { class: 'lang', 'aria-label': t.language },
+    ...(['en', 'zh'] as const).map((l) => {
+      const a = el('a', { href: `?lang=${l}`, lang: l, 'aria-current': l === lang ? 'true' : undefined, 'data-lang': l }, l === 'en' ? 'English' : '中文');
+      a.addEventListener('click', (ev) => {
+        ev.preventDefault();
+        lang = l;
+        t = DICTIONARIES[l];
+        history.replaceState(null, '', `?lang=${l}`);
+        build();
+      });
+      return a;
+    }),
+  );
   return el('header', {}, el('div', {}, el('h1', {}, t.title), el('p', { class: 'subtitle' }, t.subtitle), rttNote()), sw);
 }
 
@@ -339,7 +445,12 @@ function build(): void {
     main = el('main', { class: 'replay-mode' }, board.element);
   } else {
     const stage = view.kind === 'live' ? [figuresPanel(t, true), liveTimelinePanel()] : [replayStage(view.runs, view)];
-    main = el('main', { class: view.kind === 'replay' && view.runs.length > 1 ? 'compare-mode' : '' }, el('div', { class: 'side' }, tour(), controls(), faultPanel()), el('div', { class: 'stage', 'data-stage': view.kind }, ...stage, el('section', { class: 'panel', id: 'runs' })));
+    main = el(
+      'main',
+      { class: view.kind === 'replay' && view.runs.length > 1 ? 'compare-mode' : '' },
+      el('div', { class: 'side' }, tour(), controls(), faultPanel()),
+      el('div', { class: 'stage', 'data-stage': view.kind }, ...stage, el('section', { class: 'panel', id: 'runs' })),
+    );
   }
   document.body.replaceChildren(header(), main);
   renderRuns();
@@ -366,7 +477,12 @@ function renderLive(): void {
     const stateWord = { loading: '…', idle: t.stateIdle, racing: t.stateRacing, done: t.stateDone, failed: t.stateFailed }[pageState];
     const start = performance.now();
     const drawTimeline = pageState !== 'racing' || start >= timelineDueAt;
-    paintRun(stage, { lanes: lanes.length ? lanes : (lab?.lanes ?? []), settings, frames, holds, store, ...(summary && { summary }) }, { faults, stateWord, drawTimeline }, t);
+    paintRun(
+      stage,
+      { lanes: lanes.length ? lanes : (lab?.lanes ?? []), settings, frames, holds, store, ...(summary && { summary }) },
+      { faults, stateWord, drawTimeline },
+      t,
+    );
     const built = performance.now();
     if (drawTimeline) timelineDueAt = built + Math.max(Math.min(TIMELINE_EVERY_MS_MAX, holds.length * TIMELINE_MS_PER_BAR), TIMELINE_BUDGET * (built - start));
   }

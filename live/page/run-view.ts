@@ -36,7 +36,14 @@ export interface PaintOptions {
 }
 
 export function runData(run: RunLog): RunData {
-  return { lanes: run.lanes, settings: run.settings, frames: run.frames, holds: run.frames.flatMap((f) => f.holds), store: run.summary?.store ?? 'mysql', ...(run.summary && { summary: run.summary }) };
+  return {
+    lanes: run.lanes,
+    settings: run.settings,
+    frames: run.frames,
+    holds: run.frames.flatMap((f) => f.holds),
+    store: run.summary?.store ?? 'mysql',
+    ...(run.summary && { summary: run.summary }),
+  };
 }
 
 /** When a recorded run's last frame or hold ends, ms. */
@@ -45,7 +52,12 @@ export function runEnd(run: RunLog): number {
 }
 
 function figure(t: Dictionary, key: string, label: Key, tip?: Key): HTMLElement {
-  return el('div', { class: `figure fig-${key}`, title: tip ? t[tip] : undefined }, el('span', { class: 'label' }, t[label]), el('span', { class: 'value', 'data-figure': key }, '—'));
+  return el(
+    'div',
+    { class: `figure fig-${key}`, title: tip ? t[tip] : undefined },
+    el('span', { class: 'label' }, t[label]),
+    el('span', { class: 'value', 'data-figure': key }, '—'),
+  );
 }
 
 /** The live view keeps its ids (#verdict, #timeline …); views beside each other have classes only. */
@@ -56,7 +68,17 @@ export function figuresPanel(t: Dictionary, primary: boolean): HTMLElement {
     'section',
     { class: 'panel figures' },
     el('div', { class: 'status' }, el('span', part('state-word', primary)), el('span', part('verdict', primary))),
-    el('div', { class: 'figure-grid' }, ...STORES.map((store) => figure(t, store, STOCK_LABEL[store])), figure(t, 'sold', 'sold'), figure(t, 'deducted', 'deducted'), figure(t, 'oversold', 'oversold', 'oversoldTip'), figure(t, 'overlaps', 'overlaps', 'overlapTip'), figure(t, 'soldOut', 'soldOut'), figure(t, 'goodput', 'goodput')),
+    el(
+      'div',
+      { class: 'figure-grid' },
+      ...STORES.map((store) => figure(t, store, STOCK_LABEL[store])),
+      figure(t, 'sold', 'sold'),
+      figure(t, 'deducted', 'deducted'),
+      figure(t, 'oversold', 'oversold', 'oversoldTip'),
+      figure(t, 'overlaps', 'overlaps', 'overlapTip'),
+      figure(t, 'soldOut', 'soldOut'),
+      figure(t, 'goodput', 'goodput'),
+    ),
     el('div', { class: 'refused' }, el('span', { class: 'label' }, t.refused), el('span', part('refused-list', primary))),
     el('div', part('goodput-chart', primary)),
   );
@@ -110,7 +132,11 @@ export function paintRun(root: ParentNode, data: RunData, o: PaintOptions, t: Di
   const refused = root.querySelector('.refused-list');
   if (refused) {
     const entries = Object.entries({ ...tally?.refused, ...tally?.other });
-    refused.replaceChildren(...(entries.length === 0 ? [el('span', { 'data-refused': 'none' }, '0')] : entries.map(([k, n]) => el('span', { class: 'chip', 'data-refused': k, 'data-value': n }, `${k} ${n}`))));
+    refused.replaceChildren(
+      ...(entries.length === 0
+        ? [el('span', { 'data-refused': 'none' }, '0')]
+        : entries.map(([k, n]) => el('span', { class: 'chip', 'data-refused': k, 'data-value': n }, `${k} ${n}`))),
+    );
   }
   const word = root.querySelector('.state-word');
   if (word) word.textContent = o.stateWord;
@@ -124,16 +150,37 @@ export function paintRun(root: ParentNode, data: RunData, o: PaintOptions, t: Di
   if (box && o.drawTimeline !== false) {
     const now = o.at ?? Math.max(last?.t ?? 0, ...holds.map((h) => h.end));
     const faults = (o.at === undefined && o.faults ? o.faults : (last?.faults ?? [])).filter((f) => f.start <= at);
-    box.replaceChildren(renderTimeline({ lanes: data.lanes, holds, faults, now, width: Math.max(300, box.clientWidth), ...(o.axisEnd !== undefined && { axisEnd: o.axisEnd }) }, t));
+    box.replaceChildren(
+      renderTimeline(
+        { lanes: data.lanes, holds, faults, now, width: Math.max(300, box.clientWidth), ...(o.axisEnd !== undefined && { axisEnd: o.axisEnd }) },
+        t,
+      ),
+    );
   }
   const chart = root.querySelector<HTMLElement>('.goodput-chart');
-  if (chart) chart.replaceChildren(renderGoodput(shown.map((f, i) => ({ t: f.t, perSecond: shown.slice(Math.max(0, i - 4), i + 1).reduce((n, g) => n + g.goodput, 0) * 2 })), Math.max(200, chart.clientWidth), o.axisEnd));
+  if (chart)
+    chart.replaceChildren(
+      renderGoodput(
+        shown.map((f, i) => ({ t: f.t, perSecond: shown.slice(Math.max(0, i - 4), i + 1).reduce((n, g) => n + g.goodput, 0) * 2 })),
+        Math.max(200, chart.clientWidth),
+        o.axisEnd,
+      ),
+    );
 }
 
 /** A run in a few words: strategy, instances, fencing, when, how long. */
 export function runCaption(run: Pick<RunLog, 'settings' | 'startedAt'> & { summary?: Pick<RaceSummary, 'seconds'> }, t: Dictionary): string {
   const s = run.settings;
-  return [s.strategy, s.via === 'one' ? t.viaOne : t.viaThree, ...(s.fenced ? ['fenced=1'] : []), ...(s.freezeHolder ? [`${t.freezeHolder} ${s.freezeHolder.ms} ms`] : []), ...(s.cutHolder ? [`✂ ${s.cutHolder.from}`] : []), ...(s.rttMs !== undefined ? [t.rttCaption.replace('{ms}', String(s.rttMs))] : []), run.startedAt.slice(11, 19), ...(run.summary ? [`${run.summary.seconds.toFixed(1)} s`] : [])].join(' · ');
+  return [
+    s.strategy,
+    s.via === 'one' ? t.viaOne : t.viaThree,
+    ...(s.fenced ? ['fenced=1'] : []),
+    ...(s.freezeHolder ? [`${t.freezeHolder} ${s.freezeHolder.ms} ms`] : []),
+    ...(s.cutHolder ? [`✂ ${s.cutHolder.from}`] : []),
+    ...(s.rttMs !== undefined ? [t.rttCaption.replace('{ms}', String(s.rttMs))] : []),
+    run.startedAt.slice(11, 19),
+    ...(run.summary ? [`${run.summary.seconds.toFixed(1)} s`] : []),
+  ].join(' · ');
 }
 
 export interface ReplayBoard {
@@ -151,7 +198,13 @@ export function replayBoard(runs: readonly RunLog[], t: Dictionary, state: { at?
   const end = Math.max(...runs.map(runEnd));
   const data = runs.map(runData);
   const views = runs.map((run, i) =>
-    el('div', { class: 'run-view', 'data-run-view': i, 'data-strategy': run.settings.strategy }, el('h2', { class: 'run-caption' }, runCaption(run, t)), figuresPanel(t, false), el('section', { class: 'panel timeline-panel' }, timelineBox(false))),
+    el(
+      'div',
+      { class: 'run-view', 'data-run-view': i, 'data-strategy': run.settings.strategy },
+      el('h2', { class: 'run-caption' }, runCaption(run, t)),
+      figuresPanel(t, false),
+      el('section', { class: 'panel timeline-panel' }, timelineBox(false)),
+    ),
   );
   const clock = el('span', { class: 'replay-clock' });
   const slider = el('input', { id: 'replay', type: 'range', min: 0, max: Math.ceil(end), value: Math.ceil(state.at ?? end), 'aria-label': t.replayTime });
@@ -164,7 +217,13 @@ export function replayBoard(runs: readonly RunLog[], t: Dictionary, state: { at?
     state.at = Number(slider.value);
     paint();
   });
-  const controls = el('section', { class: 'panel replay-controls' }, ...head, el('label', { class: 'replay' }, el('span', {}, `${t.replay} · ${t.replayTime}`), slider, clock), legend(t));
+  const controls = el(
+    'section',
+    { class: 'panel replay-controls' },
+    ...head,
+    el('label', { class: 'replay' }, el('span', {}, `${t.replay} · ${t.replayTime}`), slider, clock),
+    legend(t),
+  );
   const element = el('div', { class: `replay-board runs-${runs.length}` }, controls, el('div', { class: 'run-views' }, ...views));
   return { element, paint };
 }

@@ -24,7 +24,12 @@ export interface TimelineInput {
 
 function defs(): SVGDefsElement {
   const hatch = (id: string, color: string) =>
-    svg('pattern', { id, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, svg('rect', { width: 6, height: 6, fill: 'transparent' }), svg('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: color, 'stroke-width': 3 }));
+    svg(
+      'pattern',
+      { id, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+      svg('rect', { width: 6, height: 6, fill: 'transparent' }),
+      svg('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: color, 'stroke-width': 3 }),
+    );
   return svg('defs', {}, hatch('hatch-frozen', '#8aa4c8'), hatch('hatch-overlap', '#ffffff'), hatch('hatch-cut', '#e3a33b'));
 }
 
@@ -52,11 +57,17 @@ export function renderTimeline(input: TimelineInput, t: Dictionary): SVGSVGEleme
   // axis: a tick per sensible step
   const step = [100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 60_000].find((s) => end / s <= Math.max(3, plotW / 90)) ?? 60_000;
   for (let ms = 0; ms <= end; ms += step) {
-    root.append(svg('line', { x1: x(ms), x2: x(ms), y1: AXIS_H - 4, y2: height, class: 'tick' }), svg('text', { x: x(ms), y: AXIS_H - 7, class: 'tick-label', 'text-anchor': 'middle' }, ms >= 1_000 ? `${ms / 1_000}s` : `${ms}ms`));
+    root.append(
+      svg('line', { x1: x(ms), x2: x(ms), y1: AXIS_H - 4, y2: height, class: 'tick' }),
+      svg('text', { x: x(ms), y: AXIS_H - 7, class: 'tick-label', 'text-anchor': 'middle' }, ms >= 1_000 ? `${ms / 1_000}s` : `${ms}ms`),
+    );
   }
   lanes.forEach((lane) => {
     const y = laneY(lane);
-    root.append(svg('rect', { x: LABEL_W, y: y + 2, width: plotW, height: LANE_H - 4, class: 'lane' }), svg('text', { x: 4, y: y + LANE_H / 2 + 4, class: 'lane-label' }, lane));
+    root.append(
+      svg('rect', { x: LABEL_W, y: y + 2, width: plotW, height: LANE_H - 4, class: 'lane' }),
+      svg('text', { x: 4, y: y + LANE_H / 2 + 4, class: 'lane-label' }, lane),
+    );
   });
   for (const f of faults) {
     if (f.kind === 'partition') {
@@ -71,7 +82,22 @@ export function renderTimeline(input: TimelineInput, t: Dictionary): SVGSVGEleme
         const names = lanes.slice(first, last + 1);
         const tip = `${t.cutTip.replace('{lane}', names.join(', ')).replace('{from}', from)} ${Math.round(f.start)}–${f.end === undefined ? '…' : Math.round(f.end)} ms`;
         root.append(
-          svg('rect', { x: x1, y, width: Math.max(2, x2 - x1), height: h, class: 'fault fault-partition', 'data-fault': 'partition', 'data-lanes': names.join(','), 'data-from': from, 'data-start': Math.round(f.start), 'data-end': f.end === undefined ? undefined : Math.round(f.end) }, svg('title', {}, tip)),
+          svg(
+            'rect',
+            {
+              x: x1,
+              y,
+              width: Math.max(2, x2 - x1),
+              height: h,
+              class: 'fault fault-partition',
+              'data-fault': 'partition',
+              'data-lanes': names.join(','),
+              'data-from': from,
+              'data-start': Math.round(f.start),
+              'data-end': f.end === undefined ? undefined : Math.round(f.end),
+            },
+            svg('title', {}, tip),
+          ),
           svg('line', { x1, x2: x1, y1: y, y2: y + h, class: 'cut-edge' }),
           ...(f.end === undefined ? [] : [svg('line', { x1: x2, x2, y1: y, y2: y + h, class: 'cut-edge' })]),
         );
@@ -84,9 +110,16 @@ export function renderTimeline(input: TimelineInput, t: Dictionary): SVGSVGEleme
     if (!lanes.includes(f.target)) continue;
     const x1 = x(f.start);
     const x2 = x(f.end ?? input.now);
-    const title = svg('title', {}, `${f.target}: ${f.kind === 'kill' ? t.legendKilled : t.legendFrozen} ${Math.round(f.start)}–${f.end === undefined ? '…' : Math.round(f.end)} ms`);
+    const title = svg(
+      'title',
+      {},
+      `${f.target}: ${f.kind === 'kill' ? t.legendKilled : t.legendFrozen} ${Math.round(f.start)}–${f.end === undefined ? '…' : Math.round(f.end)} ms`,
+    );
     root.append(svg('rect', { x: x1, y: y + 1, width: Math.max(2, x2 - x1), height: LANE_H - 2, class: `fault fault-${f.kind}`, 'data-fault': f.kind }, title));
-    if (f.kind === 'kill') root.append(svg('path', { d: `M${x1 - 6},${y + 6} l12,${LANE_H - 12} m0,-${LANE_H - 12} l-12,${LANE_H - 12}`, class: 'kill-mark', 'data-fault-mark': 'kill' }));
+    if (f.kind === 'kill')
+      root.append(
+        svg('path', { d: `M${x1 - 6},${y + 6} l12,${LANE_H - 12} m0,-${LANE_H - 12} l-12,${LANE_H - 12}`, class: 'kill-mark', 'data-fault-mark': 'kill' }),
+      );
   }
   const marked = overlapping(holds);
   holds.forEach((h, i) => {
@@ -97,7 +130,13 @@ export function renderTimeline(input: TimelineInput, t: Dictionary): SVGSVGEleme
     const refused = h.status === 503; // a 409 sold out held the lock and wrote nothing, as it should
     const cls = `hold${over ? ' overlap' : ''}${refused ? ' refused' : ''}`;
     const label = `${h.lane} ${Math.round(h.start)}–${Math.round(h.end)} ms${h.token ? ` ${t.token} ${h.token}` : ''}${h.error ? ` (${h.error})` : ''}${over ? ` — ${t.legendOverlap}` : ''}`;
-    root.append(svg('rect', { x: x1, y, width: w, height: LANE_H - 16, class: cls, 'data-overlap': over ? 1 : 0, 'data-token': h.token, 'data-status': h.status }, svg('title', {}, label)));
+    root.append(
+      svg(
+        'rect',
+        { x: x1, y, width: w, height: LANE_H - 16, class: cls, 'data-overlap': over ? 1 : 0, 'data-token': h.token, 'data-status': h.status },
+        svg('title', {}, label),
+      ),
+    );
     if (over) {
       root.append(svg('rect', { x: x1, y, width: w, height: LANE_H - 16, fill: 'url(#hatch-overlap)', class: 'overlap-hatch' }));
       root.append(svg('path', { d: `M${x1},${y - 1} l-4,-6 h8 z`, class: 'overlap-mark' }));
@@ -114,7 +153,9 @@ export function renderGoodput(points: readonly { t: number; perSecond: number }[
   if (points.length < 2) return root;
   const tMax = tEnd ?? Math.max(...points.map((p) => p.t), 1);
   const vMax = Math.max(...points.map((p) => p.perSecond), 1);
-  const d = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${((p.t / tMax) * (width - 4) + 2).toFixed(1)},${(h - 4 - (p.perSecond / vMax) * (h - 14)).toFixed(1)}`).join(' ');
+  const d = points
+    .map((p, i) => `${i === 0 ? 'M' : 'L'}${((p.t / tMax) * (width - 4) + 2).toFixed(1)},${(h - 4 - (p.perSecond / vMax) * (h - 14)).toFixed(1)}`)
+    .join(' ');
   root.append(svg('path', { d, class: 'goodput-line' }), svg('text', { x: 4, y: 10, class: 'tick-label' }, `max ${Math.round(vMax)}/s`));
   return root;
 }

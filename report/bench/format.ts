@@ -23,7 +23,9 @@ export function efficiencyText(r: Pick<RunResult, 'efficiency' | 'throughput'> |
 /** The runs that sold nothing in their windows, each with its race's counts: why it has no ratio. */
 export function soldNothingNotes(runs: readonly RunResult[], lang: Lang = 'en'): string[] {
   const w = BENCH_WORDS[lang];
-  return runs.filter(soldNothing).map((r) => w.soldNothingNote(r.strategy, w.topology[r.topology], r.race.ok, r.race.refused, r.race.ok + r.race.soldOut + r.race.refused));
+  return runs
+    .filter(soldNothing)
+    .map((r) => w.soldNothingNote(r.strategy, w.topology[r.topology], r.race.ok, r.race.refused, r.race.ok + r.race.soldOut + r.race.refused));
 }
 
 export function oversoldText(c: SoldCheck): string {
@@ -53,7 +55,21 @@ export function courseText(r: Pick<RunResult, 'worst' | 'expected'>): string {
 }
 
 export const RUN_COLUMNS = [
-  'family', 'strategy', 'store', 'instances', 'race units', 'race: 200 / 409 / 503 / left', 'oversold', 'goodput/s', '503/s', 'p50 ms', 'p99 ms', 'vs mutex', 'rank', 'msgs/sale', 'course',
+  'family',
+  'strategy',
+  'store',
+  'instances',
+  'race units',
+  'race: 200 / 409 / 503 / left',
+  'oversold',
+  'goodput/s',
+  '503/s',
+  'p50 ms',
+  'p99 ms',
+  'vs mutex',
+  'rank',
+  'msgs/sale',
+  'course',
 ] as const;
 
 /** A table's header in one language, its columns named by their English keys. */
@@ -67,9 +83,21 @@ export const runHeader = (lang: Lang) => header(RUN_COLUMNS, BENCH_WORDS[lang].r
 export function runCells(r: RunResult, lang: Lang = 'en'): string[] {
   const t = r.throughput;
   return [
-    r.family, r.strategy, r.store, BENCH_WORDS[lang].topology[r.topology], String(r.race.initial), raceText(r.race), oversoldText(r.worst), spreadText(t.goodput),
-    int(t.refusedPerSec.median), int(t.p50Ms.median), int(t.p99Ms.median), efficiencyText(r, lang), rankText(r),
-    r.messagesPerSale === undefined ? '–' : r.messagesPerSale.toFixed(1), courseText(r),
+    r.family,
+    r.strategy,
+    r.store,
+    BENCH_WORDS[lang].topology[r.topology],
+    String(r.race.initial),
+    raceText(r.race),
+    oversoldText(r.worst),
+    spreadText(t.goodput),
+    int(t.refusedPerSec.median),
+    int(t.p50Ms.median),
+    int(t.p99Ms.median),
+    efficiencyText(r, lang),
+    rankText(r),
+    r.messagesPerSale === undefined ? '–' : r.messagesPerSale.toFixed(1),
+    courseText(r),
   ];
 }
 
@@ -83,7 +111,12 @@ export function ceilingRatio(c: Ceiling): number | null {
 
 export function ceilingCells(c: Ceiling, lang: Lang = 'en'): string[] {
   const ratio = ceilingRatio(c);
-  return [BENCH_WORDS[lang].topology[c.topology], spreadText(c.autocannon), c.wrk ? spreadText(c.wrk) : 'wrk not installed', ratio === null ? 'n/a' : ratio.toFixed(2)];
+  return [
+    BENCH_WORDS[lang].topology[c.topology],
+    spreadText(c.autocannon),
+    c.wrk ? spreadText(c.wrk) : 'wrk not installed',
+    ratio === null ? 'n/a' : ratio.toFixed(2),
+  ];
 }
 
 /** "redis-pubsub ~ zk-watch ~ redlock": results on one topology that the repeats cannot tell apart. */

@@ -22,14 +22,19 @@ export function chartRows(report: BenchReport, pick: (r: RunResult) => number, r
       const r = runOf(report, s.name, t);
       return r ? pick(r) : null;
     }),
-    ...(range ? { ranges: TOPOLOGIES.map((t) => {
-      const r = runOf(report, s.name, t);
-      return r ? range(r) : null;
-    }) } : {}),
+    ...(range
+      ? {
+          ranges: TOPOLOGIES.map((t) => {
+            const r = runOf(report, s.name, t);
+            return r ? range(r) : null;
+          }),
+        }
+      : {}),
   }));
 }
 
-const runOf = (report: BenchReport, strategy: string, t: Topology): RunResult | undefined => report.runs.find((x) => x.strategy === strategy && x.topology === t);
+const runOf = (report: BenchReport, strategy: string, t: Topology): RunResult | undefined =>
+  report.runs.find((x) => x.strategy === strategy && x.topology === t);
 
 /** A run's goodput over its rounds: the bar is the median, the whisker its min–max. */
 export const goodputOf = (r: RunResult): number => r.throughput.goodput.median;
@@ -44,7 +49,10 @@ interface Row {
 
 function table(cls: string, header: readonly string[], rows: Row[]): string {
   const th = header.map((h) => `<th>${esc(h)}</th>`).join('');
-  const trs = rows.map((r) => `<tr${r.shaded ? ' class="shaded"' : ''}>${r.cells.map((c, i) => `<td${r.classes[i] ? ` class="${r.classes[i]}"` : ''}>${esc(c)}</td>`).join('')}</tr>`);
+  const trs = rows.map(
+    (r) =>
+      `<tr${r.shaded ? ' class="shaded"' : ''}>${r.cells.map((c, i) => `<td${r.classes[i] ? ` class="${r.classes[i]}"` : ''}>${esc(c)}</td>`).join('')}</tr>`,
+  );
   return `<table class="${cls}"><thead><tr>${th}</tr></thead><tbody>\n${trs.join('\n')}\n</tbody></table>`;
 }
 
@@ -107,8 +115,17 @@ function reportBody(report: BenchReport, lang: Lang): string {
     rows: chartRows(report, (r) => (verdictOf(r.worst) === 'exact' ? 0 : r.worst.oversold)),
     alarm: (v) => v > 0,
   });
-  const summary = [methodText(report, lang), w.html.machine(report.machine.platform, report.target.three, report.target.one ?? undefined, report.target.source)];
-  const defs = [...definitions(lang), w.html.ceilingNote, w.html.truncatedNote(report.options.maxSeconds), ...runTableNotes(report.runs, lang), ...report.notes];
+  const summary = [
+    methodText(report, lang),
+    w.html.machine(report.machine.platform, report.target.three, report.target.one ?? undefined, report.target.source),
+  ];
+  const defs = [
+    ...definitions(lang),
+    w.html.ceilingNote,
+    w.html.truncatedNote(report.options.maxSeconds),
+    ...runTableNotes(report.runs, lang),
+    ...report.notes,
+  ];
   return `<h1>${esc(w.html.title)}</h1>
 ${summary.map((s) => `<p class="meta">${esc(s)}</p>`).join('\n')}
 <h2>${esc(w.html.goodput)}</h2>
@@ -116,9 +133,17 @@ ${throughput}
 <h2>${esc(w.html.oversold)}</h2>
 ${oversold}
 <h2>${esc(w.html.ceiling)}</h2>
-${table('ceiling', ceilingHeader(lang), report.ceilings.map((c) => ({ cells: ceilingCells(c, lang), classes: [] })))}
+${table(
+  'ceiling',
+  ceilingHeader(lang),
+  report.ceilings.map((c) => ({ cells: ceilingCells(c, lang), classes: [] })),
+)}
 <h2>${esc(w.html.allRuns)}</h2>
-${table('runs', runHeader(lang), report.runs.map((r) => ({ cells: runCells(r, lang), classes: runClasses(r), shaded: shade(report, r) })))}
+${table(
+  'runs',
+  runHeader(lang),
+  report.runs.map((r) => ({ cells: runCells(r, lang), classes: runClasses(r), shaded: shade(report, r) })),
+)}
 ${liveViewNote(report.runs.find((r) => verdictOf(r.worst) === 'oversold')?.strategy ?? 'none', lang)}
 <ul class="notes">${defs.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>`;
 }

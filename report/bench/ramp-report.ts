@@ -60,8 +60,17 @@ export function rampCells(s: RampStep, lang: Lang = 'en'): string[] {
 }
 
 function methodText(r: RampReport, lang: Lang): string {
-  const params = Object.entries(r.params).map(([k, v]) => `${k} ${v}`).join(RAMP_WORDS[lang].and);
-  return RAMP_WORDS[lang].method({ ...runMachine(r), target: r.target, requestsPerClient: REQUESTS_PER_CLIENT, clientsPerProcess: CLIENTS_PER_PROCESS, params, maxSeconds: r.maxSeconds });
+  const params = Object.entries(r.params)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(RAMP_WORDS[lang].and);
+  return RAMP_WORDS[lang].method({
+    ...runMachine(r),
+    target: r.target,
+    requestsPerClient: REQUESTS_PER_CLIENT,
+    clientsPerProcess: CLIENTS_PER_PROCESS,
+    params,
+    maxSeconds: r.maxSeconds,
+  });
 }
 
 function crossingText(r: RampReport, lang: Lang): string[] {
@@ -70,7 +79,16 @@ function crossingText(r: RampReport, lang: Lang): string[] {
 
 /** The ramp's table and where each p99 passes 1 s: the docs' generated block (npm run docs -- … --ramp F). */
 export function rampDocBlock(r: RampReport, lang: Lang = 'en'): string {
-  return [methodText(r, lang), '', markdownTable(header(lang), r.results.map((s) => rampCells(s, lang))), '', ...crossingText(r, lang).map((t) => `- ${t}`)].join('\n');
+  return [
+    methodText(r, lang),
+    '',
+    markdownTable(
+      header(lang),
+      r.results.map((s) => rampCells(s, lang)),
+    ),
+    '',
+    ...crossingText(r, lang).map((t) => `- ${t}`),
+  ].join('\n');
 }
 
 /** One row per strategy (the README's): where it saturates and what a client sees past that point. */
@@ -90,22 +108,30 @@ export function rampSummaryBlock(r: RampReport, lang: Lang = 'en'): string {
       String(steps.reduce((n, s) => n + s.oversold, 0)),
     ];
   });
-  return markdownTable(RAMP_SUMMARY_COLUMNS.map((c) => w.summaryColumns[c]), rows);
+  return markdownTable(
+    RAMP_SUMMARY_COLUMNS.map((c) => w.summaryColumns[c]),
+    rows,
+  );
 }
 
 /** The ramp as markdown in `lang` (npm run bench -- --ramp --lang zh): the table, its crossings and how to read it. */
 export function renderRampMarkdown(r: RampReport, lang: Lang = 'en'): string {
-  return [
-    `## ${RAMP_WORDS[lang].html.pageTitle(r.stamp)}`,
-    '',
-    methodText(r, lang),
-    '',
-    markdownTable(header(lang), r.results.map((s) => rampCells(s, lang))),
-    '',
-    ...crossingText(r, lang).map((t) => `- ${t}`),
-    '',
-    ...RAMP_WORDS[lang].definitions.map((d) => `- ${d}`),
-  ].join('\n') + '\n';
+  return (
+    [
+      `## ${RAMP_WORDS[lang].html.pageTitle(r.stamp)}`,
+      '',
+      methodText(r, lang),
+      '',
+      markdownTable(
+        header(lang),
+        r.results.map((s) => rampCells(s, lang)),
+      ),
+      '',
+      ...crossingText(r, lang).map((t) => `- ${t}`),
+      '',
+      ...RAMP_WORDS[lang].definitions.map((d) => `- ${d}`),
+    ].join('\n') + '\n'
+  );
 }
 
 const COLORS = ['#4c78a8', '#f58518', '#54a24b', '#e45756', '#72b7b2', '#b279a2', '#ff9da6', '#9d755d'];
@@ -137,10 +163,14 @@ function htmlBody(r: RampReport, lang: Lang): string {
     chart(w.html.unreadable, w.html.requests, (s) => s.noAnswer + unexpectedOf(s)),
     chart(w.html.p99, w.html.ms, (s) => s.p99Ms),
   ];
-  const th = header(lang).map((h) => `<th>${esc(h)}</th>`).join('');
+  const th = header(lang)
+    .map((h) => `<th>${esc(h)}</th>`)
+    .join('');
   const rows = r.results.map((s) => {
     const bad = s.noAnswer > 0 || s.oversold > 0 || unexpectedOf(s) > 0;
-    return `<tr${bad ? ' class="bad"' : ''}>${rampCells(s, lang).map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`;
+    return `<tr${bad ? ' class="bad"' : ''}>${rampCells(s, lang)
+      .map((c) => `<td>${esc(c)}</td>`)
+      .join('')}</tr>`;
   });
   const notes = [...crossingText(r, lang), ...w.definitions.map((d) => d.replace(/`/g, ''))];
   return `<h1>${esc(w.html.title)}</h1>

@@ -5,7 +5,20 @@
 import type { Lang, Translation } from '../../src/lang.js';
 import type { RunMachine } from './words.js';
 
-export const RAMP_COLUMNS = ['strategy', 'clients', 'goodput/s', 'p50 ms', 'p99 ms', '200', '409', '503 by reason', 'other', 'no answer', 'oversold', 'note'] as const;
+export const RAMP_COLUMNS = [
+  'strategy',
+  'clients',
+  'goodput/s',
+  'p50 ms',
+  'p99 ms',
+  '200',
+  '409',
+  '503 by reason',
+  'other',
+  'no answer',
+  'oversold',
+  'note',
+] as const;
 export const RAMP_SUMMARY_COLUMNS = ['strategy', 'clients', 'p99 passes 1 s at', 'best goodput/s', 'refused by nginx', 'no answer', 'oversold'] as const;
 
 /** What the method line says about a ramp (ramp-report.ts computes it from the report). */
@@ -19,11 +32,27 @@ export interface RampMethodParts extends RunMachine {
 
 const en = {
   columns: {
-    strategy: 'strategy', clients: 'clients', 'goodput/s': 'goodput/s', 'p50 ms': 'p50 ms', 'p99 ms': 'p99 ms', '200': '200', '409': '409',
-    '503 by reason': '503 by reason', other: 'other', 'no answer': 'no answer', oversold: 'oversold', note: 'note',
+    strategy: 'strategy',
+    clients: 'clients',
+    'goodput/s': 'goodput/s',
+    'p50 ms': 'p50 ms',
+    'p99 ms': 'p99 ms',
+    '200': '200',
+    '409': '409',
+    '503 by reason': '503 by reason',
+    other: 'other',
+    'no answer': 'no answer',
+    oversold: 'oversold',
+    note: 'note',
   } satisfies Record<(typeof RAMP_COLUMNS)[number], string>,
   summaryColumns: {
-    strategy: 'strategy', clients: 'clients', 'p99 passes 1 s at': 'p99 passes 1 s at', 'best goodput/s': 'best goodput/s', 'refused by nginx': 'refused by nginx', 'no answer': 'no answer', oversold: 'oversold',
+    strategy: 'strategy',
+    clients: 'clients',
+    'p99 passes 1 s at': 'p99 passes 1 s at',
+    'best goodput/s': 'best goodput/s',
+    'refused by nginx': 'refused by nginx',
+    'no answer': 'no answer',
+    oversold: 'oversold',
   } satisfies Record<(typeof RAMP_SUMMARY_COLUMNS)[number], string>,
   and: ', ',
   then: '; ',
@@ -34,12 +63,13 @@ const en = {
     `the load is spread over one load process per ${m.clientsPerProcess} clients; ${m.params}; a step is cut after ${m.maxSeconds} s. ` +
     `${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${m.date}; ${m.minutes} min.`,
   definitions: [
-    'goodput/s = 200 answers ÷ the step\'s duration (first request to last answer). p50/p99 over every answer, refusals included.',
-    '503 by reason: `busy (nginx)` is nginx past its capacity (it answered itself; no instance saw the request), `busy` an instance past MAX_IN_FLIGHT, the others the strategy\'s own refusals. All sold nothing.',
+    "goodput/s = 200 answers ÷ the step's duration (first request to last answer). p50/p99 over every answer, refusals included.",
+    "503 by reason: `busy (nginx)` is nginx past its capacity (it answered itself; no instance saw the request), `busy` an instance past MAX_IN_FLIGHT, the others the strategy's own refusals. All sold nothing.",
     'no answer = requests that got no HTTP answer: a reset, a socket closed unanswered (closed), a timeout. A client cannot tell those from a sale.',
     'oversold = 200 answers − units that left the store (read from MySQL or Redis directly).',
   ],
-  crossing: (name: string, seconds: number, at: number | undefined) => `${name}: p99 passes ${seconds} s ${at === undefined ? 'at no step' : `at ${at} clients`}.`,
+  crossing: (name: string, seconds: number, at: number | undefined) =>
+    `${name}: p99 passes ${seconds} s ${at === undefined ? 'at no step' : `at ${at} clients`}.`,
   noStep: 'no step',
   atClients: (n: number) => `${n} clients`,
   nginxBusy: (n: number) => `${n} (fast 503 busy)`,
@@ -68,11 +98,27 @@ export type RampWords = Translation<typeof en>;
 
 const zh: RampWords = {
   columns: {
-    strategy: '方案', clients: '客户端', 'goodput/s': '有效吞吐/秒', 'p50 ms': 'p50 毫秒', 'p99 ms': 'p99 毫秒', '200': '200', '409': '409',
-    '503 by reason': '503（按原因）', other: '其他', 'no answer': '未响应', oversold: '超卖', note: '备注',
+    strategy: '方案',
+    clients: '客户端',
+    'goodput/s': '有效吞吐/秒',
+    'p50 ms': 'p50 毫秒',
+    'p99 ms': 'p99 毫秒',
+    '200': '200',
+    '409': '409',
+    '503 by reason': '503（按原因）',
+    other: '其他',
+    'no answer': '未响应',
+    oversold: '超卖',
+    note: '备注',
   },
   summaryColumns: {
-    strategy: '方案', clients: '客户端', 'p99 passes 1 s at': 'p99 超过 1 秒的级别', 'best goodput/s': '最高有效吞吐/秒', 'refused by nginx': '被 nginx 拒绝', 'no answer': '未响应', oversold: '超卖',
+    strategy: '方案',
+    clients: '客户端',
+    'p99 passes 1 s at': 'p99 超过 1 秒的级别',
+    'best goodput/s': '最高有效吞吐/秒',
+    'refused by nginx': '被 nginx 拒绝',
+    'no answer': '未响应',
+    oversold: '超卖',
   },
   and: '，',
   then: '；',

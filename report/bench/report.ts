@@ -90,7 +90,9 @@ export interface Ceiling {
 
 /** The options that shaped the figures (not where they were sent or written). */
 /** The options a report keeps; `all` is absent from reports made before the course's line was the default (they ran every strategy). */
-export type BenchOptionsRecord = Omit<BenchOptions, 'strategies' | 'all' | 'target' | 'instance' | 'mysql' | 'redis' | 'postgres' | 'out' | 'lang'> & { all?: boolean };
+export type BenchOptionsRecord = Omit<BenchOptions, 'strategies' | 'all' | 'target' | 'instance' | 'mysql' | 'redis' | 'postgres' | 'out' | 'lang'> & {
+  all?: boolean;
+};
 
 export interface BenchReport {
   stamp: string;
@@ -127,13 +129,16 @@ export function verdictOf(c: Pick<SoldCheck, 'oversold'> & Partial<Pick<SoldChec
 /** The check to report from several: the largest oversell, else the largest shortfall, else the most unanswered. */
 export function worstOf(checks: SoldCheck[]): SoldCheck {
   const severity = (c: SoldCheck) => ({ oversold: 2, undersold: 1, exact: 0 })[verdictOf(c)];
-  return checks.reduce<SoldCheck>((worst, c) => {
-    const d = severity(c) - severity(worst);
-    if (d !== 0) return d > 0 ? c : worst;
-    if (verdictOf(c) === 'oversold') return c.oversold > worst.oversold ? c : worst;
-    if (verdictOf(c) === 'undersold') return c.oversold + c.unanswered < worst.oversold + worst.unanswered ? c : worst;
-    return c.unanswered > worst.unanswered ? c : worst;
-  }, { oversold: 0, unanswered: 0 });
+  return checks.reduce<SoldCheck>(
+    (worst, c) => {
+      const d = severity(c) - severity(worst);
+      if (d !== 0) return d > 0 ? c : worst;
+      if (verdictOf(c) === 'oversold') return c.oversold > worst.oversold ? c : worst;
+      if (verdictOf(c) === 'undersold') return c.oversold + c.unanswered < worst.oversold + worst.unanswered ? c : worst;
+      return c.unanswered > worst.unanswered ? c : worst;
+    },
+    { oversold: 0, unanswered: 0 },
+  );
 }
 
 /** Requests whose outcome is unknown: no answer, at most one per connection when a run is cut. */

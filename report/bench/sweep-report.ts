@@ -60,10 +60,23 @@ function readings(r: SweepReport, lang: Lang): string[] {
   const w = SWEEP_WORDS[lang];
   const out: string[] = [];
   for (const ms of r.rtts) {
-    const above = r.rows.flatMap((row) => row.cells.filter((c) => c.rttMs === ms && c.fraction !== null && c.fraction > 1).map((c) => ({ name: row.strategy, times: (c.fraction as number).toFixed(1) })));
+    const above = r.rows.flatMap((row) =>
+      row.cells
+        .filter((c) => c.rttMs === ms && c.fraction !== null && c.fraction > 1)
+        .map((c) => ({ name: row.strategy, times: (c.fraction as number).toFixed(1) })),
+    );
     const [only] = above;
     if (above.length === 1 && only) out.push(`${w.aboveOne(only.name, w.rtt(ms), only.times)}${w.aboveWhy}`);
-    else if (above.length > 1) out.push(`${w.aboveMany(w.rtt(ms), list(above.map((a) => w.aboveEach(a.name, a.times)), lang))}${w.aboveWhyMany}`);
+    else if (above.length > 1)
+      out.push(
+        `${w.aboveMany(
+          w.rtt(ms),
+          list(
+            above.map((a) => w.aboveEach(a.name, a.times)),
+            lang,
+          ),
+        )}${w.aboveWhyMany}`,
+      );
   }
   for (const row of r.rows) for (const c of row.cells) if (c.fraction !== null && c.fraction < 0.5) out.push(belowHalf(row, c, lang));
   return out;
@@ -93,8 +106,16 @@ function notes(r: SweepReport, lang: Lang): string[] {
 function methodText(r: SweepReport, lang: Lang): string {
   const w = SWEEP_WORDS[lang];
   return w.method({
-    strategies: r.rows.length, rtts: r.rtts.map((ms) => w.rtt(ms)).join(w.and), rounds: r.rounds, windowSeconds: r.windowSeconds, connections: r.connections,
-    date: r.date, nproc: r.machine.nproc, cpu: r.machine.cpu, node: r.machine.node, seconds: r.seconds.toFixed(0),
+    strategies: r.rows.length,
+    rtts: r.rtts.map((ms) => w.rtt(ms)).join(w.and),
+    rounds: r.rounds,
+    windowSeconds: r.windowSeconds,
+    connections: r.connections,
+    date: r.date,
+    nproc: r.machine.nproc,
+    cpu: r.machine.cpu,
+    node: r.machine.node,
+    seconds: r.seconds.toFixed(0),
   });
 }
 
@@ -106,7 +127,10 @@ function sweepBody(r: SweepReport, intro: string, lang: Lang): string {
     '',
     markdownTable(linkHeader(r, lang), linkRows(r, lang)),
     '',
-    markdownTable(sweepHeader(r, lang), r.rows.map((row) => sweepRow(row, lang))),
+    markdownTable(
+      sweepHeader(r, lang),
+      r.rows.map((row) => sweepRow(row, lang)),
+    ),
     '',
     ...[...readings(r, lang), ...notes(r, lang)].map((t) => `- ${t}`),
     '',
@@ -131,12 +155,23 @@ export function sweepLeaseBlock(r: SweepReport, file: string, lang: Lang = 'en')
   const w = SWEEP_WORDS[lang];
   const ttl = r.params?.ttlMs;
   if (ttl === undefined) throw new Error(`${file}: the lease block needs a sweep run with --ttlMs`);
-  const params = Object.entries(r.params ?? {}).map(([k, v]) => `\`${k}=${v}\``).join(w.and);
+  const params = Object.entries(r.params ?? {})
+    .map(([k, v]) => `\`${k}=${v}\``)
+    .join(w.and);
   const rows = r.rows.flatMap((row) =>
     row.cells.map((c) => {
       const lost = c.race.byAnswer['503 lock_lost'] ?? 0;
       const left = validityLeft(ttl, c.rttMs);
-      return [row.strategy, w.rtt(c.rttMs), left > 0 ? `${left.toFixed(1)} ms` : w.lease.none, int(c.goodput.median), String(c.race.ok), String(lost), String(c.race.refused - lost), verdictOf(c.race) === 'exact' ? w.exact : raceText(c, lang)];
+      return [
+        row.strategy,
+        w.rtt(c.rttMs),
+        left > 0 ? `${left.toFixed(1)} ms` : w.lease.none,
+        int(c.goodput.median),
+        String(c.race.ok),
+        String(lost),
+        String(c.race.refused - lost),
+        verdictOf(c.race) === 'exact' ? w.exact : raceText(c, lang),
+      ];
     }),
   );
   return [w.from(file, methodText(r, lang)), '', w.lease.params(params), '', markdownTable(w.lease.header, rows), '', `- ${w.lease.validity}`].join('\n');
@@ -152,10 +187,26 @@ export function sweepSummaryBlock(r: SweepReport, file: string, resultsLink: str
     const near = row.cells[0];
     const c = row.cells[far];
     const each = row.cells.map((x) => w.raceAt(w.rtt(x.rttMs), verdictOf(x.race) === 'exact' ? w.exact : raceText(x, lang))).join(w.then);
-    const races = row.cells.every((x) => verdictOf(x.race) === 'exact') ? w.exactAtEach : row.expected === 'oversells' ? `${each}${w.expectedPerInstance}` : each;
-    return [row.strategy, row.k.toFixed(1), near ? int(near.goodput.median) : '–', c ? int(c.goodput.median) : '–', c?.bound == null ? '–' : int(c.bound), c?.fraction == null ? '–' : c.fraction.toFixed(2), races];
+    const races = row.cells.every((x) => verdictOf(x.race) === 'exact')
+      ? w.exactAtEach
+      : row.expected === 'oversells'
+        ? `${each}${w.expectedPerInstance}`
+        : each;
+    return [
+      row.strategy,
+      row.k.toFixed(1),
+      near ? int(near.goodput.median) : '–',
+      c ? int(c.goodput.median) : '–',
+      c?.bound == null ? '–' : int(c.bound),
+      c?.fraction == null ? '–' : c.fraction.toFixed(2),
+      races,
+    ];
   });
-  return [markdownTable(header, rows), '', w.summaryFrom(file, r.date.slice(0, 10), r.machine.nproc, r.rounds, resultsLink.split('#')[0] as string, resultsLink)].join('\n');
+  return [
+    markdownTable(header, rows),
+    '',
+    w.summaryFrom(file, r.date.slice(0, 10), r.machine.nproc, r.rounds, resultsLink.split('#')[0] as string, resultsLink),
+  ].join('\n');
 }
 
 /** The sweep as markdown in `lang` (npm run bench -- --rtt … --lang zh). */
@@ -172,7 +223,11 @@ table td:first-child, table th:first-child { text-align: left; }
 /** The report in one language: the method, the chart, the links and every strategy against its bound. */
 function htmlBody(r: SweepReport, lang: Lang): string {
   const w = SWEEP_WORDS[lang];
-  const lines: Line[] = r.rows.map((row, i) => ({ name: row.strategy, color: COLORS[i % COLORS.length] ?? '#888', values: row.cells.map((c) => c.goodput.median) }));
+  const lines: Line[] = r.rows.map((row, i) => ({
+    name: row.strategy,
+    color: COLORS[i % COLORS.length] ?? '#888',
+    values: row.cells.map((c) => c.goodput.median),
+  }));
   const chart = renderLineChart({ title: w.html.chart, unit: w.html.soldPerSecond, xLabel: w.html.xLabel, xs: r.rtts, lines, at: w.html.at });
   const table = (header: readonly string[], rows: string[][]) =>
     `<table><thead><tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>\n${rows.map((row) => `<tr>${row.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`).join('\n')}\n</tbody></table>`;
@@ -182,7 +237,10 @@ ${chart}
 <h2>${esc(w.html.links)}</h2>
 ${table(linkHeader(r, lang), linkRows(r, lang))}
 <h2>${esc(w.html.eachStrategy)}</h2>
-${table(sweepHeader(r, lang), r.rows.map((row) => sweepRow(row, lang)))}
+${table(
+  sweepHeader(r, lang),
+  r.rows.map((row) => sweepRow(row, lang)),
+)}
 <ul class="notes">${[...readings(r, lang), ...notes(r, lang), ...w.definitions].map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`;
 }
 

@@ -46,7 +46,8 @@ const en = {
   besidesRoundTrips: ': something besides the round trips limits it.',
   notTheRoundTrip: (sells: string, quickest: string, atRtt: string, kept: string) =>
     `, and sells ${sells}/s against ${quickest}/s at ${atRtt} (${kept} of it): the round trip is not what limits it; its waiters' retry interval (retryMs) or the CPU is.`,
-  costsMore: (kept: string, atRtt: string) => `, and ${kept} of its goodput at ${atRtt}: the round trips cost it more than k counts (waits and retries under contention).`,
+  costsMore: (kept: string, atRtt: string) =>
+    `, and ${kept} of its goodput at ${atRtt}: the round trips cost it more than k counts (waits and retries under contention).`,
   notes: {
     rttZero: 'At rtt 0 the links still pass through the forwarders, set to 0: the cost of one, against the servers directly, is in the first table.',
   },
@@ -68,7 +69,8 @@ const en = {
   lease: {
     header: ['strategy', 'round trip', 'validity left after the acquire, about', 'sold/s', 'race: sold', 'race: 503 lock_lost', 'race: other 503', 'race'],
     params: (p: string) => `Every request carried ${p}.`,
-    validity: 'validity left after the acquire: ttlMs − (ttlMs × 0.01 + 2 ms) − one round trip (the masters are asked in parallel), what remains for the read, the work and the write; RedLock checks it before the write and refuses with 503 lock_lost when it has run out.',
+    validity:
+      'validity left after the acquire: ttlMs − (ttlMs × 0.01 + 2 ms) − one round trip (the masters are asked in parallel), what remains for the read, the work and the write; RedLock checks it before the write and refuses with 503 lock_lost when it has run out.',
     none: 'none',
   },
   html: {
@@ -134,7 +136,8 @@ const zh: SweepWords = {
   lease: {
     header: ['方案', '往返', '加锁后剩余的有效时间，约', '件/秒', '抢购：售出', '抢购：503 lock_lost', '抢购：其他 503', '抢购'],
     params: (p) => `每个请求都带着 ${p}。`,
-    validity: '加锁后剩余的有效时间：ttlMs − (ttlMs × 0.01 + 2 毫秒) − 一次往返（各主节点是并行询问的），读库存、做业务和写库存都得在这段时间里完成；红锁在写之前检查它，用完了就以 503 lock_lost 拒绝。',
+    validity:
+      '加锁后剩余的有效时间：ttlMs − (ttlMs × 0.01 + 2 毫秒) − 一次往返（各主节点是并行询问的），读库存、做业务和写库存都得在这段时间里完成；红锁在写之前检查它，用完了就以 503 lock_lost 拒绝。',
     none: '没有',
   },
   html: {

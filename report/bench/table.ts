@@ -20,7 +20,9 @@ export function methodText(report: BenchReport, lang: Lang = 'en'): string {
     lease: `${o.ttlMs !== undefined ? `, ttlMs ${o.ttlMs}` : ''}${o.waitMs !== undefined ? `, waitMs ${o.waitMs}` : ''}`,
     race: o.soldOutWindows
       ? w.raceSoldOut(SELL_OUT_AT, MIN_RACE_UNITS, SOLD_OUT_MAX_SECONDS)
-      : o.raceSeconds === undefined ? w.raceFixed(o.requests, o.initial) : w.raceSized(o.raceSeconds, MIN_RACE_UNITS, o.initial, extra),
+      : o.raceSeconds === undefined
+        ? w.raceFixed(o.requests, o.initial)
+        : w.raceSized(o.raceSeconds, MIN_RACE_UNITS, o.initial, extra),
     ...(o.courseStrategies.length > 0 && { course: { strategies: o.courseStrategies, requests: o.courseRequests, initial: o.courseInitial } }),
     ...runMachine(report),
   });
@@ -32,7 +34,10 @@ export const definitions = (lang: Lang): readonly string[] => BENCH_WORDS[lang].
 /** The run table, how to read it, and its ties. */
 export function runsTable(report: BenchReport, lang: Lang = 'en'): string {
   return [
-    markdownTable(runHeader(lang), report.runs.map((r) => runCells(r, lang))),
+    markdownTable(
+      runHeader(lang),
+      report.runs.map((r) => runCells(r, lang)),
+    ),
     '',
     ...definitions(lang).map((d) => `- ${d}`),
     ...runTableNotes(report.runs, lang).flatMap((n) => ['', n]),
@@ -45,7 +50,10 @@ export function renderMarkdown(report: BenchReport, lang: Lang = 'en'): string {
     '',
     methodText(report, lang),
     '',
-    markdownTable(ceilingHeader(lang), report.ceilings.map((c) => ceilingCells(c, lang))),
+    markdownTable(
+      ceilingHeader(lang),
+      report.ceilings.map((c) => ceilingCells(c, lang)),
+    ),
     '',
     runsTable(report, lang),
     ...report.notes.map((n) => `\n${n}`),

@@ -36,16 +36,29 @@ export interface MethodParts extends RunMachine {
 const en = {
   topology: { one: '1 instance', three: '3 via nginx' } satisfies Record<Topology, string>,
   runColumns: {
-    family: 'family', strategy: 'strategy', store: 'store', instances: 'instances', 'race units': 'race units', 'race: 200 / 409 / 503 / left': 'race: 200 / 409 / 503 / left',
-    oversold: 'oversold', 'goodput/s': 'goodput/s', '503/s': '503/s', 'p50 ms': 'p50 ms', 'p99 ms': 'p99 ms', 'vs mutex': 'vs mutex', rank: 'rank', 'msgs/sale': 'msgs/sale', course: 'course',
+    family: 'family',
+    strategy: 'strategy',
+    store: 'store',
+    instances: 'instances',
+    'race units': 'race units',
+    'race: 200 / 409 / 503 / left': 'race: 200 / 409 / 503 / left',
+    oversold: 'oversold',
+    'goodput/s': 'goodput/s',
+    '503/s': '503/s',
+    'p50 ms': 'p50 ms',
+    'p99 ms': 'p99 ms',
+    'vs mutex': 'vs mutex',
+    rank: 'rank',
+    'msgs/sale': 'msgs/sale',
+    course: 'course',
   },
   ceilingColumns: { 'GET /noop': 'GET /noop', 'autocannon req/s': 'autocannon req/s', 'wrk req/s': 'wrk req/s', 'autocannon ÷ wrk': 'autocannon ÷ wrk' },
   definitions: [
     'goodput/s = 200 answers per second in the measured windows: median of the rounds (min–max). 503/s are refusals, counted apart. The stock does not run out during a measured span: a last window that sells out ends its span there.',
     'race: 200 / 409 / 503 / left = answers of the race (more requests than its race units): sold, sold out, refused (503s that sold nothing), and the units left in the store; a 503 outcome_unknown (the write was sent, not confirmed) is counted apart. oversold = 200 answers − units that really left the store (read from MySQL or Redis directly): the worst of the race and of every window, never a median. With unanswered requests it is a lower bound (≥).',
     'vs mutex = median goodput ÷ median goodput of mutex on one instance, the serialization limit of the same critical section.',
-    'rank = 1 + the strategies on the same topology that were faster in every round. (tie) = its range overlaps another\'s: the repeats cannot tell them apart.',
-    'msgs/sale = the round trips in one sale\'s serial path, as the servers count them (Redis and RedLock commands, the five masters once, MySQL and PostgreSQL statements, ZooKeeper requests, etcd messages), for sales one at a time on one instance (as npm run round-trips does at c=1).',
+    "rank = 1 + the strategies on the same topology that were faster in every round. (tie) = its range overlaps another's: the repeats cannot tell them apart.",
+    "msgs/sale = the round trips in one sale's serial path, as the servers count them (Redis and RedLock commands, the five masters once, MySQL and PostgreSQL statements, ZooKeeper requests, etcd messages), for sales one at a time on one instance (as npm run round-trips does at c=1).",
   ],
   ties: (groups: string) => `Ties (overlapping ranges): ${groups}.`,
   soldNothing: 'sold nothing',
@@ -58,15 +71,18 @@ const en = {
     `${m.course ? ` (${m.course.strategies.join(' and ')}: the course's ${m.course.requests} for ${m.course.initial})` : ''}. ` +
     `${m.nproc} CPUs (${m.cpu}), Node ${m.node}; ${m.date}; ${m.minutes} min.`,
   raceFixed: (requests: number, initial: number) => `Then one race each: ${requests} requests for ${initial} units`,
-  raceSized: (seconds: number, min: number, max: number, extra: number) => `Then one race each: sized from the strategy's goodput to last about ${seconds} s (${min} to ${max} units, ${extra} more requests than units)`,
+  raceSized: (seconds: number, min: number, max: number, extra: number) =>
+    `Then one race each: sized from the strategy's goodput to last about ${seconds} s (${min} to ${max} units, ${extra} more requests than units)`,
   raceSoldOut: (share: number, min: number, maxSeconds: number) =>
     `Each strategy's last window is its race: its stock, sized from the goodput of the rounds before, runs out about ${Math.round(share * 100)} % of the way through the measured span (at least ${min} units), the load goes on until the first 409 sold_out, and the store is counted; the span ends where the stock ran out. A lock too slow to sell out within ${maxSeconds} s is raced apart`,
   heading: (stamp: string) => `stocklab bench ${stamp}`,
   files: (json: string, md: string, html: string) => `results: ${json}\n         ${md}\nreport:  ${html}`,
-  labDone: (minutes: string, stopped: boolean, html: string) => `\nlab done in ${minutes} min${stopped ? '; the cluster is stopped' : ''}. Open the report: ${html}`,
+  labDone: (minutes: string, stopped: boolean, html: string) =>
+    `\nlab done in ${minutes} min${stopped ? '; the cluster is stopped' : ''}. Open the report: ${html}`,
   html: {
     title: 'stocklab: the oversell comparison',
-    machine: (platform: string, three: string, one: string | undefined, source: string) => `Machine: ${platform}. Target: ${three} (3 instances via nginx)${one ? `, ${one} (1 instance)` : ''}, from ${source}.`,
+    machine: (platform: string, three: string, one: string | undefined, source: string) =>
+      `Machine: ${platform}. Target: ${three} (3 instances via nginx)${one ? `, ${one} (1 instance)` : ''}, from ${source}.`,
     goodput: 'Goodput',
     goodputChart: (rounds: number) => `Goodput per strategy: units sold per second, median of ${rounds} rounds (dashed: GET /noop on the same path)`,
     soldPerSecond: 'sold/s',
@@ -76,7 +92,8 @@ const en = {
     notMeasured: 'not measured',
     ceiling: 'Bench ceiling',
     allRuns: 'All runs',
-    ceilingNote: 'If a strategy comes close to the GET /noop ceiling, the load generator or the HTTP path, not the strategy, was the limit; the ceiling table compares the load generator with wrk.',
+    ceilingNote:
+      'If a strategy comes close to the GET /noop ceiling, the load generator or the HTTP path, not the strategy, was the limit; the ceiling table compares the load generator with wrk.',
     truncatedNote: (seconds: number) => `* in a chart: that strategy's race was cut at ${seconds} s (truncated).`,
   },
   docs: {
@@ -84,7 +101,8 @@ const en = {
     summaryHeader: ['family', 'use (× mutex: 1 instance / 3)', 'oversells', 'slowest exact (× mutex)'],
     whatBreaks: (command: string) => `what breaks them (\`${command}\`)`,
     reference: (perSecond: string) => `\`mutex\` on one instance, the reference: ${perSecond} units sold per second.`,
-    lined: (pairs: string) => `The course's locks, taken per request, beside the same locks behind a process line (× mutex, 1 instance / 3 via nginx): ${pairs}.`,
+    lined: (pairs: string) =>
+      `The course's locks, taken per request, beside the same locks behind a process line (× mutex, 1 instance / 3 via nginx): ${pairs}.`,
     linedPair: (perRequest: string, lined: string) => `${perRequest} against ${lined}`,
     oversoldUnits: (name: string, n: string) => `${name}: ${n} units`,
     scenarioOutcome: (scenario: string, outcome: string) => `${scenario}: ${outcome}`,
@@ -109,8 +127,21 @@ export type BenchWords = Translation<typeof en>;
 const zh: BenchWords = {
   topology: { one: '单实例', three: '三实例（经 nginx）' },
   runColumns: {
-    family: '类别', strategy: '方案', store: '存储', instances: '实例', 'race units': '抢购件数', 'race: 200 / 409 / 503 / left': '抢购：200 / 409 / 503 / 剩余',
-    oversold: '超卖', 'goodput/s': '有效吞吐/秒', '503/s': '503/秒', 'p50 ms': 'p50 毫秒', 'p99 ms': 'p99 毫秒', 'vs mutex': '相对 mutex', rank: '名次', 'msgs/sale': '每单消息数', course: '课程结论',
+    family: '类别',
+    strategy: '方案',
+    store: '存储',
+    instances: '实例',
+    'race units': '抢购件数',
+    'race: 200 / 409 / 503 / left': '抢购：200 / 409 / 503 / 剩余',
+    oversold: '超卖',
+    'goodput/s': '有效吞吐/秒',
+    '503/s': '503/秒',
+    'p50 ms': 'p50 毫秒',
+    'p99 ms': 'p99 毫秒',
+    'vs mutex': '相对 mutex',
+    rank: '名次',
+    'msgs/sale': '每单消息数',
+    course: '课程结论',
   },
   ceilingColumns: { 'GET /noop': 'GET /noop', 'autocannon req/s': 'autocannon 请求/秒', 'wrk req/s': 'wrk 请求/秒', 'autocannon ÷ wrk': 'autocannon ÷ wrk' },
   definitions: [
@@ -130,7 +161,8 @@ const zh: BenchWords = {
     `${m.race}${m.course ? `；${m.course.strategies.join(' 和 ')} 按课程的 ${m.course.requests} 个请求抢 ${m.course.initial} 件` : ''}。` +
     `${m.nproc} 个 CPU（${m.cpu}），Node ${m.node}；${m.date}；用时 ${m.minutes} 分钟。`,
   raceFixed: (requests, initial) => `然后每个方案抢购一次：${requests} 个请求抢 ${initial} 件`,
-  raceSized: (seconds, min, max, extra) => `然后每个方案抢购一次：按该方案的有效吞吐确定件数，使抢购持续约 ${seconds} 秒（${min} 到 ${max} 件，请求数比件数多 ${extra}）`,
+  raceSized: (seconds, min, max, extra) =>
+    `然后每个方案抢购一次：按该方案的有效吞吐确定件数，使抢购持续约 ${seconds} 秒（${min} 到 ${max} 件，请求数比件数多 ${extra}）`,
   raceSoldOut: (share, min, maxSeconds) =>
     `每个方案的最后一个窗口就是它的抢购：库存按前几轮的有效吞吐确定，约在计量时段的 ${Math.round(share * 100)}% 处卖完（至少 ${min} 件），压力一直持续到第一个 409 sold_out，再从存储里清点；计量时段在库存卖完处结束。${maxSeconds} 秒内卖不完的慢锁另做一次抢购`,
   heading: (stamp) => `stocklab 压测 ${stamp}`,

@@ -38,7 +38,10 @@ export class PlanClock {
   private readonly byKey = new Map<string, StepState>();
   private readonly startedAt: number;
 
-  constructor(steps: readonly PlannedStep[], private readonly now: () => number = Date.now) {
+  constructor(
+    steps: readonly PlannedStep[],
+    private readonly now: () => number = Date.now,
+  ) {
     this.startedAt = now();
     this.add(steps);
   }
@@ -145,5 +148,8 @@ export function phaseSummary(phases: readonly PhaseTime[]): string[] {
   const total = phases.reduce((n, p) => n + p.seconds, 0) || 1;
   return phases
     .filter((p) => p.seconds > 0 || p.steps > 0)
-    .map((p) => `  ${p.phase.padEnd(12)} ${clockText(p.seconds).padStart(7)}  ${String(Math.round((100 * p.seconds) / total)).padStart(3)} %${p.steps > 0 ? `  (${p.steps} step${p.steps === 1 ? '' : 's'})` : ''}`);
+    .map(
+      (p) =>
+        `  ${p.phase.padEnd(12)} ${clockText(p.seconds).padStart(7)}  ${String(Math.round((100 * p.seconds) / total)).padStart(3)} %${p.steps > 0 ? `  (${p.steps} step${p.steps === 1 ? '' : 's'})` : ''}`,
+    );
 }

@@ -119,4 +119,5 @@ export class Progress {
 }
 
 /** Runs `work` as a step of the progress plan when there is one, plainly otherwise (a test calling the same code). */
-export const stepOf = <T>(progress: Progress | undefined, key: string, label: string, work: () => Promise<T>): Promise<T> => (progress ? progress.step(key, label, work) : work());
+export const stepOf = <T>(progress: Progress | undefined, key: string, label: string, work: () => Promise<T>): Promise<T> =>
+  progress ? progress.step(key, label, work) : work();

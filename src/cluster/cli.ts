@@ -43,7 +43,10 @@ runCli('cluster', CLUSTER_USAGE, async () => {
     }
     case 'rtt': {
       if (extra.length !== 1) throw new UsageError('rtt takes one round trip in ms (e.g. rtt 0.5)');
-      const links = values.link?.split(',').map((l) => l.trim()).filter(Boolean);
+      const links = values.link
+        ?.split(',')
+        .map((l) => l.trim())
+        .filter(Boolean);
       if (links && links.length === 0) throw new UsageError('--link needs a server name (e.g. --link redlock-4)');
       await recordedNetwork(config, result).slow(parseRttMs(extra[0] as string, 'rtt'), links);
       return 0;

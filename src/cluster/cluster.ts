@@ -3,7 +3,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { hostPort, type MysqlConfig, type PostgresConfig } from '../config.js';
-import { etcdEndpointsOf, etcdMembers, etcdNames, loadClusterConfig, reachAt, redisUrlAt, serverAddress, zkConnectOf, zookeeperNames, type ClusterConfig, type RedlockMastersConfig } from './layout.js';
+import {
+  etcdEndpointsOf,
+  etcdMembers,
+  etcdNames,
+  loadClusterConfig,
+  reachAt,
+  redisUrlAt,
+  serverAddress,
+  zkConnectOf,
+  zookeeperNames,
+  type ClusterConfig,
+  type RedlockMastersConfig,
+} from './layout.js';
 import { chooseHostsLayout, createHosts, hasNetAdmin, HOSTS_TOOLS, removeHosts, requireHostsSupport, type HostsLayout } from '../net/hosts.js';
 import { sleep } from '../time.js';
 import { runMigrations } from '../db/migrate.js';
@@ -109,15 +121,23 @@ export function postgresMigrationConfig(cfg: ClusterConfig): PostgresConfig {
  */
 export function inStopOrder<T extends { name: string }>(servers: readonly T[]): T[] {
   const rank = (n: string) =>
-    n === PUBLISH_NAME ? -1
-    : n === 'nginx' ? 0
-    : n.startsWith('app-') ? 1
-    : n.startsWith('zookeeper') || n.startsWith('etcd') ? 2
-    : n.startsWith('redlock-') ? 3
-    : n.startsWith('sentinel-') ? 4 // before the Redis they watch: no failover on the way down
-    : n.startsWith('redis') ? 5
-    : isLink(n) ? 7
-    : 6;
+    n === PUBLISH_NAME
+      ? -1
+      : n === 'nginx'
+        ? 0
+        : n.startsWith('app-')
+          ? 1
+          : n.startsWith('zookeeper') || n.startsWith('etcd')
+            ? 2
+            : n.startsWith('redlock-')
+              ? 3
+              : n.startsWith('sentinel-')
+                ? 4 // before the Redis they watch: no failover on the way down
+                : n.startsWith('redis')
+                  ? 5
+                  : isLink(n)
+                    ? 7
+                    : 6;
   return [...servers].sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
 }
 
@@ -132,7 +152,8 @@ export function restartSpec(config: ClusterConfig, dir: string, name: string, in
   if (app !== undefined) return instanceSpec(config, app, dir, instanceEnv);
   const master = p.redlock.findIndex((_port, i) => `redlock-${i}` === name);
   const place = placementOf(config, name);
-  if (master >= 0) return redisSpec(name, p.redlock[master] as number, dir, bin, config.redisPassword, { persistence: () => config.redlockMasters.persistence }, place);
+  if (master >= 0)
+    return redisSpec(name, p.redlock[master] as number, dir, bin, config.redisPassword, { persistence: () => config.redlockMasters.persistence }, place);
   const rep = config.replicated;
   if (!rep && name === 'zookeeper') return zookeeperSpec(name, p.zookeeper, dir, bin, undefined, place);
   const names = zookeeperNames(config);
@@ -176,7 +197,12 @@ export function ensembleMember(config: ClusterConfig, index: number) {
 /** etcd's members as each is reached by its peers: its own peer port, or its forwarder's. */
 export function etcdCluster(config: ClusterConfig): EtcdCluster {
   const names = etcdNames(config);
-  return { members: etcdMembers(config).map((m, i) => ({ name: names[i] as string, peerUrl: `http://${hostPort(reachAt(config, `${names[i] as string}-peer`, m.peer))}` })) };
+  return {
+    members: etcdMembers(config).map((m, i) => ({
+      name: names[i] as string,
+      peerUrl: `http://${hostPort(reachAt(config, `${names[i] as string}-peer`, m.peer))}`,
+    })),
+  };
 }
 
 /** The config with what it still lacks chosen: its hosts layout (hosts topology) and its forwarders' ports (a round trip). */
@@ -207,15 +233,31 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
   const master = reachAt(config, 'redis', p.redis);
   const mysql = make(mariadbSpec(config, dir, bin));
   const redis = make(redisSpec('redis', p.redis, dir, bin, pw, { announce: rep ? announced('redis', p.redis) : undefined }, place('redis')));
-  const redisReplica = rep && make(redisSpec('redis-replica', rep.redisReplica, dir, bin, pw, { replicaOf: master, announce: announced('redis-replica', rep.redisReplica) }, place('redis-replica')));
-  const sentinels = (rep?.sentinels ?? []).map((port, i) => make(sentinelSpec(`sentinel-${i}`, port, master, dir, bin, pw, place(`sentinel-${i}`), announced(`sentinel-${i}`, port))));
+  const redisReplica =
+    rep &&
+    make(
+      redisSpec(
+        'redis-replica',
+        rep.redisReplica,
+        dir,
+        bin,
+        pw,
+        { replicaOf: master, announce: announced('redis-replica', rep.redisReplica) },
+        place('redis-replica'),
+      ),
+    );
+  const sentinels = (rep?.sentinels ?? []).map((port, i) =>
+    make(sentinelSpec(`sentinel-${i}`, port, master, dir, bin, pw, place(`sentinel-${i}`), announced(`sentinel-${i}`, port))),
+  );
   const redlockMasters: RedlockMastersConfig = { ...config.redlockMasters };
   const persistence = () => redlockMasters.persistence;
   const redlockServers = p.redlock.map((port, i) => make(redisSpec(`redlock-${i}`, port, dir, bin, pw, { persistence }, place(`redlock-${i}`))));
   const redlock = redlockServers.map((server) => withRestartDelay(server, () => redlockMasters.restartDelayMs));
   const zkNames = zookeeperNames(config);
   const zkNodes = rep
-    ? rep.zookeeper.map((n, index) => make(zookeeperSpec(zkNames[index] as string, n.client, dir, bin, ensembleMember(config, index), place(zkNames[index] as string))))
+    ? rep.zookeeper.map((n, index) =>
+        make(zookeeperSpec(zkNames[index] as string, n.client, dir, bin, ensembleMember(config, index), place(zkNames[index] as string))),
+      )
     : [make(zookeeperSpec('zookeeper', p.zookeeper, dir, bin, undefined, place('zookeeper')))];
   const zookeeper = zkNodes[0] as ManagedServer;
   const etcdNodes = etcdMembers(config).map((m, i) => {
@@ -225,10 +267,7 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
   const etcd = etcdNodes[0] as ManagedServer;
   const postgres = make(postgresSpec(config.postgres, p.postgres, dir, bin, place('postgres')));
   // nginx reaches each instance at its own address or through its forwarder
-  const upstream =
-    layout || delayed
-      ? (port: number) => hostPort(reachAt(config, `app-${port}`, port))
-      : undefined;
+  const upstream = layout || delayed ? (port: number) => hostPort(reachAt(config, `app-${port}`, port)) : undefined;
   const rotation = new NginxRotation(p.nginx, p.instances, dir, config.nginxCapacity, upstream && { listen: at('nginx'), upstream });
   const nginx = make(nginxSpec(p.nginx, p.instances, dir, bin, rotation, config.nginxCapacity, place('nginx'), upstream));
   rotation.server = nginx;
@@ -236,8 +275,36 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
   const apps = p.instances.map((port) => make(instanceSpec(config, port, dir, opts.instanceEnv)));
   const instances = apps.map((app) => inRotation(app, rotation));
   const links = linkSpecs(config, dir).map(make);
-  const servers = { mysql, redis, ...(redisReplica && { redisReplica }), sentinels, redlock, zookeeper, zookeeperEnsemble: zkNodes, etcd, etcdEnsemble: etcdNodes, postgres, nginx, ...(nginxPublish && { nginxPublish }), instances, links };
-  const all = [...links, mysql, redis, ...(redisReplica ? [redisReplica] : []), ...sentinels, ...redlockServers, ...zkNodes, ...etcdNodes, postgres, ...apps, nginx, ...(nginxPublish ? [nginxPublish] : [])];
+  const servers = {
+    mysql,
+    redis,
+    ...(redisReplica && { redisReplica }),
+    sentinels,
+    redlock,
+    zookeeper,
+    zookeeperEnsemble: zkNodes,
+    etcd,
+    etcdEnsemble: etcdNodes,
+    postgres,
+    nginx,
+    ...(nginxPublish && { nginxPublish }),
+    instances,
+    links,
+  };
+  const all = [
+    ...links,
+    mysql,
+    redis,
+    ...(redisReplica ? [redisReplica] : []),
+    ...sentinels,
+    ...redlockServers,
+    ...zkNodes,
+    ...etcdNodes,
+    postgres,
+    ...apps,
+    nginx,
+    ...(nginxPublish ? [nginxPublish] : []),
+  ];
   const stopOrder = inStopOrder(all);
   const stopAndUnplug = async () => {
     try {
@@ -250,7 +317,9 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
 
   // Fail before starting anything if a port is taken (often: a cluster left running elsewhere).
   // In the hosts topology the namespaces are new, so only the published port can be taken.
-  const busy = (await Promise.all(all.map(async (s) => (s.namespace || (await isPortFreeAt(s.host, s.port)) ? undefined : `${s.name} ${s.port}`)))).filter(Boolean);
+  const busy = (await Promise.all(all.map(async (s) => (s.namespace || (await isPortFreeAt(s.host, s.port)) ? undefined : `${s.name} ${s.port}`)))).filter(
+    Boolean,
+  );
   if (busy.length > 0) throw new Error(`ports already in use on 127.0.0.1: ${busy.join(', ')} (is another cluster running? try: npm run cluster -- down)`);
 
   const t0 = Date.now();
@@ -310,7 +379,8 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
 }
 
 /** Why a cluster brought up at rtt 0 cannot be given a round trip later. */
-export const NO_LINKS = 'this cluster was brought up at rtt 0, without forwarders: its links cannot be delayed now; bring it up with a round trip (npm run cluster -- up --rtt MS, or rttMs in its config) and change it from there';
+export const NO_LINKS =
+  'this cluster was brought up at rtt 0, without forwarders: its links cannot be delayed now; bring it up with a round trip (npm run cluster -- up --rtt MS, or rttMs in its config) and change it from there';
 
 /**
  * A RedLock master whose start, after a stop or a crash, waits until `delayMs()` has passed since
@@ -380,7 +450,11 @@ async function settleAll(promises: Promise<unknown>[]): Promise<void> {
 }
 
 /** A cluster config on free loopback ports with its data in dir, for tests. */
-export async function freeClusterConfig(dir: string, instances = 3, topology: 'single' | 'replicated' | 'hosts' | 'hosts,replicated' = 'single'): Promise<ClusterConfig> {
+export async function freeClusterConfig(
+  dir: string,
+  instances = 3,
+  topology: 'single' | 'replicated' | 'hosts' | 'hosts,replicated' = 'single',
+): Promise<ClusterConfig> {
   const replicated = topology.endsWith('replicated');
   // replicated: a replica, three Sentinels, and two more ZooKeeper nodes with every node's quorum ports
   const ports = await freePorts(12 + instances + (replicated ? 4 + 2 + 6 + 4 : 0));
@@ -406,7 +480,11 @@ export async function freeClusterConfig(dir: string, instances = 3, topology: 's
         redisReplica: take(),
         sentinels: [take(), take(), take()],
         zookeeper: [base.zookeeper, take(), take()].map((client) => ({ client, peer: take(), election: take() })),
-        etcd: [{ client: base.etcd, peer: base.etcdPeer }, { client: take(), peer: take() }, { client: take(), peer: take() }],
+        etcd: [
+          { client: base.etcd, peer: base.etcdPeer },
+          { client: take(), peer: take() },
+          { client: take(), peer: take() },
+        ],
       },
     }),
     redlockMasters: defaults.redlockMasters,

@@ -20,7 +20,14 @@ export interface EtcdCluster {
   members: readonly { name: string; peerUrl: string }[];
 }
 
-export function etcdSpec(name: string, ports: { client: number; peer: number }, dir: string, bin: Binaries, place: Placement = ON_LOOPBACK, cluster?: EtcdCluster): ServerSpec {
+export function etcdSpec(
+  name: string,
+  ports: { client: number; peer: number },
+  dir: string,
+  bin: Binaries,
+  place: Placement = ON_LOOPBACK,
+  cluster?: EtcdCluster,
+): ServerSpec {
   const clientUrl = `http://${place.host}:${ports.client}`;
   const listenPeerUrl = `http://${place.host}:${ports.peer}`;
   const members = cluster?.members ?? [{ name, peerUrl: listenPeerUrl }];
@@ -35,23 +42,36 @@ export function etcdSpec(name: string, ports: { client: number; peer: number }, 
     launch: () => ({
       command: bin.etcd,
       args: [
-        '--name', name,
-        '--data-dir', path.join(dir, 'etcd', name),
-        '--listen-client-urls', clientUrl,
-        '--advertise-client-urls', clientUrl,
-        '--listen-peer-urls', listenPeerUrl,
-        '--initial-advertise-peer-urls', peerUrl,
-        '--initial-cluster', members.map((m) => `${m.name}=${m.peerUrl}`).join(','),
-        '--initial-cluster-state', 'new',
+        '--name',
+        name,
+        '--data-dir',
+        path.join(dir, 'etcd', name),
+        '--listen-client-urls',
+        clientUrl,
+        '--advertise-client-urls',
+        clientUrl,
+        '--listen-peer-urls',
+        listenPeerUrl,
+        '--initial-advertise-peer-urls',
+        peerUrl,
+        '--initial-cluster',
+        members.map((m) => `${m.name}=${m.peerUrl}`).join(','),
+        '--initial-cluster-state',
+        'new',
         // etcd raises any lease below 1.5 election timeouts (rounded up to whole seconds): with
         // its defaults (100 ms, 1 s) no lease is shorter than 2 s. At 50 ms and 600 ms the floor
         // is 1 s, as short as a TTL in seconds can be, so the lab's short leases stay short.
-        '--heartbeat-interval', '50',
-        '--election-timeout', '600',
+        '--heartbeat-interval',
+        '50',
+        '--election-timeout',
+        '600',
         // /metrics on the client URL (etcd_disk_wal_fsync_duration_seconds…), as etcd serves by default.
-        '--metrics', 'basic',
-        '--logger', 'zap',
-        '--log-outputs', 'stderr',
+        '--metrics',
+        'basic',
+        '--logger',
+        'zap',
+        '--log-outputs',
+        'stderr',
       ],
     }),
     // Serving, not merely running: a member of three answers healthy once the cluster has a leader.

@@ -159,7 +159,9 @@ export function etcdMembers(cluster: Pick<ClusterConfig, 'ports' | 'replicated'>
 /** etcd's client URLs for a cluster, comma-separated (through their forwarders, if any). */
 export function etcdEndpointsOf(cluster: Pick<ClusterConfig, 'ports' | 'replicated' | 'hosts' | 'links'>): string {
   const names = etcdNames(cluster);
-  return etcdMembers(cluster).map((m, i) => `http://${hostPort(reachAt(cluster, names[i] as string, m.client))}`).join(',');
+  return etcdMembers(cluster)
+    .map((m, i) => `http://${hostPort(reachAt(cluster, names[i] as string, m.client))}`)
+    .join(',');
 }
 
 /** The environment an instance needs to reach a cluster's servers (through their forwarders, if any): the inverse of loadServiceConfig. */

@@ -4,7 +4,18 @@ import { isDeepStrictEqual } from 'node:util';
 import { loadClusterConfig, type ClusterConfig } from './layout.js';
 import { removeHosts } from '../net/hosts.js';
 import { SWEEP_GRACE_MS, type SweptProcess } from '../net/sweep.js';
-import { clusterInfo, completeConfig, inStopOrder, layoutOfInfo, ManagedServer, NO_LINKS, resolveDir, restartSpec, startCluster, type RunningCluster } from './cluster.js';
+import {
+  clusterInfo,
+  completeConfig,
+  inStopOrder,
+  layoutOfInfo,
+  ManagedServer,
+  NO_LINKS,
+  resolveDir,
+  restartSpec,
+  startCluster,
+  type RunningCluster,
+} from './cluster.js';
 import { isLink, linksOfRecords, retimedRecord, retimeLinks, rttOf, selectLinks } from './links.js';
 import { killGroup } from './processes.js';
 import { codeFingerprint } from './fingerprint.js';
@@ -26,9 +37,14 @@ export function printUrls(info: ClusterInfo, say: Say): void {
   if (info.sentinels) say(`  sentinels  ${info.sentinels.join('  ')} (master name stocklab)`);
   if (info.links) {
     const apart = info.links.filter((l) => l.rttMs !== undefined).map((l) => `${l.name} at ${l.rttMs} ms`);
-    say(`  rtt        ${info.rttMs ?? 0} ms${apart.length > 0 ? ` (${apart.join(', ')})` : ''}: ${info.links.length} delaying forwarders, the addresses above are theirs (servers and forwarders in cluster.json)`);
+    say(
+      `  rtt        ${info.rttMs ?? 0} ms${apart.length > 0 ? ` (${apart.join(', ')})` : ''}: ${info.links.length} delaying forwarders, the addresses above are theirs (servers and forwarders in cluster.json)`,
+    );
   }
-  if (info.network) say(`  hosts      ${info.hosts?.length ?? 0} namespaces on ${info.network.bridge} ${info.network.subnet} (the machine is ${info.network.gateway}; see cluster.json)`);
+  if (info.network)
+    say(
+      `  hosts      ${info.hosts?.length ?? 0} namespaces on ${info.network.bridge} ${info.network.subnet} (the machine is ${info.network.gateway}; see cluster.json)`,
+    );
   say(`  data       ${info.dir}  (logs in ${info.dir}/logs)`);
 }
 
@@ -119,9 +135,11 @@ export async function clusterUp(say: Say, asked: ClusterConfig = loadClusterConf
       return wanted;
     }
     say(
-      !sameConfig ? 'recorded cluster has other settings; stopping it:'
-      : !sameCode ? 'recorded cluster runs older code; stopping it:'
-      : 'recorded cluster is not fully up; stopping what is left of it:',
+      !sameConfig
+        ? 'recorded cluster has other settings; stopping it:'
+        : !sameCode
+          ? 'recorded cluster runs older code; stopping it:'
+          : 'recorded cluster is not fully up; stopping what is left of it:',
     );
     if (!(await stopRemains(state, say))) throw new Error(`could not stop the recorded cluster in ${dir}`);
     removeState(dir);
@@ -167,11 +185,22 @@ async function retimeRecorded(dir: string, ms: number, say: Say, names?: readonl
   const state = readState(dir);
   if (!state) throw new Error(`no cluster recorded in ${dir} (start one with: npm run cluster -- up --rtt ${ms})`);
   if (!state.links) throw new Error(NO_LINKS);
-  const links = selectLinks(state.servers.filter((s) => isLink(s.name)), names);
-  await retimeLinks(dir, ms, links.map((s) => ({ name: s.name, pid: isAlive(s) ? s.pid : undefined })));
+  const links = selectLinks(
+    state.servers.filter((s) => isLink(s.name)),
+    names,
+  );
+  await retimeLinks(
+    dir,
+    ms,
+    links.map((s) => ({ name: s.name, pid: isAlive(s) ? s.pid : undefined })),
+  );
   const now = readState(dir) ?? state;
   writeState(dir, { ...now, ...retimedRecord(now, ms, names) });
-  say(names ? `rtt ${ms} ms on ${links.map((l) => l.name).join(', ')} (the other links keep theirs)` : `rtt ${ms} ms on ${links.length} links (was ${state.rttMs ?? 0} ms)`);
+  say(
+    names
+      ? `rtt ${ms} ms on ${links.map((l) => l.name).join(', ')} (the other links keep theirs)`
+      : `rtt ${ms} ms on ${links.length} links (was ${state.rttMs ?? 0} ms)`,
+  );
 }
 
 /** `npm run cluster -- rtt MS [--link a,b]`: the recorded cluster's links retimed, all or the named ones. */

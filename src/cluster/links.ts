@@ -55,7 +55,12 @@ export function linkTargets(cfg: ClusterConfig): LinkTarget[] {
     ...(rep ? [{ key: 'redis-replica', port: rep.redisReplica }, ...rep.sentinels.map((port, i) => ({ key: `sentinel-${i}`, port }))] : []),
     ...p.redlock.map((port, i) => ({ key: `redlock-${i}`, port })),
     ...zkClients.map((port, i) => ({ key: zkNames[i] as string, port })),
-    ...(rep ? rep.zookeeper.flatMap((n, i) => [{ key: `${zkNames[i] as string}-peer`, port: n.peer }, { key: `${zkNames[i] as string}-election`, port: n.election }]) : []),
+    ...(rep
+      ? rep.zookeeper.flatMap((n, i) => [
+          { key: `${zkNames[i] as string}-peer`, port: n.peer },
+          { key: `${zkNames[i] as string}-election`, port: n.election },
+        ])
+      : []),
     ...etcdMembers(cfg).map((m, i) => ({ key: etcdNames(cfg)[i] as string, port: m.client })),
     ...(rep ? etcdMembers(cfg).map((m, i) => ({ key: `${etcdNames(cfg)[i] as string}-peer`, port: m.peer })) : []),
     { key: 'postgres', port: p.postgres },
@@ -147,7 +152,16 @@ export function forwarderSpec(f: ForwarderProcess): ServerSpec {
     stopGraceMs: 5_000,
     launch: () => ({
       command: process.execPath,
-      args: ['--import', 'tsx', 'src/net/forwarder-main.ts', '--listen', hostPort(listen), '--target', hostPort(target), ...(f.rttFile ? ['--rtt-file', f.rttFile] : [])],
+      args: [
+        '--import',
+        'tsx',
+        'src/net/forwarder-main.ts',
+        '--listen',
+        hostPort(listen),
+        '--target',
+        hostPort(target),
+        ...(f.rttFile ? ['--rtt-file', f.rttFile] : []),
+      ],
       cwd: REPO_ROOT,
     }),
     healthy: f.healthy ?? (async () => !(await isPortFreeAt(listen.host, listen.port))),
@@ -181,7 +195,11 @@ export function selectLinks<T extends { name: string }>(forwarders: readonly T[]
 }
 
 /** The record's round trips after a retiming: the cluster's (every link), or the named links' own. */
-export function retimedRecord<T extends { rttMs?: number; links?: LinkRecord[] }>(info: T, ms: number, names: readonly string[] | undefined): Pick<T, 'rttMs' | 'links'> {
+export function retimedRecord<T extends { rttMs?: number; links?: LinkRecord[] }>(
+  info: T,
+  ms: number,
+  names: readonly string[] | undefined,
+): Pick<T, 'rttMs' | 'links'> {
   const links = info.links?.map((l) => {
     if (names === undefined) {
       const { rttMs: _own, ...cluster } = l;
@@ -200,12 +218,22 @@ export async function retimeLinks(dir: string, ms: number, forwarders: readonly 
   if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`a round trip is a number of ms ≥ 0, got ${ms}`);
   for (const f of forwarders) writeRttFile(dir, f.name, ms);
   const confirmed = `rtt ${ms} ms`;
-  const lastLine = (name: string) => logTail(path.join(dir, 'logs', `${name}.log`), 3).trim().split('\n').pop()?.trim();
+  const lastLine = (name: string) =>
+    logTail(path.join(dir, 'logs', `${name}.log`), 3)
+      .trim()
+      .split('\n')
+      .pop()
+      ?.trim();
   for (const f of forwarders) {
     if (f.pid === undefined) throw new Error(`${f.name} is not running; its round trip cannot be changed`);
     process.kill(f.pid, 'SIGHUP');
   }
   const late = () => forwarders.filter((f) => lastLine(f.name) !== confirmed);
   const done = await pollUntil(() => late().length === 0, RETIME_TIMEOUT_MS, 20);
-  if (!done) throw new Error(`no confirmation of rtt ${ms} ms within ${RETIME_TIMEOUT_MS} ms from ${late().map((f) => f.name).join(', ')} (see their logs in ${dir}/logs)`);
+  if (!done)
+    throw new Error(
+      `no confirmation of rtt ${ms} ms within ${RETIME_TIMEOUT_MS} ms from ${late()
+        .map((f) => f.name)
+        .join(', ')} (see their logs in ${dir}/logs)`,
+    );
 }

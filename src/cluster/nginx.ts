@@ -42,7 +42,10 @@ export function renderNginxConf(template: string, listenPort: number, upstreamPo
   if (upstreams.length !== 1) throw new Error(`nginx template: expected one upstream block, found ${upstreams.length}`);
 
   // the address only: the listen parameters (backlog) stay
-  let out = template.replace(/^(\s*)listen\s+\S+?(\s[^;]*)?;/m, (_m, indent: string, params: string | undefined) => `${indent}listen ${opts.addresses?.listen ?? '127.0.0.1'}:${listenPort}${params ?? ''};`);
+  let out = template.replace(
+    /^(\s*)listen\s+\S+?(\s[^;]*)?;/m,
+    (_m, indent: string, params: string | undefined) => `${indent}listen ${opts.addresses?.listen ?? '127.0.0.1'}:${listenPort}${params ?? ''};`,
+  );
   const down = opts.down ?? [];
   out = out.replace(/upstream\s+\S+\s*\{[^}]*\}/, (block) => {
     const lines = block.split('\n');
@@ -81,16 +84,30 @@ function replaceNumber(text: string, directive: RegExp, name: string, value: num
  * to the hard one at start, so nginx's master starts with it too. Undefined: no limit to respect.
  */
 export function nginxMaxNofile(): number | undefined {
-  return process.getuid?.() === 0 ? undefined : openFileLimits().hard ?? undefined;
+  return process.getuid?.() === 0 ? undefined : (openFileLimits().hard ?? undefined);
 }
 
 /** The project's template rendered for this cluster into `confFile`. */
-function writeNginxConf(confFile: string, listenPort: number, upstreamPorts: number[], opts: Pick<NginxRenderOptions, 'down' | 'capacity' | 'addresses'>): void {
+function writeNginxConf(
+  confFile: string,
+  listenPort: number,
+  upstreamPorts: number[],
+  opts: Pick<NginxRenderOptions, 'down' | 'capacity' | 'addresses'>,
+): void {
   fs.writeFileSync(confFile, renderNginxConf(fs.readFileSync(NGINX_TEMPLATE, 'utf8'), listenPort, upstreamPorts, { ...opts, maxNofile: nginxMaxNofile() }));
 }
 
 /** `upstream`: where nginx reaches each instance, host:port (see NginxAddresses); 127.0.0.1:PORT when absent. */
-export function nginxSpec(listenPort: number, upstreamPorts: number[], dir: string, bin: Binaries, rotation?: NginxRotation, capacity?: number, place: Placement = ON_LOOPBACK, upstream?: (port: number) => string): ServerSpec {
+export function nginxSpec(
+  listenPort: number,
+  upstreamPorts: number[],
+  dir: string,
+  bin: Binaries,
+  rotation?: NginxRotation,
+  capacity?: number,
+  place: Placement = ON_LOOPBACK,
+  upstream?: (port: number) => string,
+): ServerSpec {
   const addresses = upstream && { listen: place.host, upstream };
   const prefix = path.join(dir, 'nginx');
   const confFile = path.join(prefix, 'nginx.conf');

@@ -40,7 +40,12 @@ const POSTGRES_LIB = '/usr/lib/postgresql';
 
 /** A PostgreSQL program from the newest version Debian installed (its bin is not on PATH). */
 function postgresProgram(name: string): string | undefined {
-  const versions = fs.existsSync(POSTGRES_LIB) ? fs.readdirSync(POSTGRES_LIB).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = fs.existsSync(POSTGRES_LIB)
+    ? fs
+        .readdirSync(POSTGRES_LIB)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   return versions.map((v) => path.join(POSTGRES_LIB, v, 'bin', name)).find((p) => fs.existsSync(p));
 }
 

@@ -68,7 +68,10 @@ export function serverName(layout: HostsLayout, name: string): string {
 
 /** "app-0,app-1" → the cluster's names. */
 export function serverGroup(layout: HostsLayout, list: string): string[] {
-  const names = list.split(',').map((n) => n.trim()).filter(Boolean);
+  const names = list
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new Error('an empty group of servers');
   return names.map((n) => serverName(layout, n));
 }

@@ -46,7 +46,13 @@ export function asPostgresUser(command: string, args: string[]): { command: stri
   };
 }
 
-export function postgresSpec(login: Pick<PostgresConfig, 'user' | 'password'>, port: number, dir: string, bin: Binaries, place: Placement = ON_LOOPBACK): ServerSpec {
+export function postgresSpec(
+  login: Pick<PostgresConfig, 'user' | 'password'>,
+  port: number,
+  dir: string,
+  bin: Binaries,
+  place: Placement = ON_LOOPBACK,
+): ServerSpec {
   const home = path.join(dir, 'postgres');
   const dataDir = path.join(home, 'data');
   const logFile = path.join(dir, 'logs', 'postgres.log');
@@ -67,7 +73,18 @@ export function postgresSpec(login: Pick<PostgresConfig, 'user' | 'password'>, p
       fs.writeFileSync(pwFile, `${login.password}\n`, { mode: 0o600 });
       if (isRoot) await run('chown', ['-R', `${RUN_AS}:${RUN_AS}`, home]);
       logHeader(logFile, 'initdb');
-      const initdb = asPostgresUser(bin.initdb, ['-D', dataDir, '-U', login.user, `--pwfile=${pwFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+      const initdb = asPostgresUser(bin.initdb, [
+        '-D',
+        dataDir,
+        '-U',
+        login.user,
+        `--pwfile=${pwFile}`,
+        '--auth=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--no-sync',
+        '--no-instructions',
+      ]);
       try {
         const { stdout, stderr } = await run(initdb.command, initdb.args, { cwd: home });
         fs.appendFileSync(logFile, stdout + stderr);
@@ -80,27 +97,39 @@ export function postgresSpec(login: Pick<PostgresConfig, 'user' | 'password'>, p
       }
       // (root's file, readable by all: the server only reads it.) Password logins over TCP from any address: the server listens on loopback, or on its own
       // address on a private bridge that only the cluster and the machine reach.
-      fs.writeFileSync(path.join(dataDir, 'pg_hba.conf'), ['# written by stocklab (src/cluster/postgres.ts)', 'host all all 0.0.0.0/0 scram-sha-256', ''].join('\n'));
+      fs.writeFileSync(
+        path.join(dataDir, 'pg_hba.conf'),
+        ['# written by stocklab (src/cluster/postgres.ts)', 'host all all 0.0.0.0/0 scram-sha-256', ''].join('\n'),
+      );
       fs.writeFileSync(marker, new Date().toISOString() + '\n');
     },
     launch: () =>
       asPostgresUser(bin.postgres, [
-        '-D', dataDir,
-        '-p', String(port),
-        '-c', `listen_addresses=${place.host}`,
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-c',
+        `listen_addresses=${place.host}`,
         // TCP only: no socket file to place (or to collide on) anywhere.
-        '-c', 'unix_socket_directories=',
-        '-c', 'max_connections=500', // 3+ instances × pool of 20, plus bench and test connections
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        'max_connections=500', // 3+ instances × pool of 20, plus bench and test connections
         // A lab, not a bank (as MariaDB's flush once a second): a commit does not wait for its WAL
         // flush, so the bench measures locking, not the disk. A crash may lose the last commits,
         // never apply half of one.
-        '-c', 'synchronous_commit=off',
+        '-c',
+        'synchronous_commit=off',
         // A client cut off inside a transaction keeps its row and advisory locks until this ends
         // its session (as MariaDB's idle-transaction-timeout, and for the same reasons: 30 s).
-        '-c', 'idle_in_transaction_session_timeout=30s',
-        '-c', 'logging_collector=off',
+        '-c',
+        'idle_in_transaction_session_timeout=30s',
+        '-c',
+        'logging_collector=off',
         // Its statement counts: what `npm run round-trips` reads for PostgreSQL's messages per sale.
-        '-c', 'shared_preload_libraries=pg_stat_statements',
+        '-c',
+        'shared_preload_libraries=pg_stat_statements',
       ]),
     healthy: () => postgresPing({ host: place.host, port, ...login }),
   };

@@ -170,7 +170,10 @@ export function logTail(file: string, lines = 15): string {
 /** This process's open-file limits (Linux /proc/self/limits); null where unlimited or not told. */
 export function openFileLimits(): { soft: number | null; hard: number | null } {
   try {
-    const line = fs.readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = fs
+      .readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const [, soft, hard] = line?.split(/\s{2,}/) ?? [];
     const num = (v: string | undefined) => (v === undefined || v === 'unlimited' ? null : Number(v));
     return { soft: num(soft), hard: num(hard) };

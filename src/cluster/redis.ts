@@ -33,11 +33,33 @@ function openToPeers(place: Placement): string[] {
 }
 
 /** What every Redis server of the cluster shares: its name, port, log, timeouts and health check. */
-function redisProcess(name: string, port: number, dir: string, password: string | undefined, place: Placement): Pick<ServerSpec, 'name' | 'port' | 'host' | 'namespace' | 'logFile' | 'startTimeoutMs' | 'stopGraceMs' | 'healthy'> {
-  return { name, port, ...place, logFile: path.join(dir, 'logs', `${name}.log`), startTimeoutMs: 10_000, stopGraceMs: 5_000, healthy: () => redisPing({ host: place.host, port }, password) };
+function redisProcess(
+  name: string,
+  port: number,
+  dir: string,
+  password: string | undefined,
+  place: Placement,
+): Pick<ServerSpec, 'name' | 'port' | 'host' | 'namespace' | 'logFile' | 'startTimeoutMs' | 'stopGraceMs' | 'healthy'> {
+  return {
+    name,
+    port,
+    ...place,
+    logFile: path.join(dir, 'logs', `${name}.log`),
+    startTimeoutMs: 10_000,
+    stopGraceMs: 5_000,
+    healthy: () => redisPing({ host: place.host, port }, password),
+  };
 }
 
-export function redisSpec(name: string, port: number, dir: string, bin: Binaries, password?: string, role: RedisRole = {}, place: Placement = ON_LOOPBACK): ServerSpec {
+export function redisSpec(
+  name: string,
+  port: number,
+  dir: string,
+  bin: Binaries,
+  password?: string,
+  role: RedisRole = {},
+  place: Placement = ON_LOOPBACK,
+): ServerSpec {
   const workDir = path.join(dir, 'redis', name);
   // The password goes in a file only its owner can read, not on the command line (where ps shows it).
   const confFile = path.join(workDir, 'redis.conf');
@@ -59,18 +81,25 @@ export function redisSpec(name: string, port: number, dir: string, bin: Binaries
       command: bin.redisServer,
       args: [
         confFile,
-        '--port', String(port),
-        '--bind', place.host,
-        '--save', '',
+        '--port',
+        String(port),
+        '--bind',
+        place.host,
+        '--save',
+        '',
         // A full resync starts at once instead of waiting 5 s for more replicas to share it: a lab
         // master has one replica at most, and a rejoining one should not sit out of sync for nothing.
-        '--repl-diskless-sync-delay', '0',
+        '--repl-diskless-sync-delay',
+        '0',
         // In memory by default: a restarted server starts empty, which is what the crash scenarios
         // mean. fsync: every write is in the append-only file before it is answered.
         ...(role.persistence?.() === 'fsync' ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
-        '--daemonize', 'no',
-        '--dir', workDir,
-        '--logfile', '', // stdout, which goes to logs/<name>.log
+        '--daemonize',
+        'no',
+        '--dir',
+        workDir,
+        '--logfile',
+        '', // stdout, which goes to logs/<name>.log
       ],
     }),
   };
@@ -84,7 +113,16 @@ const SENTINEL_FAILOVER_TIMEOUT_MS = 4_000;
  * One of the three Sentinels watching the main Redis (quorum 2). Sentinel rewrites its own config file.
  * `announce`: the address it gives the other Sentinels (its delaying forwarder, when the links are delayed).
  */
-export function sentinelSpec(name: string, port: number, master: HostPort, dir: string, bin: Binaries, password?: string, place: Placement = ON_LOOPBACK, announce?: HostPort): ServerSpec {
+export function sentinelSpec(
+  name: string,
+  port: number,
+  master: HostPort,
+  dir: string,
+  bin: Binaries,
+  password?: string,
+  place: Placement = ON_LOOPBACK,
+  announce?: HostPort,
+): ServerSpec {
   const workDir = path.join(dir, 'redis', name);
   const confFile = path.join(workDir, 'sentinel.conf');
   const m = SENTINEL_MASTER_NAME;

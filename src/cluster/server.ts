@@ -23,7 +23,6 @@ export interface ServerSpec {
   extraLogs?: string[];
 }
 
-
 export class ManagedServer implements ServerHandle {
   private current: Spawned | undefined;
 
@@ -57,9 +56,7 @@ export class ManagedServer implements ServerHandle {
   }
 
   describeFailure(reason: string): Error {
-    const logs = [this.spec.logFile, ...(this.spec.extraLogs ?? [])]
-      .map((f) => `--- ${f} (tail)\n${logTail(f)}`)
-      .join('\n');
+    const logs = [this.spec.logFile, ...(this.spec.extraLogs ?? [])].map((f) => `--- ${f} (tail)\n${logTail(f)}`).join('\n');
     return new Error(`${this.spec.name} (port ${this.spec.port}): ${reason}\n${logs}`);
   }
 
@@ -83,10 +80,13 @@ export class ManagedServer implements ServerHandle {
       if (this.current === spawned) this.current = undefined; // it died on its own
     });
     // A server that exits while we wait fails the start at once, with its log.
-    const healthy = await pollUntil(() => {
-      if (exitReason !== undefined) throw this.describeFailure(`exited (${exitReason}) before becoming healthy`);
-      return this.spec.healthy();
-    }, remaining(t0 + this.spec.startTimeoutMs));
+    const healthy = await pollUntil(
+      () => {
+        if (exitReason !== undefined) throw this.describeFailure(`exited (${exitReason}) before becoming healthy`);
+        return this.spec.healthy();
+      },
+      remaining(t0 + this.spec.startTimeoutMs),
+    );
     if (!healthy) {
       await killGroup(spawned.pid, name).catch(() => undefined);
       this.current = undefined;
@@ -141,9 +141,13 @@ export function isServerCommandLine(cmdline: string): boolean {
  */
 export async function identifyAfterExec(pid: number): Promise<ProcessIdentity | undefined> {
   let last = identify(pid);
-  await pollUntil(() => {
-    last = identify(pid);
-    return last === undefined || isServerCommandLine(last.cmdline);
-  }, 5_000, 2);
+  await pollUntil(
+    () => {
+      last = identify(pid);
+      return last === undefined || isServerCommandLine(last.cmdline);
+    },
+    5_000,
+    2,
+  );
   return last;
 }

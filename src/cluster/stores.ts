@@ -61,10 +61,14 @@ export async function unitsLeft(addr: StoreAddresses, store: StoreKind): Promise
 export async function settledUnitsLeft(addr: StoreAddresses, store: StoreKind, quietMs = 1_000, boundMs = 20_000): Promise<number> {
   let last = NaN; // equals nothing: the first read cannot count as settled
   let now = NaN;
-  await pollUntil(async () => {
-    last = now;
-    now = await unitsLeft(addr, store);
-    return now === last;
-  }, boundMs, quietMs);
+  await pollUntil(
+    async () => {
+      last = now;
+      now = await unitsLeft(addr, store);
+      return now === last;
+    },
+    boundMs,
+    quietMs,
+  );
   return now; // pollUntil reads at least once
 }

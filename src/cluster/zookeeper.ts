@@ -59,11 +59,15 @@ export function zookeeperSpec(name: string, port: number, dir: string, bin: Bina
       command: bin.java,
       args: [
         // a small heap, serial GC and C1 only: a lab server on 2 cores that should start fast
-        '-Xms32m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1',
+        '-Xms32m',
+        '-Xmx256m',
+        '-XX:+UseSerialGC',
+        '-XX:TieredStopAtLevel=1',
         '-Djava.net.preferIPv4Stack=true',
         '-Dzookeeper.admin.enableServer=false',
         '-Dzookeeper.jmx.log4j.disable=true',
-        '-cp', classpath,
+        '-cp',
+        classpath,
         // QuorumPeerMain runs a standalone server too when the config names no ensemble.
         ensemble ? 'org.apache.zookeeper.server.quorum.QuorumPeerMain' : 'org.apache.zookeeper.server.ZooKeeperServerMain',
         cfgFile,

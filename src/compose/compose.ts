@@ -52,7 +52,8 @@ export function composeArgs(p: ComposeProject, args: string[]): string[] {
     ...p.command.slice(1),
     ...(p.name ? ['-p', p.name] : []),
     ...(p.profiles ?? []).flatMap((x) => ['--profile', x]),
-    '--project-directory', p.directory,
+    '--project-directory',
+    p.directory,
     ...p.files.flatMap((f) => ['-f', f]),
     ...args,
   ];
@@ -96,7 +97,8 @@ export async function up(p: ComposeProject, timeoutMs: number, log: (line: strin
       throw new Error(`compose: ${failed.map((s) => `${s.service} ${s.state}`).join(', ')}\n${logs}`);
     }
     if (waiting.length === 0 && states.length > 0) return;
-    if (Date.now() > deadline) throw new Error(`compose: not healthy within ${timeoutMs / 1000} s: ${waiting.map((s) => `${s.service} ${s.state}`).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(`compose: not healthy within ${timeoutMs / 1000} s: ${waiting.map((s) => `${s.service} ${s.state}`).join(', ')}`);
     log(`compose: waiting for ${waiting.map((s) => s.service).join(', ')}`);
     await new Promise((r) => setTimeout(r, 2_000));
   }
@@ -118,15 +120,19 @@ export interface ServiceState {
 export async function serviceStates(p: ComposeProject): Promise<ServiceState[]> {
   const ids = (await compose(p, ['ps', '-q', '-a'])).split('\n').filter(Boolean);
   if (ids.length === 0) return [];
-  const format = '{{index .Config.Labels "com.docker.compose.service"}} {{.State.Status}} {{.State.ExitCode}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.HostConfig.RestartPolicy.Name}}';
+  const format =
+    '{{index .Config.Labels "com.docker.compose.service"}} {{.State.Status}} {{.State.ExitCode}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.HostConfig.RestartPolicy.Name}}';
   const { stdout } = await run('docker', ['inspect', '--format', format, ...ids]);
-  return stdout.split('\n').filter(Boolean).map((line) => {
-    const [service = '', status = '', exitCode = '', health = '', restart = ''] = line.split(' ');
-    const oneShot = restart === 'no' || restart === '';
-    const ready = status === 'running' ? health === 'none' || health === 'healthy' : status === 'exited' && exitCode === '0' && oneShot;
-    const failed = health === 'unhealthy' || (status === 'exited' && exitCode !== '0') || status === 'dead';
-    return { service, state: `${status} ${status === 'exited' ? exitCode : health}`, ready, failed };
-  });
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [service = '', status = '', exitCode = '', health = '', restart = ''] = line.split(' ');
+      const oneShot = restart === 'no' || restart === '';
+      const ready = status === 'running' ? health === 'none' || health === 'healthy' : status === 'exited' && exitCode === '0' && oneShot;
+      const failed = health === 'unhealthy' || (status === 'exited' && exitCode !== '0') || status === 'dead';
+      return { service, state: `${status} ${status === 'exited' ? exitCode : health}`, ready, failed };
+    });
 }
 
 /** The host address compose published a service's port on, as http://127.0.0.1:N (or host:N). */

@@ -49,13 +49,19 @@ function hashOf(parts: (string | Buffer)[]): string {
 }
 
 function dirFiles(dir: string): (string | Buffer)[] {
-  return fs.readdirSync(dir).sort().flatMap((f) => [f, fs.readFileSync(path.join(dir, f))]);
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .flatMap((f) => [f, fs.readFileSync(path.join(dir, f))]);
 }
 
 /** The machine's Debian mirror and release, from apt's sources (deb822 or one-line). */
 export function debianMirror(): { url: string; suite: string } {
   const suite = /^VERSION_CODENAME=(\w+)/m.exec(fs.readFileSync('/etc/os-release', 'utf8'))?.[1] ?? 'bookworm';
-  const files = ['/etc/apt/sources.list', ...(fs.existsSync('/etc/apt/sources.list.d') ? fs.readdirSync('/etc/apt/sources.list.d').map((f) => `/etc/apt/sources.list.d/${f}`) : [])];
+  const files = [
+    '/etc/apt/sources.list',
+    ...(fs.existsSync('/etc/apt/sources.list.d') ? fs.readdirSync('/etc/apt/sources.list.d').map((f) => `/etc/apt/sources.list.d/${f}`) : []),
+  ];
   for (const f of files.filter((x) => fs.existsSync(x))) {
     const text = fs.readFileSync(f, 'utf8');
     const urls = [...text.matchAll(/^\s*URIs:\s*(\S+)/gm), ...text.matchAll(/^\s*deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+\w+\s/gm)].map((m) => m[1] as string);
@@ -76,10 +82,19 @@ async function ensureBase(log: (line: string) => void): Promise<{ tag: string; s
   try {
     log(`images: debootstrap --variant=minbase ${suite} from ${url}`);
     await run('debootstrap', ['--variant=minbase', suite, dir, url], BIG).catch((err: Error & { code?: string }) => {
-      throw err.code === 'ENOENT' ? new Error('images: the stand-ins start from a debootstrapped Debian base: install debootstrap (apt-get install debootstrap)') : err;
+      throw err.code === 'ENOENT'
+        ? new Error('images: the stand-ins start from a debootstrapped Debian base: install debootstrap (apt-get install debootstrap)')
+        : err;
     });
     // apt's downloaded packages and lists are not part of a base image
-    await run('sh', ['-c', `rm -rf "${dir}"/var/cache/apt/archives/*.deb "${dir}"/var/lib/apt/lists/* && tar -C "${dir}" -c . | docker import --change "LABEL ${LABEL}=${hash}" - ${tag}`], BIG);
+    await run(
+      'sh',
+      [
+        '-c',
+        `rm -rf "${dir}"/var/cache/apt/archives/*.deb "${dir}"/var/lib/apt/lists/* && tar -C "${dir}" -c . | docker import --change "LABEL ${LABEL}=${hash}" - ${tag}`,
+      ],
+      BIG,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -134,12 +149,14 @@ export class PullFailed extends Error {
     /** the command line that builds stand-ins instead, as the user would type it */
     standInsCommand = 'npm run compose -- up --stand-ins',
   ) {
-    super([
-      `could not pull ${image}: ${reason}`,
-      'When no image registry is reachable from here, two ways on (docs/compose.md, "No registry reachable"; 中文: docs/zh-CN/compose.md):',
-      '  1. a registry mirror: list it under "registry-mirrors" in /etc/docker/daemon.json, restart dockerd, then run this again;',
-      `  2. stand-ins built from Debian packages under the same tags: ${standInsCommand}`,
-    ].join('\n'));
+    super(
+      [
+        `could not pull ${image}: ${reason}`,
+        'When no image registry is reachable from here, two ways on (docs/compose.md, "No registry reachable"; 中文: docs/zh-CN/compose.md):',
+        '  1. a registry mirror: list it under "registry-mirrors" in /etc/docker/daemon.json, restart dockerd, then run this again;',
+        `  2. stand-ins built from Debian packages under the same tags: ${standInsCommand}`,
+      ].join('\n'),
+    );
   }
 }
 
@@ -155,7 +172,8 @@ export async function imagesOf(p: ComposeProject): Promise<string[]> {
 }
 
 /** A step as one line: "image mysql:8.0: built in 11.0 s". */
-export const describeStep = (s: ImageStep): string => `image ${s.image}: ${s.how}${s.how === 'built' || s.how === 'pulled' ? ` in ${s.seconds.toFixed(1)} s` : ''}`;
+export const describeStep = (s: ImageStep): string =>
+  `image ${s.image}: ${s.how}${s.how === 'built' || s.how === 'pulled' ? ` in ${s.seconds.toFixed(1)} s` : ''}`;
 
 /**
  * Every tag present: kept when already there (an official image, or a stand-in whose inputs are
@@ -202,9 +220,11 @@ export async function ensureImages(tags: string[], whenMissing: WhenMissing, log
       }
       log(`images: building the stand-in for ${tag} (${path.relative(process.cwd(), path.join(STANDINS, name))})`);
       const t1 = Date.now();
-      await run('docker', ['build', '-q', '--build-arg', `BASE=${base}`, '--label', `${LABEL}=${hash}`, '-t', tag, dir], BIG).catch((err: Error & { stderr?: string; stdout?: string }) => {
-        throw new Error(`images: building ${tag} failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
-      });
+      await run('docker', ['build', '-q', '--build-arg', `BASE=${base}`, '--label', `${LABEL}=${hash}`, '-t', tag, dir], BIG).catch(
+        (err: Error & { stderr?: string; stdout?: string }) => {
+          throw new Error(`images: building ${tag} failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
+        },
+      );
       steps.push({ image: tag, how: 'built', seconds: (Date.now() - t1) / 1000 });
     } finally {
       if (dir.startsWith(os.tmpdir())) fs.rmSync(dir, { recursive: true, force: true });

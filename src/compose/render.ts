@@ -27,7 +27,11 @@ export interface ComposeModel {
 
 /** A Python that reads YAML: v1's own (docker-compose is one), else python3. */
 async function yamlToJson(yaml: string, composeBin: string): Promise<ComposeModel> {
-  const shebang = fs.readFileSync(composeBin, 'utf8').split('\n')[0]?.replace(/^#!\s*/, '').split(' ')[0];
+  const shebang = fs
+    .readFileSync(composeBin, 'utf8')
+    .split('\n')[0]
+    ?.replace(/^#!\s*/, '')
+    .split(' ')[0];
   const script = 'import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))';
   for (const py of [shebang, 'python3'].filter((x): x is string => !!x && !x.includes('/env'))) {
     try {

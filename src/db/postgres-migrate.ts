@@ -10,7 +10,14 @@ const CONNECT_TIMEOUT_MS = 5_000;
 const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 async function withClient<T>(cfg: PostgresConfig, database: string, use: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ host: cfg.host, port: cfg.port, user: cfg.user, password: cfg.password, database, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const client = new pg.Client({
+    host: cfg.host,
+    port: cfg.port,
+    user: cfg.user,
+    password: cfg.password,
+    database,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   client.on('error', () => undefined);
   await client.connect();
   try {

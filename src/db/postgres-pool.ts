@@ -52,7 +52,10 @@ class BoundedClient extends pg.Client {
       const gated = (callback?: (err?: Error) => void): Promise<this> | undefined => {
         const opened = gate.through(async () => void (await connect()));
         if (!callback) return opened.then(() => this);
-        opened.then(() => callback(), (err: Error) => callback(err));
+        opened.then(
+          () => callback(),
+          (err: Error) => callback(err),
+        );
         return undefined;
       };
       this.connect = gated as pg.Client['connect'];
@@ -149,7 +152,8 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
 export function isPgConnectionLost(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const { code } = err as Error & { code?: unknown };
-  if (typeof code === 'string' && (SESSION_ENDED.test(code) || NOT_SENT_CODES.has(code) || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT')) return true;
+  if (typeof code === 'string' && (SESSION_ENDED.test(code) || NOT_SENT_CODES.has(code) || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT'))
+    return true;
   return LOST_MESSAGES.some((m) => err.message.includes(m)) || CONNECT_MESSAGES.includes(err.message);
 }
 
@@ -190,7 +194,11 @@ export async function checkout(pool: pg.Pool, waitMs: number): Promise<Checkout>
   try {
     client = await Promise.race([pending, timedOut]);
   } catch (err) {
-    if (err instanceof PostgresPoolBusyError) pending.then((late) => late.release(), () => undefined);
+    if (err instanceof PostgresPoolBusyError)
+      pending.then(
+        (late) => late.release(),
+        () => undefined,
+      );
     else pending.catch(() => undefined);
     throw pgFailure(err, false);
   } finally {

@@ -28,7 +28,11 @@ export class HoldersGauge {
   }
 
   private async enter(role: string): Promise<HolderCounts> {
-    const replies = await this.redis.multi().hincrby(this.key, role, 1).hmget(this.key, ...this.roles).exec();
+    const replies = await this.redis
+      .multi()
+      .hincrby(this.key, role, 1)
+      .hmget(this.key, ...this.roles)
+      .exec();
     const counts = replies?.[1]?.[1];
     if (!Array.isArray(counts)) throw new Error(`holders gauge ${this.key}: MULTI was aborted`);
     return Object.fromEntries(this.roles.map((r, i) => [r, Number(counts[i] ?? 0)]));

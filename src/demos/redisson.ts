@@ -110,7 +110,9 @@ export const redissonDemos: DemoFactory = async ({ config, redis }) => {
     async reset() {
       const rwKeys = readWriteLockKeys(RW_LOCK);
       const keys = [
-        rwKeys.lock, rwKeys.leases, latchKeys(LATCH).count,
+        rwKeys.lock,
+        rwKeys.leases,
+        latchKeys(LATCH).count,
         ...[SEMAPHORE, EXPIRABLE_SEMAPHORE].flatMap((name) => {
           const { permits, total, leases } = semaphoreKeys(name);
           return [permits, total, leases, gaugeKeys.semaphore(name)];

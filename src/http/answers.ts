@@ -25,7 +25,13 @@ export const ALLOWED_ANSWERS: readonly AllowedAnswer[] = [
     refusal: false,
   },
   { status: 503, error: 'fenced', meaning: 'a later holder of the lock claimed the stock first (fenced=1); nothing sold', refusal: true },
-  { status: 503, error: 'busy', meaning: 'this instance is at capacity: its cap of deductions in flight (MAX_IN_FLIGHT), or no MySQL or PostgreSQL connection came free in time; nothing sold', refusal: true },
+  {
+    status: 503,
+    error: 'busy',
+    meaning:
+      'this instance is at capacity: its cap of deductions in flight (MAX_IN_FLIGHT), or no MySQL or PostgreSQL connection came free in time; nothing sold',
+    refusal: true,
+  },
   {
     status: 503,
     error: 'busy',
@@ -35,7 +41,13 @@ export const ALLOWED_ANSWERS: readonly AllowedAnswer[] = [
   },
   { status: 503, error: 'shutting_down', meaning: 'this instance is shutting down and did not start or finish the deduction; nothing sold', refusal: true },
   { status: 503, error: 'client_gone', meaning: 'the client left before the write; nothing sold', refusal: true },
-  { status: 503, error: 'deadlock', meaning: 'MySQL rolled the transaction back as a deadlock victim (sql-share-mode: two shared locks both upgrading, or another deduction beside one); nothing sold', refusal: true },
+  {
+    status: 503,
+    error: 'deadlock',
+    meaning:
+      'MySQL rolled the transaction back as a deadlock victim (sql-share-mode: two shared locks both upgrading, or another deduction beside one); nothing sold',
+    refusal: true,
+  },
   { status: 503, error: 'retries_exhausted', meaning: 'optimistic retries ran past waitMs; nothing sold', refusal: true },
   { status: 503, error: 'mysql_unavailable', meaning: 'MySQL could not be reached; nothing sold', refusal: true },
   { status: 503, error: 'redis_unavailable', meaning: 'Redis could not be reached; nothing sold', refusal: true },

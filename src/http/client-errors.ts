@@ -35,7 +35,9 @@ const JSON_TYPE = 'application/json';
 export function requireJsonBody(contentType: string | undefined): ClientError | undefined {
   const type = contentType?.split(';')[0]?.trim().toLowerCase();
   if (type === JSON_TYPE) return undefined;
-  return new ClientError(415, 'unsupported_media_type', 'content-type', `content-type must be ${JSON_TYPE}${type ? `, not ${type.slice(0, 100)}` : ''}`, [JSON_TYPE]);
+  return new ClientError(415, 'unsupported_media_type', 'content-type', `content-type must be ${JSON_TYPE}${type ? `, not ${type.slice(0, 100)}` : ''}`, [
+    JSON_TYPE,
+  ]);
 }
 
 /** What body-parser's own errors mean, by their `type`: each keeps its 4xx. */
@@ -45,7 +47,12 @@ const BODY_ERRORS: Record<string, (e: { limit?: unknown }) => ClientError> = {
   'entity.parse.failed': () => new ClientError(400, 'bad_request', 'body', 'body is not valid JSON'),
   'charset.unsupported': () => new ClientError(415, 'unsupported_media_type', 'content-type', 'the charset must be utf-8', ['utf-8']),
   'encoding.unsupported': () =>
-    new ClientError(415, 'unsupported_media_type', 'content-encoding', 'content-encoding must be identity, gzip, deflate or br', ['identity', 'gzip', 'deflate', 'br']),
+    new ClientError(415, 'unsupported_media_type', 'content-encoding', 'content-encoding must be identity, gzip, deflate or br', [
+      'identity',
+      'gzip',
+      'deflate',
+      'br',
+    ]),
   'request.aborted': () => new ClientError(400, 'request_aborted', 'body', 'the client closed the connection before the body arrived'),
   'request.size.invalid': () => new ClientError(400, 'bad_request', 'body', 'the body is not as long as content-length says'),
 };

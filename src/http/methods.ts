@@ -10,7 +10,10 @@ function refuse(path: string, allow: readonly string[]): RequestHandler {
 
 /** A GET with no side effect: HEAD answers as GET does (headers only), any other method is a 405. */
 export function readRoute(app: Express, path: string, handler: RequestHandler): void {
-  app.route(path).get(handler).all(refuse(path, ['GET', 'HEAD']));
+  app
+    .route(path)
+    .get(handler)
+    .all(refuse(path, ['GET', 'HEAD']));
 }
 
 /**
@@ -23,5 +26,8 @@ export function changingGetRoute(app: Express, path: string, handler: RequestHan
 }
 
 export function postRoute(app: Express, path: string, ...handlers: RequestHandler[]): void {
-  app.route(path).post(...handlers).all(refuse(path, ['POST']));
+  app
+    .route(path)
+    .post(...handlers)
+    .all(refuse(path, ['POST']));
 }

@@ -49,12 +49,31 @@ export class ServiceMetrics {
     // labelled like the lock metrics, so a query can join them per instance
     collectDefaultMetrics({ register: this.registry, labels: { instance } });
     const registers = [this.registry];
-    this.answers = new Counter({ name: 'stocklab_answers_total', help: 'Answers sent by this instance, by route, strategy, status and error code.', labelNames: ['route', 'strategy', 'status', 'error'], registers });
-    this.wait = new Histogram({ name: 'stocklab_lock_wait_seconds', help: 'How long acquiring the lock took, by how it ended (acquired, timeout, error).', labelNames: ['strategy', 'instance', 'outcome'], buckets: WAIT_BUCKETS, registers });
-    this.hold = new Histogram({ name: 'stocklab_lock_hold_seconds', help: 'How long the lock was held, from its grant to the end of its release.', labelNames: ['strategy', 'instance'], buckets: HOLD_BUCKETS, registers });
+    this.answers = new Counter({
+      name: 'stocklab_answers_total',
+      help: 'Answers sent by this instance, by route, strategy, status and error code.',
+      labelNames: ['route', 'strategy', 'status', 'error'],
+      registers,
+    });
+    this.wait = new Histogram({
+      name: 'stocklab_lock_wait_seconds',
+      help: 'How long acquiring the lock took, by how it ended (acquired, timeout, error).',
+      labelNames: ['strategy', 'instance', 'outcome'],
+      buckets: WAIT_BUCKETS,
+      registers,
+    });
+    this.hold = new Histogram({
+      name: 'stocklab_lock_hold_seconds',
+      help: 'How long the lock was held, from its grant to the end of its release.',
+      labelNames: ['strategy', 'instance'],
+      buckets: HOLD_BUCKETS,
+      registers,
+    });
     const counters = new Map<string, Counter<'strategy' | 'instance' | 'reason'>>();
     for (const [event, [name, help, reason]] of Object.entries(EVENT_COUNTERS) as [LockEvent, [string, string, string?]][]) {
-      const counter = counters.get(name) ?? new Counter({ name, help, labelNames: reason === undefined ? ['strategy', 'instance'] : ['strategy', 'instance', 'reason'], registers });
+      const counter =
+        counters.get(name) ??
+        new Counter({ name, help, labelNames: reason === undefined ? ['strategy', 'instance'] : ['strategy', 'instance', 'reason'], registers });
       counters.set(name, counter);
       this.events.set(event, { counter, ...(reason !== undefined && { reason }) });
     }
@@ -62,7 +81,12 @@ export class ServiceMetrics {
 
   /** Counts one answer (labels written in the order route, strategy, status, error, as before prom-client). */
   add({ route, strategy, status, error }: AnswerLabels): void {
-    this.answers.inc({ ...(route !== undefined && { route }), ...(strategy !== undefined && { strategy }), status: String(status), ...(error !== undefined && { error }) });
+    this.answers.inc({
+      ...(route !== undefined && { route }),
+      ...(strategy !== undefined && { strategy }),
+      status: String(status),
+      ...(error !== undefined && { error }),
+    });
   }
 
   /** What the locks of `strategy`'s deductions report, as these metrics. */

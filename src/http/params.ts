@@ -24,12 +24,7 @@ export type Query = Record<string, unknown>;
 export function intParam(query: Query, name: string, min: number, max: number, fallback: number): number {
   const raw = query[name];
   if (raw === undefined) return fallback;
-  const parsed = z
-    .string()
-    .regex(/^\d+$/)
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
-    .safeParse(raw);
+  const parsed = z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(min).max(max)).safeParse(raw);
   if (!parsed.success) throw new BadRequestError(name, `${name} must be a whole number from ${min} to ${max}`);
   return parsed.data;
 }
@@ -93,7 +88,11 @@ function strategyOf(query: Query, catalog: Catalog, defaultStrategy: string): St
   const lined = catalog.get(linedName(name));
   if (!lined) {
     const linedNames = catalog.names.filter((n) => n.endsWith(LINE_SUFFIX));
-    throw new BadRequestError('line', `strategy ${name} has no ${LINE_SUFFIX} row (no process line in front of its lock)`, linedNames.map((n) => n.slice(0, -LINE_SUFFIX.length)));
+    throw new BadRequestError(
+      'line',
+      `strategy ${name} has no ${LINE_SUFFIX} row (no process line in front of its lock)`,
+      linedNames.map((n) => n.slice(0, -LINE_SUFFIX.length)),
+    );
   }
   return lined;
 }
@@ -103,7 +102,8 @@ export const LEAK_KB_MAX = 1024;
 
 /** leakKb: gated like pause, as only the fault lab may make an instance leak. */
 function leakKbOf(query: Query, faultInjection: boolean): number {
-  if (query.leakKb !== undefined && !faultInjection) throw new BadRequestError('leakKb', 'leakKb is for the fault lab: start the instance with FAULT_INJECTION=1');
+  if (query.leakKb !== undefined && !faultInjection)
+    throw new BadRequestError('leakKb', 'leakKb is for the fault lab: start the instance with FAULT_INJECTION=1');
   return intParam(query, 'leakKb', 0, LEAK_KB_MAX, 0);
 }
 
@@ -117,7 +117,10 @@ export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy
 
   const fenced = flag(query, 'fenced');
   if (fenced && !strategy.guard?.fencing) {
-    const fencing = catalog.list().filter((s) => s.guard?.fencing).map((s) => s.name);
+    const fencing = catalog
+      .list()
+      .filter((s) => s.guard?.fencing)
+      .map((s) => s.name);
     throw new BadRequestError('fenced', `strategy ${strategy.name} has no fencing token to check (its lock issues none)`, fencing);
   }
 
@@ -131,7 +134,11 @@ export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy
     if (scoped && !strategy.guard) throw new BadRequestError('pause', `strategy ${strategy.name} takes no lock, so it has no pause points`);
     if (!scoped && !own.some((p) => p === pause)) {
       const valid = [...(strategy.guard ? LOCK_SCOPE_PAUSE_POINTS : []), ...own];
-      throw new BadRequestError('pause', `strategy ${strategy.name} has no pause point ${pause}${valid.length > 0 ? ` (it has ${valid.join(', ')})` : ''}`, valid);
+      throw new BadRequestError(
+        'pause',
+        `strategy ${strategy.name} has no pause point ${pause}${valid.length > 0 ? ` (it has ${valid.join(', ')})` : ''}`,
+        valid,
+      );
     }
   }
 
@@ -173,7 +180,8 @@ const clockBody = z.object({ offsetMs: z.number().int().min(-LOCK_CLOCK_OFFSET_M
 /** POST /fault/clock's body: `{"offsetMs": N}`, this instance's lock clock offset (see locks/lock-clock.ts). */
 export function parseClockOffset(body: unknown): number {
   const parsed = clockBody.safeParse(body);
-  if (!parsed.success) throw new BadRequestError('offsetMs', `body must be JSON {"offsetMs": N} with N a whole number of ms within ±${LOCK_CLOCK_OFFSET_MAX_MS}`);
+  if (!parsed.success)
+    throw new BadRequestError('offsetMs', `body must be JSON {"offsetMs": N} with N a whole number of ms within ±${LOCK_CLOCK_OFFSET_MAX_MS}`);
   return parsed.data.offsetMs;
 }
 

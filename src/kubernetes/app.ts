@@ -80,21 +80,23 @@ export function app(): Manifest[] {
         metadata: { labels: labels(APP) },
         spec: {
           terminationGracePeriodSeconds: terminationGraceSeconds(),
-          containers: [{
-            name: APP,
-            image: appImage(),
-            imagePullPolicy: 'IfNotPresent',
-            ...appEnvSources,
-            ports: [{ name: 'http', containerPort: PORTS.app }],
-            // tsx compiles at the first start: up to a minute on a small node, as natively.
-            startupProbe: { httpGet: { path: LIVENESS_PATH, port: PORTS.app }, periodSeconds: 2, failureThreshold: 30 },
-            // /health answers 503 without MySQL: the instance leaves the Service, not the cluster.
-            readinessProbe: { httpGet: { path: READINESS_PATH, port: PORTS.app }, periodSeconds: 2, failureThreshold: 2, timeoutSeconds: 2 },
-            // /noop needs no dependency: a MySQL outage must not restart every instance.
-            livenessProbe: { httpGet: { path: LIVENESS_PATH, port: PORTS.app }, periodSeconds: 5, failureThreshold: 6, timeoutSeconds: 2 },
-            lifecycle: { preStop: { exec: { command: ['sleep', String(PRE_STOP_SECONDS)] } } },
-            resources: resources('250m', '256Mi', '1', '512Mi'),
-          }],
+          containers: [
+            {
+              name: APP,
+              image: appImage(),
+              imagePullPolicy: 'IfNotPresent',
+              ...appEnvSources,
+              ports: [{ name: 'http', containerPort: PORTS.app }],
+              // tsx compiles at the first start: up to a minute on a small node, as natively.
+              startupProbe: { httpGet: { path: LIVENESS_PATH, port: PORTS.app }, periodSeconds: 2, failureThreshold: 30 },
+              // /health answers 503 without MySQL: the instance leaves the Service, not the cluster.
+              readinessProbe: { httpGet: { path: READINESS_PATH, port: PORTS.app }, periodSeconds: 2, failureThreshold: 2, timeoutSeconds: 2 },
+              // /noop needs no dependency: a MySQL outage must not restart every instance.
+              livenessProbe: { httpGet: { path: LIVENESS_PATH, port: PORTS.app }, periodSeconds: 5, failureThreshold: 6, timeoutSeconds: 2 },
+              lifecycle: { preStop: { exec: { command: ['sleep', String(PRE_STOP_SECONDS)] } } },
+              resources: resources('250m', '256Mi', '1', '512Mi'),
+            },
+          ],
         },
       },
     },
@@ -116,7 +118,16 @@ export function migrate(): Job {
         metadata: { labels: labels(`${APP}-migrate`) },
         spec: {
           restartPolicy: 'OnFailure',
-          containers: [{ name: 'migrate', image: appImage(), imagePullPolicy: 'IfNotPresent', command: ['node', '--import', 'tsx', 'src/db/migrate-cli.ts'], ...appEnvSources, resources: resources('100m', '128Mi', '1', '512Mi') }],
+          containers: [
+            {
+              name: 'migrate',
+              image: appImage(),
+              imagePullPolicy: 'IfNotPresent',
+              command: ['node', '--import', 'tsx', 'src/db/migrate-cli.ts'],
+              ...appEnvSources,
+              resources: resources('100m', '128Mi', '1', '512Mi'),
+            },
+          ],
         },
       },
     },
@@ -131,7 +142,9 @@ const NGINX_PREFIX = '/var/run/stocklab-nginx';
 
 /** nginx/nginx.conf rendered as the native cluster renders it: every address, one upstream (the Service, which spreads the three instances). */
 export function nginxConf(): string {
-  const rendered = renderNginxConf(fs.readFileSync(NGINX_TEMPLATE, 'utf8'), PORTS.nginx, [PORTS.app], { addresses: { listen: ANY_ADDRESS, upstream: () => `${APP}:${PORTS.app}` } });
+  const rendered = renderNginxConf(fs.readFileSync(NGINX_TEMPLATE, 'utf8'), PORTS.nginx, [PORTS.app], {
+    addresses: { listen: ANY_ADDRESS, upstream: () => `${APP}:${PORTS.app}` },
+  });
   const known = new RegExp(`^(\\s*)${ANY_ADDRESS.replaceAll('.', '\\.')}(\\s+1;)$`, 'm');
   if (!known.test(rendered)) throw new Error('nginx: no known-host line for the listen address');
   return rendered.replace(known, (_m, indent: string, rest: string) => `${indent}${NGINX_KNOWN_HOST}${rest}`);
@@ -147,19 +160,35 @@ export function nginx(): Manifest[] {
       template: {
         metadata: { labels: labels(NGINX) },
         spec: {
-          containers: [{
-            name: NGINX,
-            image: IMAGES.nginx,
-            // The native cluster's way: a prefix of its own for the pid, logs and temp folders the conf names.
-            command: ['sh', '-c', `mkdir -p ${NGINX_PREFIX}/logs ${NGINX_PREFIX}/temp && exec nginx -p ${NGINX_PREFIX}/ -c /etc/stocklab/nginx.conf -e stderr -g 'daemon off;'`],
-            ports: [{ name: 'http', containerPort: PORTS.nginx }],
-            volumeMounts: [{ name: 'conf', mountPath: '/etc/stocklab' }, { name: 'prefix', mountPath: NGINX_PREFIX }],
-            // Through to an instance; a Host of its known-host map (the kubelet would send the pod's address).
-            readinessProbe: { httpGet: { path: LIVENESS_PATH, port: PORTS.nginx, httpHeaders: [{ name: 'Host', value: 'localhost' }] }, periodSeconds: 3, failureThreshold: 3 },
-            livenessProbe: tcpProbe(PORTS.nginx, 5),
-            resources: resources('250m', '64Mi', '2', '256Mi'),
-          }],
-          volumes: [{ name: 'conf', configMap: { name: 'nginx-conf' } }, { name: 'prefix', emptyDir: {} }],
+          containers: [
+            {
+              name: NGINX,
+              image: IMAGES.nginx,
+              // The native cluster's way: a prefix of its own for the pid, logs and temp folders the conf names.
+              command: [
+                'sh',
+                '-c',
+                `mkdir -p ${NGINX_PREFIX}/logs ${NGINX_PREFIX}/temp && exec nginx -p ${NGINX_PREFIX}/ -c /etc/stocklab/nginx.conf -e stderr -g 'daemon off;'`,
+              ],
+              ports: [{ name: 'http', containerPort: PORTS.nginx }],
+              volumeMounts: [
+                { name: 'conf', mountPath: '/etc/stocklab' },
+                { name: 'prefix', mountPath: NGINX_PREFIX },
+              ],
+              // Through to an instance; a Host of its known-host map (the kubelet would send the pod's address).
+              readinessProbe: {
+                httpGet: { path: LIVENESS_PATH, port: PORTS.nginx, httpHeaders: [{ name: 'Host', value: 'localhost' }] },
+                periodSeconds: 3,
+                failureThreshold: 3,
+              },
+              livenessProbe: tcpProbe(PORTS.nginx, 5),
+              resources: resources('250m', '64Mi', '2', '256Mi'),
+            },
+          ],
+          volumes: [
+            { name: 'conf', configMap: { name: 'nginx-conf' } },
+            { name: 'prefix', emptyDir: {} },
+          ],
         },
       },
     },

@@ -42,7 +42,12 @@ export function overlayFiles(overlay: Overlay): ManifestFile[] {
     { path: `${dir}/app-env.yaml`, objects: [appEnvConfigMap(cluster)] },
     { path: `${dir}/zookeeper.yaml`, objects: zookeeper(cluster) },
     { path: `${dir}/etcd.yaml`, objects: etcd(cluster) },
-    ...(overlay === 'replicated' ? [{ path: `${dir}/redis-replica.yaml`, objects: redisReplica(cluster) }, { path: `${dir}/sentinel.yaml`, objects: sentinels(cluster) }] : []),
+    ...(overlay === 'replicated'
+      ? [
+          { path: `${dir}/redis-replica.yaml`, objects: redisReplica(cluster) },
+          { path: `${dir}/sentinel.yaml`, objects: sentinels(cluster) },
+        ]
+      : []),
   ];
 }
 

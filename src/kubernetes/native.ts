@@ -15,7 +15,17 @@ import { redisSpec, sentinelSpec } from '../cluster/redis.js';
 import { zookeeperSpec, zooCfg, type ZkEnsembleMember } from '../cluster/zookeeper.js';
 
 /** Names only: a spec puts them first on its command line, and nothing here runs them. */
-const BIN: Binaries = { mariadbd: 'mariadbd', mariadbInstallDb: 'mariadb-install-db', redisServer: 'redis-server', java: 'java', zookeeperJar: 'zookeeper.jar', nginx: 'nginx', etcd: 'etcd', initdb: 'initdb', postgres: 'postgres' };
+const BIN: Binaries = {
+  mariadbd: 'mariadbd',
+  mariadbInstallDb: 'mariadb-install-db',
+  redisServer: 'redis-server',
+  java: 'java',
+  zookeeperJar: 'zookeeper.jar',
+  nginx: 'nginx',
+  etcd: 'etcd',
+  initdb: 'initdb',
+  postgres: 'postgres',
+};
 const SCRATCH = '/stocklab-native';
 
 /** `--flag value` pairs and `--flag=value` alike, as [flag, value] (value '' for a bare flag). */
@@ -61,8 +71,12 @@ export function postgresArgs(cluster: ClusterConfig): string[] {
 
 /** What redis-server is told on the native command line, but its config file, address and folder (the container's own). */
 export function redisArgs(name: string, port: number, cluster: ClusterConfig, persistence?: () => 'none' | 'fsync'): string[] {
-  const args = redisSpec(name, port, SCRATCH, BIN, cluster.redisPassword, persistence ? { persistence } : {}).launch().args.slice(1);
-  return flagPairs(args).filter(([flag]) => !['--bind', '--dir'].includes(flag)).flat();
+  const args = redisSpec(name, port, SCRATCH, BIN, cluster.redisPassword, persistence ? { persistence } : {})
+    .launch()
+    .args.slice(1);
+  return flagPairs(args)
+    .filter(([flag]) => !['--bind', '--dir'].includes(flag))
+    .flat();
 }
 
 /** A config file a spec writes in `prepare`, rendered into a scratch folder and read back, its work folder (`workDir` there) named `dataDir`. */
@@ -93,14 +107,22 @@ export function zookeeperConf(port: number, dataDir: string, ensemble: ZkEnsembl
 
 /** The JVM flags the native ZooKeeper starts with (a small heap, serial GC, C1 only). */
 export function zookeeperJvmFlags(): string {
-  return zookeeperSpec('zookeeper', 0, SCRATCH, BIN).launch().args.filter((a) => /^-X/.test(a)).join(' ');
+  return zookeeperSpec('zookeeper', 0, SCRATCH, BIN)
+    .launch()
+    .args.filter((a) => /^-X/.test(a))
+    .join(' ');
 }
 
 /**
  * etcd's flags from the native member's, for the member in the pod named `$(POD_NAME)` (Kubernetes
  * puts the pod's name there): it listens on every address and advertises its pod's DNS name.
  */
-export function etcdArgs(members: readonly { name: string; peerUrl: string }[], dataDir: string, ports: { client: number; peer: number }, podHost: string): string[] {
+export function etcdArgs(
+  members: readonly { name: string; peerUrl: string }[],
+  dataDir: string,
+  ports: { client: number; peer: number },
+  podHost: string,
+): string[] {
   const args = etcdSpec('$(POD_NAME)', ports, dataDir, BIN, { host: podHost }, { members }).launch().args;
   const own: Record<string, string> = {
     '--data-dir': dataDir,

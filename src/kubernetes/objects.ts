@@ -51,7 +51,10 @@ export interface ServerSet {
  */
 export function serverSet(s: ServerSet): [StatefulSet, Service] {
   const volumes = s.dataPath ? [{ name: 'data', emptyDir: {} }] : [];
-  const container: IContainer = { ...s.container, ...(s.dataPath && { volumeMounts: [...(s.container.volumeMounts ?? []), { name: 'data', mountPath: s.dataPath }] }) };
+  const container: IContainer = {
+    ...s.container,
+    ...(s.dataPath && { volumeMounts: [...(s.container.volumeMounts ?? []), { name: 'data', mountPath: s.dataPath }] }),
+  };
   const set = new StatefulSet({
     metadata: { name: s.name, labels: labels(s.name) },
     spec: {

@@ -21,7 +21,12 @@ export function mysql(cluster: ClusterConfig): Manifest[] {
       name: 'mysql',
       image: IMAGES.mysql,
       args: mysqlArgs(cluster),
-      env: [secretEnv('MYSQL_ROOT_PASSWORD'), { name: 'MYSQL_DATABASE', value: cluster.mysql.database }, { name: 'MYSQL_USER', value: cluster.mysql.user }, secretEnv('MYSQL_PASSWORD')],
+      env: [
+        secretEnv('MYSQL_ROOT_PASSWORD'),
+        { name: 'MYSQL_DATABASE', value: cluster.mysql.database },
+        { name: 'MYSQL_USER', value: cluster.mysql.user },
+        secretEnv('MYSQL_PASSWORD'),
+      ],
       ports: [{ name: 'mysql', containerPort: PORTS.mysql }],
       readinessProbe: execProbe(['sh', '-c', `mysqladmin ping -h 127.0.0.1 -u${cluster.mysql.user} -p"$MYSQL_PASSWORD"`]),
       livenessProbe: { ...tcpProbe(PORTS.mysql, 10), initialDelaySeconds: 60 },
@@ -39,7 +44,11 @@ export function postgres(cluster: ClusterConfig): Manifest[] {
       name: 'postgres',
       image: IMAGES.postgres,
       args: ['postgres', ...postgresArgs(cluster)],
-      env: [{ name: 'POSTGRES_USER', value: cluster.postgres.user }, secretEnv('POSTGRES_PASSWORD', 'PG_PASSWORD'), { name: 'POSTGRES_DB', value: cluster.postgres.database }],
+      env: [
+        { name: 'POSTGRES_USER', value: cluster.postgres.user },
+        secretEnv('POSTGRES_PASSWORD', 'PG_PASSWORD'),
+        { name: 'POSTGRES_DB', value: cluster.postgres.database },
+      ],
       ports: [{ name: 'postgres', containerPort: PORTS.postgres }],
       readinessProbe: execProbe(['pg_isready', '-h', '127.0.0.1', '-U', cluster.postgres.user, '-d', cluster.postgres.database]),
       livenessProbe: { ...tcpProbe(PORTS.postgres, 10), initialDelaySeconds: 30 },
@@ -71,12 +80,22 @@ export function redis(cluster: ClusterConfig): Manifest[] {
 /** RedLock's five independent masters: one StatefulSet, five servers that never replicate. */
 export function redlock(cluster: ClusterConfig): Manifest[] {
   const persistence = () => cluster.redlockMasters.persistence;
-  return serverSet({ name: 'redlock', replicas: REDLOCK_MASTERS, dataPath: '/data', container: redisContainer('redis', redisArgs('redlock-0', PORTS.redis, cluster, persistence)) });
+  return serverSet({
+    name: 'redlock',
+    replicas: REDLOCK_MASTERS,
+    dataPath: '/data',
+    container: redisContainer('redis', redisArgs('redlock-0', PORTS.redis, cluster, persistence)),
+  });
 }
 
 /** Replicated: the main Redis's replica. */
 export function redisReplica(cluster: ClusterConfig): Manifest[] {
-  return serverSet({ name: 'redis-replica', replicas: 1, dataPath: '/data', container: redisContainer('redis', [...redisArgs('redis-replica', PORTS.redis, cluster), '--replicaof', 'redis', String(PORTS.redis)]) });
+  return serverSet({
+    name: 'redis-replica',
+    replicas: 1,
+    dataPath: '/data',
+    container: redisContainer('redis', [...redisArgs('redis-replica', PORTS.redis, cluster), '--replicaof', 'redis', String(PORTS.redis)]),
+  });
 }
 
 /** Replicated: three Sentinels watching the main Redis (quorum 2); Sentinel rewrites its file, so each copies it to its own folder first. */
@@ -84,7 +103,12 @@ export function sentinels(cluster: ClusterConfig): Manifest[] {
   // The master is named by its Service (natively an address): Sentinel resolves a name only when told to.
   const conf = new ConfigMap({
     metadata: { name: 'sentinel-conf', labels: labels('sentinel') },
-    data: { 'sentinel.conf': sentinelConf(PORTS.sentinel, { host: 'redis', port: PORTS.redis }, cluster, '/data').replace(`sentinel monitor ${SENTINEL_MASTER_NAME}`, `sentinel resolve-hostnames yes\nsentinel monitor ${SENTINEL_MASTER_NAME}`) },
+    data: {
+      'sentinel.conf': sentinelConf(PORTS.sentinel, { host: 'redis', port: PORTS.redis }, cluster, '/data').replace(
+        `sentinel monitor ${SENTINEL_MASTER_NAME}`,
+        `sentinel resolve-hostnames yes\nsentinel monitor ${SENTINEL_MASTER_NAME}`,
+      ),
+    },
   });
   return [
     conf,
@@ -126,10 +150,18 @@ export function zookeeper(cluster: ClusterConfig): Manifest[] {
         // The pod's ordinal (zookeeper-2 → 2) + 1 is its myid, as server.N in zoo.cfg counts.
         // biome-ignore lint/suspicious/noTemplateCurlyInString: ${HOSTNAME##*-} is the shell's, not a template's
         command: ['sh', '-c', 'echo $(( ${HOSTNAME##*-} + 1 )) > /data/myid && exec zkServer.sh start-foreground'],
-        env: [{ name: 'ZOOCFGDIR', value: '/etc/stocklab' }, { name: 'JVMFLAGS', value: zookeeperJvmFlags() }],
+        env: [
+          { name: 'ZOOCFGDIR', value: '/etc/stocklab' },
+          { name: 'JVMFLAGS', value: zookeeperJvmFlags() },
+        ],
         ports: [
           { name: 'client', containerPort: PORTS.zookeeper },
-          ...(nodes ? [{ name: 'peer', containerPort: PORTS.zookeeperPeer }, { name: 'election', containerPort: PORTS.zookeeperElection }] : []),
+          ...(nodes
+            ? [
+                { name: 'peer', containerPort: PORTS.zookeeperPeer },
+                { name: 'election', containerPort: PORTS.zookeeperElection },
+              ]
+            : []),
         ],
         volumeMounts: [{ name: 'conf', mountPath: '/etc/stocklab' }],
         readinessProbe: execProbe(['zkServer.sh', 'status']),
@@ -155,7 +187,10 @@ export function etcd(cluster: ClusterConfig): Manifest[] {
       command: ['/usr/local/bin/etcd'],
       args: etcdArgs(members, '/var/run/etcd/data', { client: PORTS.etcd, peer: PORTS.etcdPeer }, '$(POD_NAME).etcd'),
       env: [POD_NAME_ENV],
-      ports: [{ name: 'client', containerPort: PORTS.etcd }, { name: 'peer', containerPort: PORTS.etcdPeer }],
+      ports: [
+        { name: 'client', containerPort: PORTS.etcd },
+        { name: 'peer', containerPort: PORTS.etcdPeer },
+      ],
       readinessProbe: execProbe(['etcdctl', `--endpoints=http://127.0.0.1:${PORTS.etcd}`, 'endpoint', 'health']),
       livenessProbe: { ...tcpProbe(PORTS.etcd, 10), initialDelaySeconds: 30 },
       resources: resources('100m', '128Mi', '1', '512Mi'),

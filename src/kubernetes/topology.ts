@@ -77,7 +77,9 @@ export function clusterEnv(overlay: Overlay): Record<string, string> {
 function serverNames(cluster: ClusterConfig): string[] {
   const single = !cluster.replicated;
   return [
-    'mysql', 'postgres', 'redis',
+    'mysql',
+    'postgres',
+    'redis',
     ...Array.from({ length: REDLOCK_MASTERS }, (_v, i) => `redlock-${i}`),
     ...(single ? ['zookeeper', 'etcd'] : ['zookeeper', 'zookeeper-1', 'zookeeper-2', 'etcd', 'etcd-1', 'etcd-2', 'sentinel-0', 'sentinel-1', 'sentinel-2']),
   ];

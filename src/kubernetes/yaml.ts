@@ -21,7 +21,11 @@ function isBlock(value: Yaml): value is string {
 
 function block(text: string, indent: string): string {
   const chomp = text.endsWith('\n') ? '' : '-';
-  const body = text.replace(/\n$/, '').split('\n').map((l) => (l === '' ? '' : `${indent}${l}`)).join('\n');
+  const body = text
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => (l === '' ? '' : `${indent}${l}`))
+    .join('\n');
   return `|${chomp}\n${body}`;
 }
 
@@ -42,11 +46,12 @@ function lines(value: Yaml, indent: string): string[] {
     if (entries.length === 0) return [`${indent}{}`];
     return entries.flatMap(([k, v]) => {
       if (isBlock(v)) return [`${indent}${key(k)}: ${block(v, `${indent}  `)}`];
-      if ((isList(v) && v.length > 0) || (isMap(v) && Object.values(v).some((x) => x !== undefined))) return [`${indent}${key(k)}:`, ...lines(v, isList(v) ? indent : `${indent}  `)];
+      if ((isList(v) && v.length > 0) || (isMap(v) && Object.values(v).some((x) => x !== undefined)))
+        return [`${indent}${key(k)}:`, ...lines(v, isList(v) ? indent : `${indent}  `)];
       return [`${indent}${key(k)}: ${lines(v, '')[0] ?? ''}`];
     });
   }
-  return [`${indent}${scalar(isMap(value) || isList(value) ? null : value ?? null)}`];
+  return [`${indent}${scalar(isMap(value) || isList(value) ? null : (value ?? null))}`];
 }
 
 /** One YAML document per object, separated by `---`. */

@@ -143,7 +143,14 @@ function mergedMarks(results: LoadResult[]): Pick<LoadResult, 'marks'> {
   const marks = results.map((r) => r.marks).filter((m): m is NonNullable<LoadResult['marks']> => m !== undefined);
   if (marks.length === 0) return {};
   const latest = (pick: (m: (typeof marks)[number]) => number) => Math.max(...marks.map(pick));
-  return { marks: { startedAt: Math.min(...marks.map((m) => m.startedAt)), measureTo: latest((m) => m.measureTo), lastAnswerAt: latest((m) => m.lastAnswerAt), endedAt: latest((m) => m.endedAt) } };
+  return {
+    marks: {
+      startedAt: Math.min(...marks.map((m) => m.startedAt)),
+      measureTo: latest((m) => m.measureTo),
+      lastAnswerAt: latest((m) => m.lastAnswerAt),
+      endedAt: latest((m) => m.endedAt),
+    },
+  };
 }
 
 /** Stops the load processes (the bench calls it when done; tests may leave them to exit with them). */
@@ -167,7 +174,8 @@ export interface FireOptions {
 }
 
 /** A race's answers: the load process's counts, plus the totals a race reads first. */
-export interface FireResult extends Pick<LoadResult, 'byStatus' | 'byAnswer' | 'noAnswer' | 'noAnswerBy' | 'nofile' | 'p50Ms' | 'p99Ms' | 'seconds' | 'truncated'> {
+export interface FireResult
+  extends Pick<LoadResult, 'byStatus' | 'byAnswer' | 'noAnswer' | 'noAnswerBy' | 'nofile' | 'p50Ms' | 'p99Ms' | 'seconds' | 'truncated'> {
   /** 200: exactly one unit deducted. */
   ok: number;
   /** 409: sold out. */
@@ -180,7 +188,14 @@ export interface FireResult extends Pick<LoadResult, 'byStatus' | 'byAnswer' | '
 /** A fixed number of GET requests, every answer counted by status and by error code. */
 export async function fire(opts: FireOptions): Promise<FireResult> {
   const r = await fireLoadSpread(
-    { url: opts.url, connections: opts.connections, requests: opts.requests, maxSeconds: opts.maxSeconds ?? 600, timeoutSeconds: opts.timeoutSeconds ?? 30, classify: true },
+    {
+      url: opts.url,
+      connections: opts.connections,
+      requests: opts.requests,
+      maxSeconds: opts.maxSeconds ?? 600,
+      timeoutSeconds: opts.timeoutSeconds ?? 30,
+      classify: true,
+    },
     opts.processes ?? 1,
     opts.onAnswers,
   );

@@ -114,7 +114,11 @@ export class Handoffs<W, G> {
  * passed on, or undefined when the sleep ended without one. When the sleep throws (the request was
  * aborted), a grant that was passed on meanwhile is given back with `giveBack` before rethrowing.
  */
-export async function sleepOffered<G>(offer: HandoffOffer<G>, sleep: (claimed: Promise<void>) => Promise<unknown>, giveBack: (grant: G) => Promise<unknown>): Promise<G | undefined> {
+export async function sleepOffered<G>(
+  offer: HandoffOffer<G>,
+  sleep: (claimed: Promise<void>) => Promise<unknown>,
+  giveBack: (grant: G) => Promise<unknown>,
+): Promise<G | undefined> {
   try {
     await sleep(offer.claimed);
   } catch (err) {

@@ -17,7 +17,8 @@ export class LockClock {
   }
 
   set offsetMs(ms: number) {
-    if (!Number.isInteger(ms) || Math.abs(ms) > LOCK_CLOCK_OFFSET_MAX_MS) throw new RangeError(`clock offset must be a whole number of ms within ±${LOCK_CLOCK_OFFSET_MAX_MS}`);
+    if (!Number.isInteger(ms) || Math.abs(ms) > LOCK_CLOCK_OFFSET_MAX_MS)
+      throw new RangeError(`clock offset must be a whole number of ms within ±${LOCK_CLOCK_OFFSET_MAX_MS}`);
     this.offset = ms;
   }
 }

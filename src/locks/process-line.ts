@@ -141,12 +141,7 @@ export class ProcessLine<I extends Lock = Lock> implements Lock {
   private grant(line: Line, resource: string, run: Run): Lease {
     const place = BigInt(run.grants++);
     const innerToken = run.inner.fencingToken?.bind(run.inner);
-    return leaseOf(
-      resource,
-      run.inner.lost,
-      () => this.release(line, resource, run),
-      innerToken && (async () => (await (run.token ??= innerToken())) + place),
-    );
+    return leaseOf(resource, run.inner.lost, () => this.release(line, resource, run), innerToken && (async () => (await (run.token ??= innerToken())) + place));
   }
 
   /** Passes the grant to the next request in line, or gives it back and lets the next one ask. */

@@ -15,7 +15,9 @@ export async function withLockReentered<T, L extends Lease>(
   work: (held: Held<LeaseExtras<L>>) => Promise<T>,
 ): Promise<Scoped<T>> {
   const outer = await withLock(lock, resource, opts, (outerHeld) =>
-    withLock(lock, resource, opts, (innerHeld) => work(heldOf(resource, opts.owner, AbortSignal.any([outerHeld.lost, innerHeld.lost]), innerHeld.extras, innerHeld.fencingToken))),
+    withLock(lock, resource, opts, (innerHeld) =>
+      work(heldOf(resource, opts.owner, AbortSignal.any([outerHeld.lost, innerHeld.lost]), innerHeld.extras, innerHeld.fencingToken)),
+    ),
   );
   const inner = outer.value;
   const releaseError = inner.releaseError ?? outer.releaseError;

@@ -20,7 +20,12 @@ export interface Held<X = object> {
 }
 
 /** withLock, or withLockReentered: how a strategy holds its lock around the work. */
-export type Scope = <T, L extends Lease>(lock: Lock<L>, resource: string, opts: AcquireOptions, work: (held: Held<LeaseExtras<L>>) => Promise<T>) => Promise<Scoped<T>>;
+export type Scope = <T, L extends Lease>(
+  lock: Lock<L>,
+  resource: string,
+  opts: AcquireOptions,
+  work: (held: Held<LeaseExtras<L>>) => Promise<T>,
+) => Promise<Scoped<T>>;
 
 export interface Scoped<T> {
   value: T;
@@ -46,7 +51,12 @@ export function heldOf<X>(resource: string, owner: string, lost: AbortSignal, ex
  * and rethrows. Work that finishes returns its value even when the release then fails: what the
  * work did has happened and must not be reported as failed; `releaseError` says what went wrong.
  */
-export async function withLock<T, L extends Lease>(lock: Lock<L>, resource: string, opts: AcquireOptions, work: (held: Held<LeaseExtras<L>>) => Promise<T>): Promise<Scoped<T>> {
+export async function withLock<T, L extends Lease>(
+  lock: Lock<L>,
+  resource: string,
+  opts: AcquireOptions,
+  work: (held: Held<LeaseExtras<L>>) => Promise<T>,
+): Promise<Scoped<T>> {
   const observer = lockObserver();
   const lease = await timedAcquire(observer, () => acquireUnlessAborted(lock, resource, opts));
   const grantedAt = performance.now();
@@ -109,7 +119,10 @@ function acquireUnlessAborted<L extends Lease>(lock: Lock<L>, resource: string, 
   return new Promise<L>((resolve, reject) => {
     const onAbort = () => {
       reject(signal.reason);
-      pending.then((late) => late.release().catch(() => undefined), () => undefined);
+      pending.then(
+        (late) => late.release().catch(() => undefined),
+        () => undefined,
+      );
     };
     signal.addEventListener('abort', onAbort, { once: true });
     pending.then(

@@ -85,11 +85,14 @@ export class Alarm {
     clearTimeout(this.fallback);
     this.fallback = undefined;
     if (atMs === Infinity) return;
-    this.fallback = setTimeout(() => {
-      this.fallback = undefined;
-      this.armedAt = Infinity;
-      this.onWake();
-    }, Math.max(0, atMs - performance.now()));
+    this.fallback = setTimeout(
+      () => {
+        this.fallback = undefined;
+        this.armedAt = Infinity;
+        this.onWake();
+      },
+      Math.max(0, atMs - performance.now()),
+    );
     this.fallback.unref();
   }
 

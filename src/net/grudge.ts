@@ -16,7 +16,13 @@ function add(grudge: Grudge, node: string, from: readonly string[]): void {
 export function complete(components: readonly (readonly string[])[]): Grudge {
   const grudge: Grudge = {};
   const all = components.flat();
-  for (const component of components) for (const node of component) add(grudge, node, all.filter((n) => !component.includes(n)));
+  for (const component of components)
+    for (const node of component)
+      add(
+        grudge,
+        node,
+        all.filter((n) => !component.includes(n)),
+      );
   return grudge;
 }
 
@@ -68,7 +74,11 @@ export function majoritiesRing(nodes: readonly string[], random: Random = unseed
   const grudge: Grudge = {};
   ring.forEach((node, i) => {
     const heard = new Set(Array.from({ length: majority }, (_v, k) => ring[(i - before + k + n) % n] as string));
-    add(grudge, node, ring.filter((m) => !heard.has(m)));
+    add(
+      grudge,
+      node,
+      ring.filter((m) => !heard.has(m)),
+    );
   });
   return grudge;
 }

@@ -59,12 +59,17 @@ export function hasNetAdmin(): boolean {
 }
 
 /** The programs the hosts topology runs, and the Debian packages that bring them. */
-export const HOSTS_TOOLS = [['ip', 'iproute2'], ['iptables', 'iptables']] as const;
+export const HOSTS_TOOLS = [
+  ['ip', 'iproute2'],
+  ['iptables', 'iptables'],
+] as const;
 
 /** Throws at once, naming what is missing, when the hosts topology cannot be built here. */
 export async function requireHostsSupport(): Promise<void> {
   if (!hasNetAdmin()) {
-    throw new Error('the hosts topology needs root (or CAP_NET_ADMIN) to create network namespaces, veth pairs, a bridge and iptables rules; run as root, or use the default loopback topology (--topology single)');
+    throw new Error(
+      'the hosts topology needs root (or CAP_NET_ADMIN) to create network namespaces, veth pairs, a bridge and iptables rules; run as root, or use the default loopback topology (--topology single)',
+    );
   }
   for (const [tool, pkg] of HOSTS_TOOLS) {
     await runCommand(tool, ['-V']).catch(() => {
@@ -84,7 +89,10 @@ interface IpRoute {
 export async function machineNetworks(): Promise<string[]> {
   const addrs = JSON.parse((await runCommand('ip', ['-j', '-4', 'addr'])).stdout) as IpAddrInfo[];
   const routes = JSON.parse((await runCommand('ip', ['-j', '-4', 'route', 'show', 'table', 'all'])).stdout) as IpRoute[];
-  const fromAddrs = addrs.flatMap((a) => a.addr_info ?? []).filter((i) => i.family === 'inet' && i.local).map((i) => `${i.local}/${i.prefixlen ?? 32}`);
+  const fromAddrs = addrs
+    .flatMap((a) => a.addr_info ?? [])
+    .filter((i) => i.family === 'inet' && i.local)
+    .map((i) => `${i.local}/${i.prefixlen ?? 32}`);
   const fromRoutes = routes.map((r) => r.dst).filter((d): d is string => d !== undefined && d !== 'default' && /^\d+\.\d+\.\d+\.\d+(\/\d+)?$/.test(d));
   return [...fromAddrs, ...fromRoutes];
 }
@@ -138,7 +146,10 @@ const GONE = /No such file|Cannot find device|No such device|does not exist|Bad 
  * removes a namespace's name, not the namespace, which lives on, unseen, as long as a process is in it.
  */
 export async function removeHosts(layout: HostsLayout): Promise<SweptProcess[]> {
-  const swept = await sweepNamespaces(layout.hosts.map((h) => h.namespace), { graceMs: SWEEP_GRACE_MS });
+  const swept = await sweepNamespaces(
+    layout.hosts.map((h) => h.namespace),
+    { graceMs: SWEEP_GRACE_MS },
+  );
   // Deleting a namespace destroys the veth end inside it, and with it the pair.
   await Promise.all(layout.hosts.map((h) => runTolerant('ip', ['netns', 'del', h.namespace], GONE)));
   await Promise.all(layout.hosts.map((h) => runTolerant('ip', ['link', 'del', h.veth], GONE)));

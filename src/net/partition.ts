@@ -17,7 +17,15 @@ export interface PartitionRecord {
 }
 
 function filterTable(addresses: readonly string[]): string {
-  return ['*filter', ':INPUT ACCEPT [0:0]', ':FORWARD ACCEPT [0:0]', ':OUTPUT ACCEPT [0:0]', ...addresses.map((a) => `-A INPUT -s ${a}/32 -j DROP`), 'COMMIT', ''].join('\n');
+  return [
+    '*filter',
+    ':INPUT ACCEPT [0:0]',
+    ':FORWARD ACCEPT [0:0]',
+    ':OUTPUT ACCEPT [0:0]',
+    ...addresses.map((a) => `-A INPUT -s ${a}/32 -j DROP`),
+    'COMMIT',
+    '',
+  ].join('\n');
 }
 
 /** Checks that every node the grudge names is a server of the layout. */
@@ -55,7 +63,9 @@ export async function grudgeInForce(layout: HostsLayout): Promise<Grudge> {
   await Promise.all(
     layout.hosts.map(async (h) => {
       const rules = (await runCommand('ip', ['netns', 'exec', h.namespace, 'iptables', '-S', 'INPUT'])).stdout;
-      const from = [...rules.matchAll(/-s (\d+\.\d+\.\d+\.\d+)\/32 -j DROP/g)].map((m) => layout.hosts.find((x) => x.address === m[1])?.name ?? m[1] as string);
+      const from = [...rules.matchAll(/-s (\d+\.\d+\.\d+\.\d+)\/32 -j DROP/g)].map(
+        (m) => layout.hosts.find((x) => x.address === m[1])?.name ?? (m[1] as string),
+      );
       if (from.length > 0) grudge[h.name] = from.sort();
     }),
   );

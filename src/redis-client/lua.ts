@@ -23,7 +23,9 @@ function luaFiles(): Map<string, LuaFile> {
   const scripts = new Map<string, LuaFile>();
   const override = luaOverrideDir();
   const overridden = new Set(override ? readdirSync(override).filter((f) => f.endsWith('.lua')) : []);
-  for (const file of readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua')).sort()) {
+  for (const file of readdirSync(LUA_DIR)
+    .filter((f) => f.endsWith('.lua'))
+    .sort()) {
     const lua = readFileSync(join(override && overridden.has(file) ? override : LUA_DIR, file), 'utf8');
     const header = /^--\s*keys:\s*(\d+)/.exec(lua);
     if (!header) throw new Error(`lua/${file} must start with "-- keys: N"`);
@@ -70,7 +72,15 @@ export function luaScript<const K extends readonly string[], const A extends rea
   if (argc !== args.length) throw new Error(`lua/${name}.lua reads ${argc} arguments, declared ${args.length}`);
   return {
     name,
-    run: async (client, k, a) => reply(await runLua(client, name, keys.map((key: K[number]) => k[key]), args.map((arg: A[number]) => a[arg]))),
+    run: async (client, k, a) =>
+      reply(
+        await runLua(
+          client,
+          name,
+          keys.map((key: K[number]) => k[key]),
+          args.map((arg: A[number]) => a[arg]),
+        ),
+      ),
   };
 }
 

@@ -11,7 +11,10 @@ import type { SaleId, StockStore } from './store.js';
 const ROW = { productCode: PRODUCT_CODE, stockCode: STOCK_CODE };
 const WHERE_ROW = 'productCode = :productCode AND stockCode = :stockCode';
 
-interface CountRow { count: number; version: number }
+interface CountRow {
+  count: number;
+  version: number;
+}
 
 /** Each token source's fence: its property on StockRow and its column (for the raw conditions). */
 type FenceProperty = 'fenceRedis' | 'fenceZookeeper' | 'fenceLockTable' | 'fenceEtcd' | 'fencePostgres';
@@ -155,7 +158,10 @@ export class MysqlStock implements StockStore {
 
   /** Whether MySQL answers within `waitMs`, a free connection included (GET /health). */
   async reachable(waitMs: number): Promise<boolean> {
-    return this.mysql((m) => m.query('SELECT 1'), waitMs).then(() => true, () => false);
+    return this.mysql((m) => m.query('SELECT 1'), waitMs).then(
+      () => true,
+      () => false,
+    );
   }
 
   write(count: number, sale?: SaleId): Promise<void> {
@@ -207,7 +213,12 @@ export class MysqlStock implements StockStore {
    * `shared`: the read takes a shared lock instead, which the write must upgrade: two holders that
    * both write deadlock, and InnoDB rolls one back (ER_LOCK_DEADLOCK, see isDeadlock).
    */
-  withRowLocked<T>(waitMs: number, work: (count: number) => Promise<{ count?: number; result: T }>, sale?: SaleId, mode: RowLockMode = 'exclusive'): Promise<T> {
+  withRowLocked<T>(
+    waitMs: number,
+    work: (count: number) => Promise<{ count?: number; result: T }>,
+    sale?: SaleId,
+    mode: RowLockMode = 'exclusive',
+  ): Promise<T> {
     const waitSeconds = Math.max(1, Math.ceil(waitMs / 1000));
     // The COMMIT is the write: a connection lost after it was sent is an unknown outcome.
     return this.mysqlWrite(async (m, bound) => {

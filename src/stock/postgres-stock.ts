@@ -65,7 +65,10 @@ export class PostgresStock implements StockStore {
   ) {
     this.sql = {
       readThenWrite: [PG_SQL.selectCount, PG_SQL.write],
-      readThenWriteFenced: Object.fromEntries(FENCE_SOURCES.map((s) => [s, [PG_SQL.claim(s), PG_SQL.selectCount, PG_SQL.writeFenced(s)]])) as Record<FenceSource, string[]>,
+      readThenWriteFenced: Object.fromEntries(FENCE_SOURCES.map((s) => [s, [PG_SQL.claim(s), PG_SQL.selectCount, PG_SQL.writeFenced(s)]])) as Record<
+        FenceSource,
+        string[]
+      >,
       decrement: [PG_SQL.decrement],
       forUpdate: [PG_SQL.begin, PG_SQL.setLockTimeout, PG_SQL.selectForUpdate, PG_SQL.write, PG_SQL.commit],
     };
@@ -77,7 +80,10 @@ export class PostgresStock implements StockStore {
 
   /** Whether PostgreSQL answers within `waitMs`, a free connection included (GET /health). */
   reachable(waitMs: number): Promise<boolean> {
-    return this.run((c) => c.query('SELECT 1'), waitMs).then(() => true, () => false);
+    return this.run((c) => c.query('SELECT 1'), waitMs).then(
+      () => true,
+      () => false,
+    );
   }
 
   write(count: number, sale?: SaleId): Promise<void> {

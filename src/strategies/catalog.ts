@@ -17,7 +17,19 @@ import type { FamilyFactory, SharedDeps, Strategy, StrategyFamily } from './stra
  * In the order the course introduces them, then the libraries; the bench and /strategies keep this
  * order. Redisson's locks and the Lua decrement are listed in the Redis family, after its hand-written locks.
  */
-const familyFactories: FamilyFactory[] = [baselineFamily, sqlFamily, redisFamily, redissonFamily, redisLuaFamily, redlockFamily, zookeeperFamily, mysqlLockFamily, postgresFamily, etcdFamily, libraryFamily];
+const familyFactories: FamilyFactory[] = [
+  baselineFamily,
+  sqlFamily,
+  redisFamily,
+  redissonFamily,
+  redisLuaFamily,
+  redlockFamily,
+  zookeeperFamily,
+  mysqlLockFamily,
+  postgresFamily,
+  etcdFamily,
+  libraryFamily,
+];
 
 export class Catalog {
   private readonly byName: Map<string, Strategy>;
@@ -49,7 +61,9 @@ export class Catalog {
   async clearLocks(): Promise<string[]> {
     const results = await Promise.allSettled(this.families.map((f) => f.clearLocks?.()));
     return results.flatMap((r, i) =>
-      r.status === 'rejected' ? [`${this.families[i]?.strategies[0]?.family ?? 'locks'}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`] : [],
+      r.status === 'rejected'
+        ? [`${this.families[i]?.strategies[0]?.family ?? 'locks'}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`]
+        : [],
     );
   }
 

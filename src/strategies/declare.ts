@@ -4,7 +4,10 @@ import type { Lease, LockWithExpiry } from '../locks/lock.js';
 import { guardedDeduction } from './guarded.js';
 import type { Expected, FaultOutcomes, SharedDeps, Strategy, StrategyDeclaration } from './strategy.js';
 
-const HOLDER_CRASH = { none: 'never', lease: 'after ttlMs', session: 'after the session timeout' } as const satisfies Record<LockWithExpiry['expiry'], FaultOutcomes['holderCrash']>;
+const HOLDER_CRASH = { none: 'never', lease: 'after ttlMs', session: 'after the session timeout' } as const satisfies Record<
+  LockWithExpiry['expiry'],
+  FaultOutcomes['holderCrash']
+>;
 
 /** What the fault lab measures of a lock strategy, as it follows from how its lock's grants end. */
 export function faultOutcomes(lock: LockWithExpiry): FaultOutcomes {
@@ -27,7 +30,17 @@ export function declareStrategy<L extends Lease>(deps: SharedDeps, declared: Str
   const { name, family, course, description } = declared;
   if (!('lock' in declared)) {
     const { stores, sql, deduct, pausePoints } = declared;
-    return { name, family, course, description, expected: expectedOf(declared.expected), stores, ...(sql && { sql }), ...(pausePoints && { pausePoints }), deduct };
+    return {
+      name,
+      family,
+      course,
+      description,
+      expected: expectedOf(declared.expected),
+      stores,
+      ...(sql && { sql }),
+      ...(pausePoints && { pausePoints }),
+      deduct,
+    };
   }
   const { lock } = declared;
   const faults = declared.faultLab ? faultOutcomes(declared.lock) : undefined;
@@ -51,6 +64,9 @@ export function declareStrategy<L extends Lease>(deps: SharedDeps, declared: Str
 }
 
 /** A family's declarations, in order, made Strategies; each lock's lease type reaches its own `answer`. */
-export function declareStrategies<const Leases extends readonly Lease[]>(deps: SharedDeps, declarations: { [K in keyof Leases]: StrategyDeclaration<Leases[K]> }): Strategy[] {
+export function declareStrategies<const Leases extends readonly Lease[]>(
+  deps: SharedDeps,
+  declarations: { [K in keyof Leases]: StrategyDeclaration<Leases[K]> },
+): Strategy[] {
   return declarations.map((d: StrategyDeclaration<Lease>) => declareStrategy(deps, d));
 }

@@ -27,7 +27,9 @@ export function etcdStrategies(client: Etcd3, deps: SharedDeps): StrategyFamily 
           en: "etcd's concurrency Mutex: put <prefix>/<lease id> under a lease kept alive at ttl/3; the key with the lowest create revision holds the lock; each waiter watches only the key created just before its own, then checks its own key is still there. The create revision is the fencing token.",
           zh: 'etcd 的 concurrency Mutex：在一个每隔 ttl/3 续约的租约下写入 <前缀>/<租约 ID>；创建版本号（create revision）最小的键持有锁；每个等待者只监听比自己早创建的前一个键，醒来后再确认自己的键还在。创建版本号就是 fencing token。',
         },
-        expected: expected("a crashed holder's key vanishes with its lease: after ttlMs rounded up to whole seconds (etcd may lengthen a short one to its minimum lease TTL)"),
+        expected: expected(
+          "a crashed holder's key vanishes with its lease: after ttlMs rounded up to whole seconds (etcd may lengthen a short one to its minimum lease TTL)",
+        ),
         // The fault lab measures it (holder-crash, holder-pause, etcd-lease): GET /strategies declares what it expects.
         faultLab: { wholeSecondLeases: true },
         lock: new EtcdMutexLock(client),
@@ -54,7 +56,9 @@ export function etcdStrategies(client: Etcd3, deps: SharedDeps): StrategyFamily 
           en: "The etcd3 package's own lock (client.lock(name)) with the request's ttl in whole seconds: one put if the key was never created, under a lease it keeps alive; taken, stocklab retries every retryMs.",
           zh: 'etcd3 库自带的锁（client.lock(name)），租约 TTL 取请求的 ttl（向上取整到秒）：键不存在时写入一次，租约由库自动续约；锁被占用时 stocklab 每隔 retryMs 重试。',
         },
-        expected: expected('a spin lock (unfair), with no fencing token; the package never reports a lost lease, and its release does not say whether the key was still ours'),
+        expected: expected(
+          'a spin lock (unfair), with no fencing token; the package never reports a lost lease, and its release does not say whether the key was still ours',
+        ),
         lock: new LibEtcd3Lock(client),
       },
     ]),

@@ -13,7 +13,10 @@ import type { DeductRequest, DeductResult, LockedDeduction, SharedDeps } from '.
  * with `fenced`, only while the stock accepts the grant's token. A failed release after the write
  * has committed is reported, not hidden, and does not turn a real deduction into an error.
  */
-export function guardedDeduction<L extends Lease>(deps: Pick<SharedDeps, 'stock' | 'logger'>, declared: LockedDeduction<L>): (req: DeductRequest) => Promise<DeductResult> {
+export function guardedDeduction<L extends Lease>(
+  deps: Pick<SharedDeps, 'stock' | 'logger'>,
+  declared: LockedDeduction<L>,
+): (req: DeductRequest) => Promise<DeductResult> {
   const { lock, scope = withLock, answer } = declared;
   return async (req) => {
     const pause = req.hooks?.at;

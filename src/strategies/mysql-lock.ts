@@ -40,7 +40,7 @@ export const mysqlLockFamily: FamilyFactory = async (deps) => {
           threeInstances: 'exact',
           // the lease's expiry aborts the holder's write (503 lock_lost) instead of letting it oversell
           workOverTtl: 'exact',
-          note: "slowly: every attempt is a round trip to MySQL; a crashed holder blocks the others until its lease (ttlMs) expires",
+          note: 'slowly: every attempt is a round trip to MySQL; a crashed holder blocks the others until its lease (ttlMs) expires',
         },
         lock,
         faultLab: true,

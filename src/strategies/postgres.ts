@@ -50,7 +50,9 @@ function pgLocked<L extends Lease>(deps: SharedDeps, declared: PgLocked<L>): Str
     stores: ['postgres'],
     sql: [...lockSql.acquire, ...readThenWrite, ...lockSql.release],
     // Present on every lock strategy: the fault lab's pause points apply; fenced=1 needs tokens.
-    ...(lock.fencing ? { guard: { fencing: lock.fencing }, sqlFenced: [...lockSql.acquire, ...readThenWriteFenced[lock.fencing], ...lockSql.release] } : { guard: {} }),
+    ...(lock.fencing
+      ? { guard: { fencing: lock.fencing }, sqlFenced: [...lockSql.acquire, ...readThenWriteFenced[lock.fencing], ...lockSql.release] }
+      : { guard: {} }),
     // Its fault outcomes are the session's (above), not a lock expiry's: the deduction needs neither.
     deduct: guardedDeduction(deps, { ...declared, family: 'postgres', course: 'beyond the course', faultLab: false }),
   };

@@ -46,7 +46,12 @@ export const redissonFamily: FamilyFactory = async (deps) => {
           en: `Redisson’s multi-lock: the watchdog lock on the main Redis plus one on each of the ${masters.length} RedLock masters, all or nothing, in one order; any part refused gives every part back.`,
           zh: `Redisson 的联锁：主 Redis 上的一把看门狗锁，加上 ${masters.length} 个红锁主节点上各一把，按同一顺序加锁，要么全部拿到，要么一把不留；任何一把被拒绝，就全部释放。`,
         },
-        expected: { oneInstance: 'exact', threeInstances: 'exact', workOverTtl: 'exact', note: 'every part must be had: one server down and it answers 503 (RedLock needs only a majority)' },
+        expected: {
+          oneInstance: 'exact',
+          threeInstances: 'exact',
+          workOverTtl: 'exact',
+          note: 'every part must be had: one server down and it answers 503 (RedLock needs only a majority)',
+        },
         lock: multi,
       },
     ]),

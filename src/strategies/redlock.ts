@@ -65,7 +65,14 @@ export const redlockFamily: FamilyFactory = async (deps) => {
     // Servers that are down keep their leftovers until they expire; the others are cleaned now.
     clearLocks: async () => void (await Promise.allSettled(clients.map((c) => deleteLockKeys(c)))),
     async health() {
-      const up = await Promise.all(clients.map((c) => c.ping().then(() => true, () => false)));
+      const up = await Promise.all(
+        clients.map((c) =>
+          c.ping().then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
       return { redlock: up.filter(Boolean).length >= quorum };
     },
     async close() {

@@ -69,7 +69,10 @@ export function zookeeperStrategies(session: ZkSession, deps: SharedDeps): Strat
           en: 'Queue with an ephemeral-sequential child; every waiter watches the lock node (the head of the queue), so each release wakes them all (the herd).',
           zh: '创建一个临时序列化子节点排队；所有等待者都监听锁节点（队首），于是每次释放都会唤醒全部等待者：羊群效应。',
         },
-        expected: { ...expected, note: `${expected.note}; each release wakes every waiter, and each lists the queue again: W waiters cost W wake-ups per hand-off, zk-watch 1` },
+        expected: {
+          ...expected,
+          note: `${expected.note}; each release wakes every waiter, and each lists the queue again: W waiters cost W wake-ups per hand-off, zk-watch 1`,
+        },
         lock: new ZkHerdLock(session),
         faultLab: true,
       },

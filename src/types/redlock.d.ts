@@ -59,7 +59,11 @@ declare module 'redlock' {
       readonly extendScript: { value: string; hash: string };
       readonly releaseScript: { value: string; hash: string };
     };
-    constructor(clients: Iterable<Client>, settings?: Partial<Settings>, scripts?: { readonly acquireScript?: Script; readonly extendScript?: Script; readonly releaseScript?: Script });
+    constructor(
+      clients: Iterable<Client>,
+      settings?: Partial<Settings>,
+      scripts?: { readonly acquireScript?: Script; readonly extendScript?: Script; readonly releaseScript?: Script },
+    );
     quit(): Promise<void>;
     acquire(resources: string[], duration: number, settings?: Partial<Settings>): Promise<Lock>;
     release(lock: Lock, settings?: Partial<Settings>): Promise<ExecutionResult>;

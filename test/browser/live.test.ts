@@ -177,7 +177,9 @@ describe('the live page', () => {
     await en.page.waitForSelector('body[data-state="done"]', { timeout: 60_000 });
     const left = await unitsLeft(own.current.info, 'postgres');
     const [sold, deducted, oversold] = [await figure(en, 'sold'), await figure(en, 'deducted'), await figure(en, 'oversold')];
-    console.log(`pg-advisory-xact: sold ${sold}, PostgreSQL left ${left} (page ${await figure(en, 'postgres')}), MySQL ${await figure(en, 'mysql')}, oversold ${oversold}`);
+    console.log(
+      `pg-advisory-xact: sold ${sold}, PostgreSQL left ${left} (page ${await figure(en, 'postgres')}), MySQL ${await figure(en, 'mysql')}, oversold ${oversold}`,
+    );
     expect((await listRuns()).runs[0]).toMatchObject({ settings: { strategy: 'pg-advisory-xact' }, summary: { store: 'postgres', oversold: 0 } });
     expect(await figure(en, 'postgres')).toBe(left);
     expect(deducted).toBe(100 - left);
@@ -204,7 +206,7 @@ describe('the live page', () => {
     }
   }, 180_000);
 
-  it('the incident step: redis-semaphore\'s Mutex, its holder frozen past its lease, oversells (its issues #9 and #24)', async () => {
+  it("the incident step: redis-semaphore's Mutex, its holder frozen past its lease, oversells (its issues #9 and #24)", async () => {
     const index = TOUR.findIndex((s) => s.title === 'tourIncidentTitle');
     expect(TOUR[index]!.settings.strategy).toBe('lib-redis-semaphore');
     const ms = await runTourStep(en, index);
@@ -228,10 +230,15 @@ describe('the live page', () => {
       const ms = await runTourStep(en, index);
       const { runs } = (await (await fetch(new URL('/api/runs', live.url))).json()) as { runs: { id: string }[] };
       const run = (await (await fetch(new URL(`/api/run?id=${runs[0]!.id}`, live.url))).json()) as RunLog;
-      const holds = run.frames.flatMap((f) => f.holds).filter((h) => h.status === 200).sort((a, b) => a.start - b.start);
+      const holds = run.frames
+        .flatMap((f) => f.holds)
+        .filter((h) => h.status === 200)
+        .sort((a, b) => a.start - b.start);
       const runLengths: number[] = [];
       for (const [i, h] of holds.entries()) runLengths.push(i > 0 && holds[i - 1]!.lane === h.lane ? (runLengths.pop() ?? 0) + 1 : 1);
-      console.log(`tour step ${index + 1} (${run.settings.strategy}${run.settings.fenced ? ', fenced' : ''}): oversold ${run.summary?.oversold}, ${holds.length} holds, longest run on one lane ${Math.max(...runLengths)}, mean ${(holds.length / runLengths.length).toFixed(1)}, refused ${JSON.stringify(run.summary?.tally.refused)} in ${ms} ms`);
+      console.log(
+        `tour step ${index + 1} (${run.settings.strategy}${run.settings.fenced ? ', fenced' : ''}): oversold ${run.summary?.oversold}, ${holds.length} holds, longest run on one lane ${Math.max(...runLengths)}, mean ${(holds.length / runLengths.length).toFixed(1)}, refused ${JSON.stringify(run.summary?.tally.refused)} in ${ms} ms`,
+      );
       expect(run.summary?.oversold).toBe(0);
       expect(run.summary?.overlaps).toBe(0);
       expect(await figure(en, 'oversold')).toBe(0);
@@ -270,7 +277,9 @@ describe('the live page', () => {
     const offline = await openPage('about:blank', 'en-US');
     try {
       const asked: string[] = [];
-      await offline.context.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : (asked.push(route.request().url()), route.abort())));
+      await offline.context.route('**/*', (route) =>
+        route.request().url().startsWith('file:') ? route.continue() : (asked.push(route.request().url()), route.abort()),
+      );
       await offline.page.goto(`file://${file}`);
       await offline.page.waitForSelector('body[data-state="done"]');
       expect(await figure(offline, 'oversold')).toBe(run.summary.oversold);
@@ -313,7 +322,6 @@ describe('the live page', () => {
   });
 });
 
-
 describe('the guided tour in each language', () => {
   // The first three steps: no lock (it oversells), the mutex on one instance (exact), the mutex on
   // three (it oversells). Every word checked is the page's own in that language, and the strategy's
@@ -321,33 +329,39 @@ describe('the guided tour in each language', () => {
   it.each([
     ['en', 'en-US'],
     ['zh', 'zh-CN'],
-  ] as const)('%s: the steps up to the mutex on three instances read in that language', async (lang: Lang, locale) => {
-    const t = DICTIONARIES[lang];
-    const catalog = (await (await fetch(`${own.current.info.instances[0]}/strategies?lang=${lang}`)).json()) as { strategies: { name: string; description: string }[] };
-    const described = (name: string) => catalog.strategies.find((s) => s.name === name)?.description;
-    const p = await openPage(live.url, locale);
-    try {
-      await p.page.waitForSelector(`body[data-lang="${lang}"]`);
-      await p.page.waitForSelector('body[data-state="idle"], body[data-state="done"]');
-      for (let index = 0; index <= 2; index++) {
-        const step = TOUR[index]!;
-        const ms = await runTourStep(p, index);
-        const title = lang === 'zh' ? `${t.tourStep} ${index + 1} 步：${t[step.title]}` : `${t.tourStep} ${index + 1}: ${t[step.title]}`;
-        expect(await p.page.textContent('#tour-title')).toBe(title);
-        expect(await p.page.textContent('#tour-text')).toBe(t[step.text]);
-        expect(await p.page.textContent('#strategy-description')).toBe(described(step.settings.strategy));
-        expect(await p.page.textContent('.fig-oversold .label')).toBe(t.oversold);
-        const oversold = await figure(p, 'oversold');
-        const verdict = await p.page.textContent('#verdict');
-        console.log(`tour (${lang}) step ${index + 1} (${step.settings.strategy}, ${step.settings.via}): oversold ${oversold} in ${ms} ms: ${verdict}`);
-        expect(verdict).toBe(oversold > 0 ? t.verdictOversold : t.verdictExact);
-        // the mutex on one instance lines every buyer up: exact, whatever the timing
-        if (index === 1) expect(oversold).toBe(0);
+  ] as const)(
+    '%s: the steps up to the mutex on three instances read in that language',
+    async (lang: Lang, locale) => {
+      const t = DICTIONARIES[lang];
+      const catalog = (await (await fetch(`${own.current.info.instances[0]}/strategies?lang=${lang}`)).json()) as {
+        strategies: { name: string; description: string }[];
+      };
+      const described = (name: string) => catalog.strategies.find((s) => s.name === name)?.description;
+      const p = await openPage(live.url, locale);
+      try {
+        await p.page.waitForSelector(`body[data-lang="${lang}"]`);
+        await p.page.waitForSelector('body[data-state="idle"], body[data-state="done"]');
+        for (let index = 0; index <= 2; index++) {
+          const step = TOUR[index]!;
+          const ms = await runTourStep(p, index);
+          const title = lang === 'zh' ? `${t.tourStep} ${index + 1} 步：${t[step.title]}` : `${t.tourStep} ${index + 1}: ${t[step.title]}`;
+          expect(await p.page.textContent('#tour-title')).toBe(title);
+          expect(await p.page.textContent('#tour-text')).toBe(t[step.text]);
+          expect(await p.page.textContent('#strategy-description')).toBe(described(step.settings.strategy));
+          expect(await p.page.textContent('.fig-oversold .label')).toBe(t.oversold);
+          const oversold = await figure(p, 'oversold');
+          const verdict = await p.page.textContent('#verdict');
+          console.log(`tour (${lang}) step ${index + 1} (${step.settings.strategy}, ${step.settings.via}): oversold ${oversold} in ${ms} ms: ${verdict}`);
+          expect(verdict).toBe(oversold > 0 ? t.verdictOversold : t.verdictExact);
+          // the mutex on one instance lines every buyer up: exact, whatever the timing
+          if (index === 1) expect(oversold).toBe(0);
+        }
+      } finally {
+        await p.close();
       }
-    } finally {
-      await p.close();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });
 
 async function shoot(p: OpenPage, lang: string): Promise<void> {

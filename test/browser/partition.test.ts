@@ -44,7 +44,12 @@ async function runTourStep(p: OpenPage, index: number): Promise<void> {
 
 /** The partition records appended since `from` lines were there. */
 const recordsSince = (file: string, from: number): PartitionRecord[] =>
-  fs.readFileSync(file, 'utf8').trim().split('\n').slice(from).map((l) => JSON.parse(l) as PartitionRecord);
+  fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(from)
+    .map((l) => JSON.parse(l) as PartitionRecord);
 const lineCount = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).length : 0);
 
 describe.skipIf(!hasNetAdmin())('partitions on the live page, hosts topology (needs root)', () => {
@@ -70,7 +75,7 @@ describe.skipIf(!hasNetAdmin())('partitions on the live page, hosts topology (ne
     await live?.close();
   });
 
-  it('refuses a cut without the token; the page\'s button cuts app-0 from Redis, recorded, drawn, and healed by itself', async () => {
+  it("refuses a cut without the token; the page's button cuts app-0 from Redis, recorded, drawn, and healed by itself", async () => {
     const body = { action: 'partition', target: app0, from: 'redis', ms: 1_500 };
     const refused = await post(live, '/api/fault', body);
     expect(refused.status).toBe(403);
@@ -119,7 +124,9 @@ describe.skipIf(!hasNetAdmin())('partitions on the live page, hosts topology (ne
     expect(Number(await band.getAttribute('data-start'))).toBe(Math.round(mark.start));
     expect(Number(await band.getAttribute('data-end'))).toBe(Math.round(mark.end!));
     const holder = run.frames.flatMap((f) => f.holds).find((h) => h.lane === app0 && h.start < mark.start);
-    console.log(`holder cut from redis: oversold ${oversold}, overlapping holds ${overlaps}, cut ${Math.round(mark.start)}–${Math.round(mark.end!)} ms, holder's hold ${Math.round(holder?.start ?? NaN)}–${Math.round(holder?.end ?? NaN)} ms, refused ${JSON.stringify(run.summary?.tally.refused)}`);
+    console.log(
+      `holder cut from redis: oversold ${oversold}, overlapping holds ${overlaps}, cut ${Math.round(mark.start)}–${Math.round(mark.end!)} ms, holder's hold ${Math.round(holder?.start ?? NaN)}–${Math.round(holder?.end ?? NaN)} ms, refused ${JSON.stringify(run.summary?.tally.refused)}`,
+    );
     expect(holder, 'the cut landed while app-0 held the lock').toBeDefined();
     expect(holder!.end).toBeGreaterThan(mark.start);
     expect(mark.end!).toBeGreaterThanOrEqual(holder!.end);
@@ -156,7 +163,14 @@ describe.skipIf(!hasNetAdmin())('partitions on the live page, hosts topology (ne
 describe('the tour step on a loopback lab', () => {
   // A lab with no hosts topology (test/support/loopback-lab.ts): nothing is raced or faulted; the
   // step must say what it needs, and the server refuse a cut.
-  const strategy: ListedStrategy = { name: 'redis-owned', family: 'redis', course: '§2.5', description: 'owned lock', expected: { oneInstance: 'exact', threeInstances: 'exact' }, stores: ['mysql'] };
+  const strategy: ListedStrategy = {
+    name: 'redis-owned',
+    family: 'redis',
+    course: '§2.5',
+    description: 'owned lock',
+    expected: { oneInstance: 'exact', threeInstances: 'exact' },
+    stores: ['mysql'],
+  };
   const postgresOnly: ListedStrategy = { ...strategy, name: 'pg-advisory-xact', family: 'postgres', description: 'advisory lock', stores: ['postgres'] };
   const lab = loopbackLab([strategy, postgresOnly], { assets: () => assets, what: 'loopback-lab' });
 

@@ -22,7 +22,12 @@ const readRun = <T>(file: string): T => {
   return JSON.parse((file.endsWith('.gz') ? zlib.gunzipSync(raw) : raw).toString('utf8')) as T;
 };
 /** The newest kept run of a kind (`lab-`, `faults-`, `chaos-hosts-`): the one the docs were generated from. */
-const newestRun = (kind: string) => fs.readdirSync(path.join(ROOT, 'docs/runs')).filter((f) => f.startsWith(kind) && /\.json(\.gz)?$/.test(f)).sort().at(-1) as string;
+const newestRun = (kind: string) =>
+  fs
+    .readdirSync(path.join(ROOT, 'docs/runs'))
+    .filter((f) => f.startsWith(kind) && /\.json(\.gz)?$/.test(f))
+    .sort()
+    .at(-1) as string;
 /** Set REPORT_SCREENSHOTS=some/dir to keep a screenshot of each report in Chinese. */
 const SHOTS = process.env.REPORT_SCREENSHOTS;
 

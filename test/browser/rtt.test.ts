@@ -41,7 +41,11 @@ beforeAll(async () => void (assets = await bundlePage()));
 afterAll(() => console.log(`rtt.test.ts: ${((Date.now() - t0) / 1000).toFixed(1)} s in all, cluster boot included`));
 
 const post = (live: LiveServer, body: unknown) =>
-  fetch(new URL('/api/race', live.url), { method: 'POST', headers: { 'content-type': 'application/json', [TOKEN_HEADER]: live.token }, body: JSON.stringify(body) });
+  fetch(new URL('/api/race', live.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [TOKEN_HEADER]: live.token },
+    body: JSON.stringify(body),
+  });
 
 async function lastRun(live: LiveServer): Promise<RunLog> {
   const { runs } = (await (await fetch(new URL('/api/runs', live.url))).json()) as { runs: { id: string }[] };
@@ -55,7 +59,10 @@ const median = (xs: number[]) => {
 
 /** A run's median and shortest hold, and its median gap between one hold's end and the next one's start (the hand-off). */
 function holdFigures(run: RunLog): { hold: number; shortest: number; gap: number; holds: number } {
-  const holds: Hold[] = run.frames.flatMap((f) => f.holds).filter((h) => h.status === 200).sort((a, b) => a.start - b.start);
+  const holds: Hold[] = run.frames
+    .flatMap((f) => f.holds)
+    .filter((h) => h.status === 200)
+    .sort((a, b) => a.start - b.start);
   const gaps = holds.slice(1).map((h, i) => h.start - (holds[i] as Hold).end);
   const lengths = holds.map((h) => h.end - h.start);
   return { hold: median(lengths), shortest: Math.min(...lengths), gap: median(gaps), holds: holds.length };
@@ -162,7 +169,16 @@ describe('the pair on a loopback lab (no forwarders)', () => {
   // A lab whose cluster has no links (test/support/loopback-lab.ts): nothing is raced or retimed;
   // the steps say what they need and the server refuses rttMs.
   const lab = loopbackLab(
-    [{ name: 'redis-pubsub', family: 'redis', course: '§2.10', description: 'pubsub lock', expected: { oneInstance: 'exact', threeInstances: 'exact' }, stores: ['mysql'] }],
+    [
+      {
+        name: 'redis-pubsub',
+        family: 'redis',
+        course: '§2.10',
+        description: 'pubsub lock',
+        expected: { oneInstance: 'exact', threeInstances: 'exact' },
+        stores: ['mysql'],
+      },
+    ],
     { assets: () => assets, what: 'loopback-rtt', rttMs: 0 },
   );
 

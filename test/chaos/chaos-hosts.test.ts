@@ -39,7 +39,9 @@ describe.skipIf(!hasNetAdmin())('chaos on the hosts topology (needs root)', () =
     const strategies = chaosStrategies(await fetchDeclared(cluster.info.instances[0]!), CHAOS_STRATEGIES);
     const r = await runChaos(cluster, { seconds: 55, seed: SEED, strategies, load: { rate: 15, maxInFlight: 12 } }, () => undefined);
     const cuts = r.history.faults.filter((f) => isPartitionKind(f.kind));
-    console.log(`[chaos hosts] cuts: ${cuts.map((f) => `${f.kind} ${(f.injectedMs / 1000).toFixed(1)}–${((f.partition?.healMs ?? NaN) / 1000).toFixed(1)} s (${f.partition?.text})${f.note ? `: ${f.note}` : ''}`).join(' | ')}`);
+    console.log(
+      `[chaos hosts] cuts: ${cuts.map((f) => `${f.kind} ${(f.injectedMs / 1000).toFixed(1)}–${((f.partition?.healMs ?? NaN) / 1000).toFixed(1)} s (${f.partition?.text})${f.note ? `: ${f.note}` : ''}`).join(' | ')}`,
+    );
     expect(r.history.hosts).toBe(true);
     expect(cuts.map((f) => f.kind)).toEqual(['partition-halves', 'partition-majorities-ring', 'partition-one-way']);
     for (const f of cuts) {
@@ -51,7 +53,9 @@ describe.skipIf(!hasNetAdmin())('chaos on the hosts topology (needs root)', () =
     for (let i = 1; i < cuts.length; i++) expect(cuts[i]!.injectedMs).toBeGreaterThanOrEqual(cuts[i - 1]!.partition!.healMs!);
     expect(await grudgeInForce(cluster.layout!)).toEqual({});
     expectChaosHolds(r, 'chaos hosts');
-    expect(Object.fromEntries(r.verdict.strategies.map((v) => [v.strategy, { oversold: v.oversold, exact: v.exact }]))).toEqual(Object.fromEntries(CHAOS_STRATEGIES.map((s) => [s, { oversold: 0, exact: true }])));
+    expect(Object.fromEntries(r.verdict.strategies.map((v) => [v.strategy, { oversold: v.oversold, exact: v.exact }]))).toEqual(
+      Object.fromEntries(CHAOS_STRATEGIES.map((s) => [s, { oversold: 0, exact: true }])),
+    );
     expect(r.verdict.ok).toBe(true);
   }, 240_000);
 });

@@ -24,7 +24,10 @@ describe('chaos on the replicated topology', () => {
     // the faults this topology adds did strike: a replica promoted, the leader found and killed
     const failovers = r.history.faults.filter((f) => f.kind === 'failover-redis');
     expect(failovers.length).toBeGreaterThan(0);
-    expect(failovers.every((f) => f.healedMs !== undefined && /promoted after/.test(f.note ?? '')), JSON.stringify(failovers)).toBe(true);
+    expect(
+      failovers.every((f) => f.healedMs !== undefined && /promoted after/.test(f.note ?? '')),
+      JSON.stringify(failovers),
+    ).toBe(true);
     expect(r.history.faults.filter((f) => f.kind === 'kill-zookeeper-leader' && f.healedMs !== undefined).length).toBeGreaterThan(0);
     // the fenced lease must not lean on the failover allowance
     expect(r.verdict.strategies.find((v) => v.strategy === 'redis-owned')).toMatchObject({ fenced: true, exact: true });

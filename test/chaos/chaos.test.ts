@@ -38,7 +38,10 @@ describe('chaos and soak', () => {
     const cluster = own.current;
     const strategies = chaosStrategies(await fetchDeclared(cluster.info.instances[0]!), ['sql-for-update', 'zk-ephemeral', 'redis-owned']);
     const r = await runSoak(cluster, { minutes: 0.5, strategies, sampleEveryMs: 5_000, turnMs: 10_000 }, () => undefined);
-    for (const s of r.slopes) console.log(`[soak] ${s.resource}: ${s.first.toFixed(1)} → ${s.last.toFixed(1)}, ${s.perMinute.toFixed(2)}/min (bound ${s.bound ? `${s.bound.perMinute}/min and +${s.bound.growth}` : 'none'})`);
+    for (const s of r.slopes)
+      console.log(
+        `[soak] ${s.resource}: ${s.first.toFixed(1)} → ${s.last.toFixed(1)}, ${s.perMinute.toFixed(2)}/min (bound ${s.bound ? `${s.bound.perMinute}/min and +${s.bound.growth}` : 'none'})`,
+      );
     expect(r.verdict.failures).toEqual([]);
     // One sample every 5 s over the 30 s, and one after the last turn.
     expect(r.samples.length).toBeGreaterThanOrEqual(6);
@@ -57,11 +60,18 @@ describe('chaos and soak', () => {
     const leaky = { ...plain!, params: { leakKb: LEAK_KB } };
     // One strategy: its first 20 s turn is the warm-up (its pools fill), then about 38 s judged in
     // 10 s windows. The default judging (minute windows, 5 min) could not judge so short a run.
-    const r = await runSoak(cluster, { minutes: 1, strategies: [leaky], sampleEveryMs: 2_000, turnMs: 20_000, judge: { windowMs: 10_000, minJudgedMs: 30_000 } }, () => undefined);
+    const r = await runSoak(
+      cluster,
+      { minutes: 1, strategies: [leaky], sampleEveryMs: 2_000, turnMs: 20_000, judge: { windowMs: 10_000, minJudgedMs: 30_000 } },
+      () => undefined,
+    );
     const rate = r.rates['sql-update']!;
     const expected = ((rate / cluster.info.instances.length) * LEAK_KB * 60) / 1024;
     console.log(`[leak] load ${rate}/s through nginx, ${LEAK_KB} KB a request: about ${expected.toFixed(0)} MB/min an instance expected`);
-    for (const s of r.slopes) console.log(`[leak] ${s.resource}: ${s.first.toFixed(1)} → ${s.last.toFixed(1)}, ${s.perMinute.toFixed(2)}/min (bound ${s.bound ? `${s.bound.perMinute}/min and +${s.bound.growth}` : 'none'})${s.grows ? ' GROWS' : ''}`);
+    for (const s of r.slopes)
+      console.log(
+        `[leak] ${s.resource}: ${s.first.toFixed(1)} → ${s.last.toFixed(1)}, ${s.perMinute.toFixed(2)}/min (bound ${s.bound ? `${s.bound.perMinute}/min and +${s.bound.growth}` : 'none'})${s.grows ? ' GROWS' : ''}`,
+      );
     console.log(`[leak] growth: ${JSON.stringify(r.growth)}`);
     // Safety holds under the leak: nothing oversold, every answer documented.
     expect(r.verdict.failures).toEqual([]);

@@ -12,7 +12,19 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchCatalog, type CatalogEntry } from '../../src/load/catalog.js';
 import { race, type RaceResult } from '../../src/load/race.js';
-import { composeLoud, detectCompose, down, endpointsOf, publishedAddress, ROOT, topologyFiles, up, type ComposeEndpoints, type ComposeProject, type ComposeTopologyName } from '../../src/compose/compose.js';
+import {
+  composeLoud,
+  detectCompose,
+  down,
+  endpointsOf,
+  publishedAddress,
+  ROOT,
+  topologyFiles,
+  up,
+  type ComposeEndpoints,
+  type ComposeProject,
+  type ComposeTopologyName,
+} from '../../src/compose/compose.js';
 import { redisFailover } from '../../compose/failover.js';
 import { settledUnitsLeft } from '../../src/cluster/stores.js';
 import type { LabState } from '../../live/shared/types.js';
@@ -53,7 +65,9 @@ async function timed<T>(step: string, f: () => Promise<T>): Promise<T> {
 
 const rows: string[] = [];
 function row(topology: string, r: RaceResult): void {
-  rows.push(`| ${r.strategy} | ${topology} | ${RACE.requests} | ${r.initial} | ${r.ok} | ${r.deducted} | ${r.oversold} | ${r.noAnswer} | ${Math.round(r.rps)} | ${Math.round(r.p99Ms)} |`);
+  rows.push(
+    `| ${r.strategy} | ${topology} | ${RACE.requests} | ${r.initial} | ${r.ok} | ${r.deducted} | ${r.oversold} | ${r.noAnswer} | ${Math.round(r.rps)} | ${Math.round(r.p99Ms)} |`,
+  );
 }
 
 /** fetch() keeps its own Host header: node:http sends the one given. */
@@ -75,7 +89,12 @@ async function leftovers(name: string): Promise<string[]> {
     run('docker', ['network', 'ls', '-q', '--filter', filter]),
     run('docker', ['volume', 'ls', '-q', '--filter', filter]),
   ]);
-  return lists.flatMap(({ stdout }, i) => stdout.split('\n').filter(Boolean).map((id) => `${['container', 'network', 'volume'][i]} ${id}`));
+  return lists.flatMap(({ stdout }, i) =>
+    stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((id) => `${['container', 'network', 'volume'][i]} ${id}`),
+  );
 }
 
 const command = detectCompose();
@@ -107,7 +126,12 @@ async function tearDown(project: ComposeProject): Promise<void> {
 async function expectAllHealthy(e: ComposeEndpoints): Promise<void> {
   const res = await fetch(`${e.nginx}/health`);
   const body = (await res.json()) as { ok?: boolean; checks?: Record<string, boolean> };
-  expect({ status: res.status, ok: body.ok, postgres: body.checks?.postgres, etcd: body.checks?.etcd }, JSON.stringify(body)).toEqual({ status: 200, ok: true, postgres: true, etcd: true });
+  expect({ status: res.status, ok: body.ok, postgres: body.checks?.postgres, etcd: body.checks?.etcd }, JSON.stringify(body)).toEqual({
+    status: 200,
+    ok: true,
+    postgres: true,
+    etcd: true,
+  });
 }
 
 async function raceThrough(e: ComposeEndpoints, strategy: string): Promise<RaceResult> {
@@ -137,9 +161,11 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
   say(`steps (s): ${steps.map(([s, t]) => `${s} ${t.toFixed(1)}`).join(', ')}`);
   if (rows.length > 0) {
-    say(`races through nginx (${RACE.requests} requests for ${RACE.initial} units, ${RACE.connections} connections):\n` +
-      '| strategy | topology | requests | units | sold (200) | deducted | oversold | unanswered | req/s | p99 ms |\n|---|---|---|---|---|---|---|---|---|---|\n' +
-      rows.join('\n'));
+    say(
+      `races through nginx (${RACE.requests} requests for ${RACE.initial} units, ${RACE.connections} connections):\n` +
+        '| strategy | topology | requests | units | sold (200) | deducted | oversold | unanswered | req/s | p99 ms |\n|---|---|---|---|---|---|---|---|---|---|\n' +
+        rows.join('\n'),
+    );
   }
 }, 300_000);
 
@@ -159,7 +185,11 @@ describe('docker compose, base topology (docker-compose.yml, profiles metrics an
     const r = await timed('race none', () => raceThrough(e, 'none'));
     row('base', r);
     // The unlocked read-then-write may oversell (that is the lesson); it never sells less than it deducts.
-    expect({ unanswered: r.noAnswer, truncated: r.truncated, deductedAtMostSold: r.deducted <= r.ok }).toEqual({ unanswered: 0, truncated: false, deductedAtMostSold: true });
+    expect({ unanswered: r.noAnswer, truncated: r.truncated, deductedAtMostSold: r.deducted <= r.ok }).toEqual({
+      unanswered: 0,
+      truncated: false,
+      deductedAtMostSold: true,
+    });
     say(`none: ${r.ok} sold for ${r.deducted} deducted (oversold ${r.oversold})`);
   });
 
@@ -217,16 +247,44 @@ describe('docker compose, base topology (docker-compose.yml, profiles metrics an
     if (!s) throw new Error('the run has no summary');
     // units left read again here, from the compose store through its published port
     const left = await settledUnitsLeft(e.stores, s.store, 300, 10_000);
-    say(`live race ${LIVE_RACE.strategy} via nginx: ${s.tally.sold} sold, ${s.deducted} deducted (left ${left} in ${s.store}), oversold ${s.oversold}, ${s.tally.soldOut} sold out, ${s.overlaps} overlapping holds, ${s.goodput.toFixed(0)} sales/s over ${s.seconds.toFixed(2)} s`);
-    expect({ answered: s.tally.answered, sold: s.tally.sold, deducted: s.deducted, deductedHere: LIVE_RACE.units - left, oversold: s.oversold, soldOut: s.tally.soldOut, refused: s.tally.refused, other: s.tally.other }).toEqual({
-      answered: LIVE_RACE.requests, sold: LIVE_RACE.units, deducted: LIVE_RACE.units, deductedHere: LIVE_RACE.units, oversold: 0, soldOut: LIVE_RACE.requests - LIVE_RACE.units, refused: {}, other: {},
+    say(
+      `live race ${LIVE_RACE.strategy} via nginx: ${s.tally.sold} sold, ${s.deducted} deducted (left ${left} in ${s.store}), oversold ${s.oversold}, ${s.tally.soldOut} sold out, ${s.overlaps} overlapping holds, ${s.goodput.toFixed(0)} sales/s over ${s.seconds.toFixed(2)} s`,
+    );
+    expect({
+      answered: s.tally.answered,
+      sold: s.tally.sold,
+      deducted: s.deducted,
+      deductedHere: LIVE_RACE.units - left,
+      oversold: s.oversold,
+      soldOut: s.tally.soldOut,
+      refused: s.tally.refused,
+      other: s.tally.other,
+    }).toEqual({
+      answered: LIVE_RACE.requests,
+      sold: LIVE_RACE.units,
+      deducted: LIVE_RACE.units,
+      deductedHere: LIVE_RACE.units,
+      oversold: 0,
+      soldOut: LIVE_RACE.requests - LIVE_RACE.units,
+      refused: {},
+      other: {},
     });
   });
 
   it('the live service freezes an instance and kills a RedLock master through the Docker API, and both heal', async () => {
     const live = await LiveClient.open(urlOf(await publishedAddress(project, 'live', 8090)));
     // the containers' ids first, from docker itself (compose v1 takes seconds to start under load)
-    const idOf = async (service: string) => (await run('docker', ['ps', '-q', '--filter', `label=com.docker.compose.project=${project.name}`, '--filter', `label=com.docker.compose.service=${service}`])).stdout.trim();
+    const idOf = async (service: string) =>
+      (
+        await run('docker', [
+          'ps',
+          '-q',
+          '--filter',
+          `label=com.docker.compose.project=${project.name}`,
+          '--filter',
+          `label=com.docker.compose.service=${service}`,
+        ])
+      ).stdout.trim();
     const [app2, redlock1] = [await idOf('app2'), await idOf('redlock1')];
     const paused = async (id: string) => (await run('docker', ['inspect', '--format', '{{.State.Paused}} {{.State.Running}}', id])).stdout.trim();
     const freeze = await live.post('/api/fault', { action: 'freeze', target: 'app-8100', ms: 30_000 });
@@ -237,7 +295,10 @@ describe('docker compose, base topology (docker-compose.yml, profiles metrics an
     const kill = await live.post('/api/fault', { action: 'kill-redlock', ms: 1_000 });
     expect(kill.status, JSON.stringify(kill.body)).toBe(200);
     const healed = await timed('redlock master killed and started again', () => live.allHealed(60_000));
-    expect(healed.map((f) => [f.kind, f.target, f.end !== undefined])).toEqual([['freeze', 'app-8100', true], ['kill', 'redlock1', true]]);
+    expect(healed.map((f) => [f.kind, f.target, f.end !== undefined])).toEqual([
+      ['freeze', 'app-8100', true],
+      ['kill', 'redlock1', true],
+    ]);
     expect(await paused(redlock1)).toBe('false true');
     // freezing the holder needs the native cluster's fault hooks: a clear refusal naming the field
     const holder = await live.post('/api/race', { ...LIVE_RACE, freezeHolder: { point: 'after-acquire', ms: 1_000 } });
@@ -245,7 +306,16 @@ describe('docker compose, base topology (docker-compose.yml, profiles metrics an
   });
 
   it(`${RESTARTED.service} stopped and started again: nginx reaches it at its fixed address, and ${RESTARTED.strategy} through nginx after it is exact`, async () => {
-    const id = (await run('docker', ['ps', '-q', '--filter', `label=com.docker.compose.project=${project.name}`, '--filter', `label=com.docker.compose.service=${RESTARTED.service}`])).stdout.trim();
+    const id = (
+      await run('docker', [
+        'ps',
+        '-q',
+        '--filter',
+        `label=com.docker.compose.project=${project.name}`,
+        '--filter',
+        `label=com.docker.compose.service=${RESTARTED.service}`,
+      ])
+    ).stdout.trim();
     const inspect = async (format: string, of = id) => (await run('docker', ['inspect', '--format', format, of])).stdout.trim();
     const address = (of = id) => inspect('{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', of);
     const network = await inspect('{{range $name, $n := .NetworkSettings.Networks}}{{$name}}{{end}}');
@@ -258,11 +328,14 @@ describe('docker compose, base topology (docker-compose.yml, profiles metrics an
     try {
       await timed(`${RESTARTED.service} stopped, started, healthy`, async () => {
         await run('docker', ['stop', '--time', '5', id]);
-        await Promise.all(Array.from({ length: RESTARTED.squatters }, async () => {
-          squatters.push((await run('docker', ['run', '-d', '--network', network, RESTARTED.squatterImage, 'sleep', '300'])).stdout.trim());
-        }));
+        await Promise.all(
+          Array.from({ length: RESTARTED.squatters }, async () => {
+            squatters.push((await run('docker', ['run', '-d', '--network', network, RESTARTED.squatterImage, 'sleep', '300'])).stdout.trim());
+          }),
+        );
         await run('docker', ['start', id]);
-        if (!(await pollUntil(async () => (await inspect('{{.State.Health.Status}}')) === 'healthy', RESTARTED.boundMs, 500))) throw new Error(`${RESTARTED.service} not healthy within ${RESTARTED.boundMs} ms of its start`);
+        if (!(await pollUntil(async () => (await inspect('{{.State.Health.Status}}')) === 'healthy', RESTARTED.boundMs, 500)))
+          throw new Error(`${RESTARTED.service} not healthy within ${RESTARTED.boundMs} ms of its start`);
       });
       taken = await Promise.all(squatters.map((x) => address(x)));
     } finally {
@@ -272,17 +345,28 @@ describe('docker compose, base topology (docker-compose.yml, profiles metrics an
     // round robin: the restarted instance answers /health through nginx within a few requests
     const seen = new Map<string, number>();
     let last = '';
-    await timed(`${RESTARTED.instance} through nginx`, () => pollUntil(async () => {
-      const res = await fetch(`${e.nginx}/health`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
-      const body = res && ((await res.json().catch(() => ({}))) as { instance?: string });
-      last = res ? `${res.status} ${body?.instance ?? '-'}` : 'no answer';
-      seen.set(last, (seen.get(last) ?? 0) + 1);
-      return last === `200 ${RESTARTED.instance}`;
-    }, RESTARTED.boundMs, 100));
+    await timed(`${RESTARTED.instance} through nginx`, () =>
+      pollUntil(
+        async () => {
+          const res = await fetch(`${e.nginx}/health`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
+          const body = res && ((await res.json().catch(() => ({}))) as { instance?: string });
+          last = res ? `${res.status} ${body?.instance ?? '-'}` : 'no answer';
+          seen.set(last, (seen.get(last) ?? 0) + 1);
+          return last === `200 ${RESTARTED.instance}`;
+        },
+        RESTARTED.boundMs,
+        100,
+      ),
+    );
     const r = await timed(`race ${RESTARTED.strategy} after the restart`, () => raceThrough(e, RESTARTED.strategy));
     row(`base, ${RESTARTED.service} restarted`, r);
-    say(`${RESTARTED.service} restarted: address ${before} → ${after} (containers started meanwhile took ${taken.join(', ')}); /health through nginx until ${RESTARTED.instance} answered: ${[...seen].map(([k, n]) => `${k} ×${n}`).join(', ')}; then ${r.ok} sold, ${r.deducted} deducted`);
-    expect({ address: after, takenByOthers: taken.includes(before), last }, `${RESTARTED.instance} answers through nginx again (${RESTARTED.boundMs} ms bound)`).toEqual({ address: before, takenByOthers: false, last: `200 ${RESTARTED.instance}` });
+    say(
+      `${RESTARTED.service} restarted: address ${before} → ${after} (containers started meanwhile took ${taken.join(', ')}); /health through nginx until ${RESTARTED.instance} answered: ${[...seen].map(([k, n]) => `${k} ×${n}`).join(', ')}; then ${r.ok} sold, ${r.deducted} deducted`,
+    );
+    expect(
+      { address: after, takenByOthers: taken.includes(before), last },
+      `${RESTARTED.instance} answers through nginx again (${RESTARTED.boundMs} ms bound)`,
+    ).toEqual({ address: before, takenByOthers: false, last: `200 ${RESTARTED.instance}` });
     expectExactRace(r, `compose base ${RESTARTED.strategy} after ${RESTARTED.service} restarted`, 0.05);
   });
 

@@ -29,7 +29,11 @@ export class LiveClient {
   }
 
   /** POSTs JSON with the token (withToken false: without it), returning status and body. */
-  async post(path: string, body: unknown, withToken = true): Promise<{ status: number; body: { ok: boolean; error?: string; message?: string; faults?: FaultMark[] } }> {
+  async post(
+    path: string,
+    body: unknown,
+    withToken = true,
+  ): Promise<{ status: number; body: { ok: boolean; error?: string; message?: string; faults?: FaultMark[] } }> {
     const res = await fetch(new URL(path, this.url), {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(withToken && { [TOKEN_HEADER]: this.token }) },
@@ -41,11 +45,15 @@ export class LiveClient {
   /** The newest run once it has its summary (the race ended and the store was read), bounded. */
   async finishedRun(after: number, boundMs: number): Promise<RunListed> {
     let run: RunListed | undefined;
-    await pollUntil(async () => {
-      const { runs } = await this.get<{ runs: RunListed[] }>('/api/runs');
-      run = runs.find((r) => Date.parse(r.startedAt) >= after && r.summary);
-      return run !== undefined;
-    }, boundMs, 250);
+    await pollUntil(
+      async () => {
+        const { runs } = await this.get<{ runs: RunListed[] }>('/api/runs');
+        run = runs.find((r) => Date.parse(r.startedAt) >= after && r.summary);
+        return run !== undefined;
+      },
+      boundMs,
+      250,
+    );
     if (!run) throw new Error(`live: no finished run within ${boundMs} ms`);
     return run;
   }
@@ -53,10 +61,14 @@ export class LiveClient {
   /** Every fault healed (each mark has its end), bounded. */
   async allHealed(boundMs: number): Promise<FaultMark[]> {
     let faults: FaultMark[] = [];
-    await pollUntil(async () => {
-      ({ faults } = await this.get<{ faults: FaultMark[] }>('/api/state'));
-      return faults.every((f) => f.end !== undefined);
-    }, boundMs, 250);
+    await pollUntil(
+      async () => {
+        ({ faults } = await this.get<{ faults: FaultMark[] }>('/api/state'));
+        return faults.every((f) => f.end !== undefined);
+      },
+      boundMs,
+      250,
+    );
     return faults;
   }
 }

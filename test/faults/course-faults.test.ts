@@ -20,13 +20,23 @@ const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-course-faults-')
 afterAll(() => removeTree(workDir));
 
 const ctx = (): FaultContext => ({ cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: () => true, log: () => undefined, workDir });
-const figures = (r: FaultRow) => ({ variant: r.variant, sold: r.sold, deducted: r.deducted, oversold: r.oversold, answers: r.byRole, details: r.details, facts: r.facts });
+const figures = (r: FaultRow) => ({
+  variant: r.variant,
+  sold: r.sold,
+  deducted: r.deducted,
+  oversold: r.oversold,
+  answers: r.byRole,
+  details: r.details,
+  facts: r.facts,
+});
 
 describe('RedLock and time (course §2.9)', () => {
   it('a clock jump (PEXPIRE 1 standing in) on enough of A’s masters gives B a majority while A is within its validity: two holders, oversold', async () => {
     for (const v of JUMPS) {
       const r = await jumpCase(ctx(), v);
-      console.log(`[redlock-clock] ${v.name}: masters ${r.facts.votes}, holders ${r.facts.holders}, sold ${r.sold}, deducted ${r.deducted}, oversold ${r.oversold}`);
+      console.log(
+        `[redlock-clock] ${v.name}: masters ${r.facts.votes}, holders ${r.facts.holders}, sold ${r.sold}, deducted ${r.deducted}, oversold ${r.oversold}`,
+      );
       expect(r.asExpected, JSON.stringify(figures(r))).toBe(true);
       expect(r.facts.holders, v.name).toBe(v.expectDoubleGrant ? 2 : 1);
       expect(r.oversold, v.name).toBe(v.expectDoubleGrant ? 1 : 0);
@@ -52,7 +62,9 @@ describe('Redisson’s fair lock: waiters whose instance dies in line (course §
       expect(r.asExpected, JSON.stringify(figures(r))).toBe(true);
       expect(r.oversold).toBe(0);
     }
-    console.log(`[fair-dead-waiter] the next waiter's wait after the release, for 0, 1, 2 dead waiters ahead: ${JSON.stringify(stalls)} ms (time in line ${STAY_IN_LINE_MS} ms)`);
+    console.log(
+      `[fair-dead-waiter] the next waiter's wait after the release, for 0, 1, 2 dead waiters ahead: ${JSON.stringify(stalls)} ms (time in line ${STAY_IN_LINE_MS} ms)`,
+    );
     expect(stalls[0]!).toBeLessThan(1_000);
     // each dead waiter ahead costs at least 2/3 of its time in line (it asked again at most a third of it before its death)
     expect(stalls[1]!).toBeGreaterThanOrEqual(STAY_IN_LINE_MS * (2 / 3) - 100);

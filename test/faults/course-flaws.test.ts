@@ -88,14 +88,20 @@ describe('the course’s flawed steps, sequenced', () => {
         expect(await redis.pttl(LOCK_KEY)).toBe(-1);
       }
       const lastedS = ((Date.now() - t0) / 1000).toFixed(1);
-      console.log(`[redis-setnx-expire] PTTL -1; ${answers.length} answers over ${info.instances.length} instances for ${lastedS} s (ttlMs ${TTL_MS}): ${JSON.stringify(answers.map((a) => `${a.status} ${a.error}`))}`);
+      console.log(
+        `[redis-setnx-expire] PTTL -1; ${answers.length} answers over ${info.instances.length} instances for ${lastedS} s (ttlMs ${TTL_MS}): ${JSON.stringify(answers.map((a) => `${a.status} ${a.error}`))}`,
+      );
       expectDocumented(answers);
       expect(answers.map((a) => [a.status, a.error])).toEqual(Array(ROUNDS * info.instances.length).fill([503, 'lock_timeout']));
       expect(await unitsLeft(info, 'mysql')).toBe(10);
 
       // Only a reset (which deletes every lock key) frees it.
       await resetStock(info.instances[1]!, 10);
-      expect(await send(info.instances[2]!, 'redis-setnx-expire', { waitMs: WAIT_MS, ttlMs: TTL_MS })).toEqual({ status: 200, error: undefined, warning: undefined });
+      expect(await send(info.instances[2]!, 'redis-setnx-expire', { waitMs: WAIT_MS, ttlMs: TTL_MS })).toEqual({
+        status: 200,
+        error: undefined,
+        warning: undefined,
+      });
     });
 
     it('redis-setnx-ex, the same crash (right after its one SET NX PX): the lease expires and the next request gets the lock', async () => {
@@ -159,7 +165,9 @@ describe('the course’s flawed steps, sequenced', () => {
       const answers = [aAnswer, bAnswer, cAnswer];
       const sold = answers.filter((x) => x.status === 200).length;
       const deducted = INITIAL - (await unitsLeft(info, 'mysql'));
-      console.log(`[redis-owned-get-del] two holders at once: ${twoHolders}; answers ${JSON.stringify(answers)}; ${sold} sold, ${deducted} deducted: oversold ${sold - deducted}`);
+      console.log(
+        `[redis-owned-get-del] two holders at once: ${twoHolders}; answers ${JSON.stringify(answers)}; ${sold} sold, ${deducted} deducted: oversold ${sold - deducted}`,
+      );
       expectDocumented(answers);
       expect(twoHolders).toBe(true);
       expect(sold).toBe(3);
@@ -217,7 +225,9 @@ describe('the course’s flawed steps, sequenced', () => {
         answers.push(...(await Promise.all(info.instances.map((base) => send(base, 'mysql-lock-table-basic', { waitMs: WAIT_MS, ttlMs: TTL_MS })))));
       }
       const left = await rows();
-      console.log(`[mysql-lock-table-basic] dead holder's row still there (${left}); ${answers.length} answers over ${info.instances.length} instances for ${((Date.now() - t0) / 1000).toFixed(1)} s (ttlMs ${TTL_MS}): ${JSON.stringify(tally(answers))}`);
+      console.log(
+        `[mysql-lock-table-basic] dead holder's row still there (${left}); ${answers.length} answers over ${info.instances.length} instances for ${((Date.now() - t0) / 1000).toFixed(1)} s (ttlMs ${TTL_MS}): ${JSON.stringify(tally(answers))}`,
+      );
       expectDocumented(answers);
       expect(answers.map((a) => [a.status, a.error])).toEqual(Array(ROUNDS * info.instances.length).fill([503, 'lock_timeout']));
       expect(left).toBe(1);
@@ -250,10 +260,15 @@ describe('the course’s flawed steps, sequenced', () => {
         withLockReentered(lock, 'test:course-nested', { ttlMs: 30_000, waitMs: WAIT_MS, retryMs: 20, owner }, async () => 'inside');
       try {
         const t0 = Date.now();
-        const basic = await nested(new MysqlBasicTableLock(db), 'owner-basic').then((r) => r.value, (err: unknown) => err);
+        const basic = await nested(new MysqlBasicTableLock(db), 'owner-basic').then(
+          (r) => r.value,
+          (err: unknown) => err,
+        );
         const waitedMs = Date.now() - t0;
         const fixed = await nested(new MysqlTableLock(db), 'owner-fixed');
-        console.log(`[mysql-lock-table-basic] nested acquire: ${basic instanceof Error ? basic.constructor.name : String(basic)} after ${waitedMs} ms (waitMs ${WAIT_MS}); mysql-lock-table: ${fixed.value}`);
+        console.log(
+          `[mysql-lock-table-basic] nested acquire: ${basic instanceof Error ? basic.constructor.name : String(basic)} after ${waitedMs} ms (waitMs ${WAIT_MS}); mysql-lock-table: ${fixed.value}`,
+        );
         expect(basic).toBeInstanceOf(LockTimeoutError);
         expect(waitedMs).toBeGreaterThanOrEqual(WAIT_MS);
         expect(fixed).toEqual({ value: 'inside' });
@@ -275,7 +290,10 @@ describe('the course’s flawed steps, sequenced', () => {
       const db = createDataSource({ ...own.current.info.mysql, poolSize: 1, connectTimeoutMs: 5_000 });
       await db.initialize();
       try {
-        const [row] = (await db.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO LIKE ?", [like])) as { n: number | string }[];
+        const [row] = (await db.query(
+          "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO LIKE ?",
+          [like],
+        )) as { n: number | string }[];
         return Number(row?.n ?? 0);
       } finally {
         await db.destroy();
@@ -329,7 +347,11 @@ describe('the course’s flawed steps, sequenced', () => {
     const GETSET_KEY = stockLockKey('expiry-value');
 
     async function setClock(i: number, offsetMs: number): Promise<void> {
-      const res = await fetch(`${own.current.info.instances[i]!}/fault/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ offsetMs }) });
+      const res = await fetch(`${own.current.info.instances[i]!}/fault/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ offsetMs }),
+      });
       expect(res.status).toBe(200);
     }
 

@@ -40,7 +40,16 @@ async function run(scenario: Scenario, ...strategies: string[]): Promise<FaultRo
 }
 
 /** The row's figures a failed assertion should show. */
-const figures = (r: FaultRow) => ({ variant: r.variant, store: r.store, sold: r.sold, deducted: r.deducted, oversold: r.oversold, double: r.doubleDeductions, answers: r.byRole, details: r.details });
+const figures = (r: FaultRow) => ({
+  variant: r.variant,
+  store: r.store,
+  sold: r.sold,
+  deducted: r.deducted,
+  oversold: r.oversold,
+  double: r.doubleDeductions,
+  answers: r.byRole,
+  details: r.details,
+});
 
 function liveness(r: FaultRow, label: string): void {
   console.log(`[liveness] ${label}: recovered in ${r.recoverMs ?? 'never'} ms (bound ${r.recoverBoundMs} ms)`);
@@ -50,25 +59,53 @@ function liveness(r: FaultRow, label: string): void {
 
 const sent = (id: string, outcome: Outcome): Sent => ({ id, via: 'app-0', role: 'r', outcome, startedAt: 0, ms: 0 });
 
-describe('the fault lab\'s arithmetic', () => {
+describe("the fault lab's arithmetic", () => {
   it('reconciles unknown outcomes by request id, counts double deductions and refusals that committed anyway', () => {
-    const m = measure({ scenario: 's', strategy: 'x', variant: 'v', store: 'mysql' }, [
-      sent('a', { kind: 'answer', status: 200 }),
-      sent('b', { kind: 'answer', status: 502 }),
-      sent('c', { kind: 'no-answer', reason: 'reset' }),
-      sent('d', { kind: 'answer', status: 503, error: 'lock_lost' }),
-      sent('e', { kind: 'answer', status: 500, error: 'internal' }),
-      sent('f', { kind: 'answer', status: 503, error: 'outcome_unknown' }),
-    ], 10, 5, { a: 1, b: 2, d: 1, f: 1 });
-    expect({ sold: m.sold, deducted: m.deducted, oversold: m.oversold, unknown: m.outcomeUnknown, double: m.doubleDeductions, lied: m.refusedButCommitted, undocumented: m.undocumented })
-      .toEqual({ sold: 3, deducted: 5, oversold: -2, unknown: 3, double: 1, lied: 1, undocumented: 1 });
+    const m = measure(
+      { scenario: 's', strategy: 'x', variant: 'v', store: 'mysql' },
+      [
+        sent('a', { kind: 'answer', status: 200 }),
+        sent('b', { kind: 'answer', status: 502 }),
+        sent('c', { kind: 'no-answer', reason: 'reset' }),
+        sent('d', { kind: 'answer', status: 503, error: 'lock_lost' }),
+        sent('e', { kind: 'answer', status: 500, error: 'internal' }),
+        sent('f', { kind: 'answer', status: 503, error: 'outcome_unknown' }),
+      ],
+      10,
+      5,
+      { a: 1, b: 2, d: 1, f: 1 },
+    );
+    expect({
+      sold: m.sold,
+      deducted: m.deducted,
+      oversold: m.oversold,
+      unknown: m.outcomeUnknown,
+      double: m.doubleDeductions,
+      lied: m.refusedButCommitted,
+      undocumented: m.undocumented,
+    }).toEqual({ sold: 3, deducted: 5, oversold: -2, unknown: 3, double: 1, lied: 1, undocumented: 1 });
     expect(isSafe(m)).toBe(false);
   });
 
   it('names a catalog declaration the measurements contradict, and only that one', () => {
-    const base = measure({ scenario: 'holder-pause', strategy: 'x', variant: 'unfenced', store: 'mysql' }, [sent('h', { kind: 'answer', status: 200 })], 10, 10, {});
+    const base = measure(
+      { scenario: 'holder-pause', strategy: 'x', variant: 'unfenced', store: 'mysql' },
+      [sent('h', { kind: 'answer', status: 200 })],
+      10,
+      10,
+      {},
+    );
     const row = (variant: string, oversold: number): FaultRow => ({
-      ...base, variant, oversold, byRole: { holder: { 200: 1 } }, recoverMs: null, expected: '', asExpected: true, details: [], facts: {}, ms: 0,
+      ...base,
+      variant,
+      oversold,
+      byRole: { holder: { 200: 1 } },
+      recoverMs: null,
+      expected: '',
+      asExpected: true,
+      details: [],
+      facts: {},
+      ms: 0,
     });
     const declared = new Map([['x', { name: 'x', expected: { faults: { holderCrash: 'after ttlMs', holderPause: 'exact', holderPauseFenced: 'exact' } } }]]);
     const found = catalogMismatches([row('unfenced', 20), row('fenced', 0)], declared);
@@ -79,7 +116,14 @@ describe('the fault lab\'s arithmetic', () => {
   it('judges lostReply only when the lost acquire was applied, and names a lock still held as a mismatch', () => {
     const base = measure({ scenario: 'lost-reply', strategy: 'x', variant: 'acquire reply lost', store: 'mysql' }, [], 10, 10, {});
     const row = (acquireApplied: boolean, recoverMs: number | null): FaultRow => ({
-      ...base, byRole: { next: recoverMs === null ? { '503 lock_timeout': 1 } : { 200: 1 } }, recoverMs, expected: '', asExpected: true, details: [], facts: { acquireApplied }, ms: 0,
+      ...base,
+      byRole: { next: recoverMs === null ? { '503 lock_timeout': 1 } : { 200: 1 } },
+      recoverMs,
+      expected: '',
+      asExpected: true,
+      details: [],
+      facts: { acquireApplied },
+      ms: 0,
     });
     const declared = new Map([['x', { name: 'x', expected: { faults: { holderCrash: 'never', holderPause: 'exact', lostReply: 'released by its owner' } } }]]);
     expect(catalogMismatches([row(true, 12), row(false, null)], declared)).toEqual([]);
@@ -88,7 +132,7 @@ describe('the fault lab\'s arithmetic', () => {
     expect(found[0]).toContain("declares lostReply 'released by its owner', the lab measured 'not released within waitMs'");
   });
 
-  it('the default-nginx config is the project\'s minus exactly its proxy_next_upstream off lines (/check/lock and /test/)', () => {
+  it("the default-nginx config is the project's minus exactly its proxy_next_upstream off lines (/check/lock and /test/)", () => {
     const template = fs.readFileSync(NGINX_TEMPLATE, 'utf8');
     const changed = withoutNextUpstreamOff(template);
     const lines = (t: string) => t.split('\n').filter((l) => l.trim() !== '');
@@ -139,13 +183,15 @@ describe('the fault lab', () => {
     liveness(row!, 'zk-session-expiry zk-watch (2 s session)');
   });
 
-  it('nginx-retry: the project nginx answers 502 and deducts once; nginx\'s default resend deducts twice', async () => {
+  it("nginx-retry: the project nginx answers 502 and deducts once; nginx's default resend deducts twice", async () => {
     const [project, fallback] = await run(nginxRetry, 'redis-owned');
     expect(project!.facts.conclusive, JSON.stringify(figures(project!))).toBe(true);
     expect(isSafe(project!), JSON.stringify(figures(project!))).toBe(true);
     expect(project!.byRole.client).toEqual({ 502: 1 });
     expect({ sold: project!.sold, deducted: project!.deducted, double: project!.doubleDeductions }).toEqual({ sold: 1, deducted: 1, double: 0 });
-    console.log(`[nginx-retry] default nginx: ${fallback!.facts.attempts} attempt(s), conclusive ${fallback!.facts.conclusive}, resent to ${fallback!.facts.resentTo}`);
+    console.log(
+      `[nginx-retry] default nginx: ${fallback!.facts.attempts} attempt(s), conclusive ${fallback!.facts.conclusive}, resent to ${fallback!.facts.resentTo}`,
+    );
     if (fallback!.facts.conclusive) expect(fallback!.doubleDeductions, JSON.stringify(figures(fallback!))).toBeGreaterThanOrEqual(1);
   });
 
@@ -158,7 +204,12 @@ describe('the fault lab', () => {
       // the fault really happened: the server applied the acquire its requester had given up on
       expect(r.facts.acquireApplied, shown).toBe(true);
       expect(r.byRole, shown).toEqual({ warm: { 200: 1 }, lost: { '503 redis_unavailable': 1 }, next: { 200: 1 } });
-      expect({ sold: r.sold, deducted: r.deducted, lostCommitted: r.facts.lostCommitted, keysLeft: r.facts.keysLeft }, shown).toEqual({ sold: 2, deducted: 2, lostCommitted: false, keysLeft: 0 });
+      expect({ sold: r.sold, deducted: r.deducted, lostCommitted: r.facts.lostCommitted, keysLeft: r.facts.keysLeft }, shown).toEqual({
+        sold: 2,
+        deducted: 2,
+        lostCommitted: false,
+        keysLeft: 0,
+      });
       liveness(r, `lost-reply ${r.strategy} (ttl 30 s; SIGCONT to the next sale)`);
       expect(r.asExpected, shown).toBe(true);
     }
@@ -176,7 +227,10 @@ describe('the fault lab', () => {
   it("etcd-lease: Jepsen's etcd finding, sequenced: a waiter whose lease is revoked is refused by etcd-lock, told it holds the lock by etcd-lock-no-recheck (oversold 1), refused fenced", async () => {
     const rows = await run(etcdLease, 'etcd-lock-no-recheck');
     const [unfenced, fenced] = rows;
-    expect({ variant: unfenced!.variant, waiterToldItHolds: unfenced!.facts.waiterToldItHolds, oversold: unfenced!.oversold }, JSON.stringify(figures(unfenced!))).toEqual({ variant: "waiter's lease revoked, unfenced", waiterToldItHolds: true, oversold: 1 });
+    expect(
+      { variant: unfenced!.variant, waiterToldItHolds: unfenced!.facts.waiterToldItHolds, oversold: unfenced!.oversold },
+      JSON.stringify(figures(unfenced!)),
+    ).toEqual({ variant: "waiter's lease revoked, unfenced", waiterToldItHolds: true, oversold: 1 });
     expect({ waiter: fenced!.byRole.waiter, safe: isSafe(fenced!) }, JSON.stringify(figures(fenced!))).toEqual({ waiter: { '503 fenced': 1 }, safe: true });
     // etcd-lock: its check after the wait refuses the waiter; the holder's revoked lease oversells unfenced, never fenced
     const recipe = await run(etcdLease, 'etcd-lock');
@@ -192,11 +246,19 @@ describe('the fault lab', () => {
     const rows = await run(pgSession, 'pg-advisory-xact', 'pg-advisory-session');
     const byVariant = Object.fromEntries(rows.map((r) => [r.variant, r]));
     const killed = byVariant['backend terminated after-acquire']!;
-    expect({ holder: killed.byRole.holder, safe: isSafe(killed), freed: killed.facts.lockFreedWithSession }, JSON.stringify(figures(killed))).toEqual({ holder: { '503 lock_lost': 1 }, safe: true, freed: true });
+    expect({ holder: killed.byRole.holder, safe: isSafe(killed), freed: killed.facts.lockFreedWithSession }, JSON.stringify(figures(killed))).toEqual({
+      holder: { '503 lock_lost': 1 },
+      safe: true,
+      freed: true,
+    });
     expect(byVariant['backend terminated before-write, unfenced']!.oversold).toBe(SIZES.sell);
     expect(isSafe(byVariant['backend terminated before-write, fenced']!)).toBe(true);
     const pooled = byVariant['two requests on one instance, one pool']!;
-    expect({ oversold: pooled.oversold, second: pooled.byRole.second, other: pooled.byRole.other }, JSON.stringify(figures(pooled))).toEqual({ oversold: 1, second: { 200: 1 }, other: { '503 lock_timeout': 1 } });
+    expect({ oversold: pooled.oversold, second: pooled.byRole.second, other: pooled.byRole.other }, JSON.stringify(figures(pooled))).toEqual({
+      oversold: 1,
+      second: { 200: 1 },
+      other: { '503 lock_timeout': 1 },
+    });
     expect(rows.map((r) => r.asExpected)).toEqual([true, true, true, true]);
   });
 });

@@ -20,9 +20,14 @@ describe.skipIf(!hasNetAdmin())('the incident gallery, hosts topology (needs roo
   it('Redisson #3636: a holder cut from Redis keeps working and oversells N; the watchdog refuses its own write, the fence refuses it', async () => {
     const incident = INCIDENTS.find((i) => i.id === 'redisson-3636');
     expect(incident?.topology).toBe('hosts');
-    const row = await runIncident({ cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: () => true, log: () => undefined, workDir }, incident!);
+    const row = await runIncident(
+      { cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: () => true, log: () => undefined, workDir },
+      incident!,
+    );
     console.log(`[incident] redisson-3636: ${JSON.stringify({ affected: row.affected, lab: row.lab })}`);
-    const outcomes = [row.affected, ...row.lab].map((t) => ('error' in t ? `error: ${t.error}` : [t.pkg, t.reproduced, t.facts.oversold, t.facts.holder, t.facts.asExpected]));
+    const outcomes = [row.affected, ...row.lab].map((t) =>
+      'error' in t ? `error: ${t.error}` : [t.pkg, t.reproduced, t.facts.oversold, t.facts.holder, t.facts.asExpected],
+    );
     expect(outcomes).toEqual([
       ['stocklab redis-owned', true, 5, '200', true],
       ['stocklab redis-watchdog', false, 0, '503 lock_lost', true],

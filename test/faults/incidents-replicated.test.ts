@@ -19,7 +19,10 @@ describe('the incident gallery, replicated topology', () => {
   it("node-redlock's README on one Redis behind Sentinel: a failover before replication grants the lock twice (oversold 1); RedLock over five masters does not", async () => {
     const incident = INCIDENTS.find((i) => i.id === 'redlock-sentinel');
     expect(incident?.topology).toBe('replicated');
-    const row = await runIncident({ cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: () => true, log: () => undefined, workDir }, incident!);
+    const row = await runIncident(
+      { cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: () => true, log: () => undefined, workDir },
+      incident!,
+    );
     console.log(`[incident] redlock-sentinel: ${JSON.stringify({ affected: row.affected, lab: row.lab })}`);
     const outcomes = [row.affected, ...row.lab].map((t) => ('error' in t ? `error: ${t.error}` : [t.pkg, t.reproduced, t.facts.oversold, t.facts.asExpected]));
     expect(outcomes).toEqual([

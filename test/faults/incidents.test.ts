@@ -21,10 +21,12 @@ afterAll(() => removeTree(workDir));
 // One context for the file: a fault-lab case that several incidents name (the watchdog frozen past
 // its lease) runs once, as in a gallery run.
 let context: FaultContext | undefined;
-const ctx = (): FaultContext => (context ??= { cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: () => true, log: () => undefined, workDir });
+const ctx = (): FaultContext =>
+  (context ??= { cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: () => true, log: () => undefined, workDir });
 
 /** Per trial: its package, and reproduced or the error it ran into. */
-const outcome = (t: IncidentRow['affected'] | undefined) => t && { pkg: t.pkg, version: t.version, reproduced: 'error' in t ? `error: ${t.error}` : t.reproduced };
+const outcome = (t: IncidentRow['affected'] | undefined) =>
+  t && { pkg: t.pkg, version: t.version, reproduced: 'error' in t ? `error: ${t.error}` : t.reproduced };
 
 const incident = (id: string) => {
   const found = INCIDENTS.find((i) => i.id === id);
@@ -39,7 +41,7 @@ async function run(id: string): Promise<IncidentRow> {
 }
 
 describe('the incident gallery', () => {
-  it('redis-semaphore #175: 5.3.0 re-acquires silently on a late refresh, 5.8.0 reports the loss; the lab\'s watchdog oversells N unfenced, 0 fenced', async () => {
+  it("redis-semaphore #175: 5.3.0 re-acquires silently on a late refresh, 5.8.0 reports the loss; the lab's watchdog oversells N unfenced, 0 fenced", async () => {
     const row = await run('redis-semaphore-175');
     expect([outcome(row.affected), outcome(row.fixed), ...row.lab.map(outcome)]).toEqual([
       { pkg: 'redis-semaphore-5.3.0', version: 'redis-semaphore@5.3.0', reproduced: true },
@@ -49,7 +51,10 @@ describe('the incident gallery', () => {
     ]);
     expect(row.affected).toMatchObject({ facts: { lossReported: 0, keyHoldsA: true } });
     expect(row.fixed).toMatchObject({ facts: { lossReported: 1, keyHoldsA: false } });
-    expect(row.lab.map((t) => ('facts' in t ? [t.facts.oversold, t.facts.holder] : t))).toEqual([[5, '200'], [0, '503 fenced']]);
+    expect(row.lab.map((t) => ('facts' in t ? [t.facts.oversold, t.facts.holder] : t))).toEqual([
+      [5, '200'],
+      [0, '503 fenced'],
+    ]);
     expect(asClaimed(row)).toBe(true);
   });
 
@@ -63,7 +68,7 @@ describe('the incident gallery', () => {
     expect(asClaimed(row)).toBe(true);
   });
 
-  it('redis-semaphore #205: 5.5.0 reports a lock lost when a refresh answers after release(), 5.8.0 does not, nor does the lab\'s watchdog', async () => {
+  it("redis-semaphore #205: 5.5.0 reports a lock lost when a refresh answers after release(), 5.8.0 does not, nor does the lab's watchdog", async () => {
     const row = await run('redis-semaphore-205');
     expect([outcome(row.affected), outcome(row.fixed), ...row.lab.map(outcome)]).toEqual([
       { pkg: 'redis-semaphore-5.5.0', version: 'redis-semaphore@5.5.0', reproduced: true },
@@ -73,7 +78,7 @@ describe('the incident gallery', () => {
     expect(row.affected).toMatchObject({ facts: { lossReported: 1, keyGone: true } });
   });
 
-  it('node-redlock #296: 5.0.0-beta.2 returns an already expired lock after retries, the fork with the fix and the lab\'s redlock a live one', async () => {
+  it("node-redlock #296: 5.0.0-beta.2 returns an already expired lock after retries, the fork with the fix and the lab's redlock a live one", async () => {
     const row = await run('redlock-296');
     expect([outcome(row.affected), outcome(row.fixed), ...row.lab.map(outcome)]).toEqual([
       { pkg: 'redlock', version: 'redlock@5.0.0-beta.2', reproduced: true },
@@ -84,7 +89,7 @@ describe('the incident gallery', () => {
     expect(row.fixed).toMatchObject({ facts: { extend: 'extended' } });
   });
 
-  it('etcd3 #75: the package\'s lock and etcd\'s Lock RPC both hold one name; the lab\'s etcd-lock makes the Lock RPC wait', async () => {
+  it("etcd3 #75: the package's lock and etcd's Lock RPC both hold one name; the lab's etcd-lock makes the Lock RPC wait", async () => {
     const row = await run('etcd3-75');
     expect([outcome(row.affected), ...row.lab.map(outcome)]).toEqual([
       { pkg: 'etcd3', version: expect.stringMatching(/^etcd3@/), reproduced: true },
@@ -102,7 +107,7 @@ describe('the incident gallery', () => {
     expect(asClaimed(row)).toBe(true);
   });
 
-  it("etcd #11456, the lock recipe: a waiter whose lease was revoked is told it holds the lock (oversold 1); the check after the wait refuses it, and so does the fence", async () => {
+  it('etcd #11456, the lock recipe: a waiter whose lease was revoked is told it holds the lock (oversold 1); the check after the wait refuses it, and so does the fence', async () => {
     const row = await run('etcd-11456');
     expect([outcome(row.affected), ...row.lab.map(outcome)]).toEqual([
       { pkg: 'stocklab etcd-lock-no-recheck', version: expect.any(String), reproduced: true },
@@ -116,7 +121,7 @@ describe('the incident gallery', () => {
     ]);
   });
 
-  it('pals #14, the re-entrant session lock: through a pool a second request of the holder\'s instance is let in (oversold 1); the transaction-scoped lock keeps it out', async () => {
+  it("pals #14, the re-entrant session lock: through a pool a second request of the holder's instance is let in (oversold 1); the transaction-scoped lock keeps it out", async () => {
     const row = await run('pals-14');
     expect([outcome(row.affected), ...row.lab.map(outcome)]).toEqual([
       { pkg: 'stocklab pg-advisory-session', version: expect.any(String), reproduced: true },
@@ -128,7 +133,7 @@ describe('the incident gallery', () => {
     ]);
   });
 
-  it('PgBouncer #102 / #418: advisory-lock behind transaction pooling lets B in while A holds, and A\'s unlock on another server leaves the lock held; the lab\'s session lock the same, its transaction lock refuses B', async () => {
+  it("PgBouncer #102 / #418: advisory-lock behind transaction pooling lets B in while A holds, and A's unlock on another server leaves the lock held; the lab's session lock the same, its transaction lock refuses B", async () => {
     const row = await run('pgbouncer-102-418');
     expect([outcome(row.affected), ...row.lab.map(outcome)]).toEqual([
       { pkg: 'advisory-lock', version: 'advisory-lock@2.0.0', reproduced: true },
@@ -142,7 +147,7 @@ describe('the incident gallery', () => {
     expect(asClaimed(row)).toBe(true);
   });
 
-  it('Curator #727, the InterProcessMutex design: A\'s session expires while it holds and B is granted the lock (two holders, A told by lease.lost); through the service the holder heeds it and refuses', async () => {
+  it("Curator #727, the InterProcessMutex design: A's session expires while it holds and B is granted the lock (two holders, A told by lease.lost); through the service the holder heeds it and refuses", async () => {
     const row = await run('curator-727');
     expect([outcome(row.affected), ...row.lab.map(outcome)]).toEqual([
       { pkg: 'stocklab zk-watch lock, its loss not heeded', version: expect.any(String), reproduced: true },

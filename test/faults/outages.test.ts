@@ -102,7 +102,17 @@ describe('a Redis reply delayed past the command timeout (redis-server SIGSTOPpe
     const base = info.instances[0]!;
     // The instance's Redis connection may still be coming back from the restart above: wait until a
     // reset goes through, then until a deduction sells.
-    expect(await pollUntil(() => resetStock(base, 11).then(() => true, () => false), 10_000, 100)).toBe(true);
+    expect(
+      await pollUntil(
+        () =>
+          resetStock(base, 11).then(
+            () => true,
+            () => false,
+          ),
+        10_000,
+        100,
+      ),
+    ).toBe(true);
     expect(await pollUntil(async () => (await getJson(`${base}/check/lock?strategy=redis-lua-decr`)).status === 200, 10_000, 100)).toBe(true);
     const pid = servers.redis.pid!;
     process.kill(pid, 'SIGSTOP');
@@ -158,7 +168,17 @@ describe('Redis frozen between a committed sale and its lock release (pause=befo
     const { info, servers } = own.current;
     const base = info.instances[0]!;
     // Redis was stopped and frozen above: wait until a reset goes through and a Redis lock sells.
-    expect(await pollUntil(() => resetStock(base, 20).then(() => true, () => false), 10_000, 100)).toBe(true);
+    expect(
+      await pollUntil(
+        () =>
+          resetStock(base, 20).then(
+            () => true,
+            () => false,
+          ),
+        10_000,
+        100,
+      ),
+    ).toBe(true);
     expect(await pollUntil(async () => (await getJson(`${base}/check/lock?strategy=redis-owned&store=mysql`)).status === 200, 10_000, 100)).toBe(true);
     const before = await unitsLeft(info, 'mysql');
     const app = servers.instances[0]!.pid!;

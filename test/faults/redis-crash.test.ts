@@ -72,7 +72,10 @@ describe('an instance stopped (SIGTERM) while a /test/ click holds its lock', ()
     if (victim.pid === undefined) await victim.start();
     const redis = new Redis(info.redis);
     // 2.5 s of work: past the 1 s the shutdown gives connections still open, within the 5 s drain.
-    const pending = fetch(`${info.instances[0]!}/test/write?workMs=2500&ttlMs=10000`).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+    const pending = fetch(`${info.instances[0]!}/test/write?workMs=2500&ttlMs=10000`).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as Record<string, unknown>,
+    }));
     try {
       await untilKeyExists(redis, readWriteLockKeys(RW_LOCK).lock);
       const t0 = Date.now();
@@ -170,7 +173,12 @@ describe('an instance stopped (SIGTERM) under load through nginx', () => {
     await resetStock(steady, 300);
     const redis = new Redis(info.redis);
     const clients = 12;
-    const load = new KeepAliveLoad(checkUrl(info.nginx, 'redis-owned', 'mysql', { workMs: 50, ttlMs: 10_000, waitMs: 20_000 }), clients, 'drain-nginx', 'go-on');
+    const load = new KeepAliveLoad(
+      checkUrl(info.nginx, 'redis-owned', 'mysql', { workMs: 50, ttlMs: 10_000, waitMs: 20_000 }),
+      clients,
+      'drain-nginx',
+      'go-on',
+    );
     try {
       await sleep(1_000);
       await victim.stop();

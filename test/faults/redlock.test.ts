@@ -70,7 +70,7 @@ describe('every master up', () => {
     await redlockRace('redlock', 'redlock, 5 of 5 up, 100 connections', 100, 110, 100);
   });
 
-  it("redlock asks the masters for every sale; redlock+line passes its hold in memory, and asks them far less often than it sells", async () => {
+  it('redlock asks the masters for every sale; redlock+line passes its hold in memory, and asks them far less often than it sells', async () => {
     const { info } = own.current;
     // 5 at a time on one instance, each holding 30 ms: while one holds, the other four are in line.
     const SALES = 36;
@@ -87,9 +87,14 @@ describe('every master up', () => {
       const answers = await checkMany(info.instances[0]!, form, { workMs: 30 }, SALES, 5);
       monitor.disconnect();
       client.disconnect();
-      expect(answers.filter((a) => a.status === 200), form).toHaveLength(SALES);
+      expect(
+        answers.filter((a) => a.status === 200),
+        form,
+      ).toHaveLength(SALES);
     }
-    console.log(`[redlock] ${SALES} sales, 5 at a time on one instance: lock scripts on one master, redlock ${scripts.redlock}, redlock+line ${scripts['redlock+line']}`);
+    console.log(
+      `[redlock] ${SALES} sales, 5 at a time on one instance: lock scripts on one master, redlock ${scripts.redlock}, redlock+line ${scripts['redlock+line']}`,
+    );
     // Every grant of the course's redlock (an acquire, or a hand-off between two requests) is a script on every master.
     expect(scripts.redlock).toBeGreaterThanOrEqual(SALES);
     expect(scripts['redlock+line']).toBeLessThan(SALES / 2);
@@ -185,10 +190,14 @@ describe('the stopped masters back, empty (no persistence)', () => {
       const restarted = new Redis(url);
       try {
         let subscribers = 0;
-        await pollUntil(async () => {
-          [, subscribers] = (await restarted.pubsub('NUMSUB', channel)) as [string, number];
-          return subscribers >= info.instances.length;
-        }, 10_000, 100);
+        await pollUntil(
+          async () => {
+            [, subscribers] = (await restarted.pubsub('NUMSUB', channel)) as [string, number];
+            return subscribers >= info.instances.length;
+          },
+          10_000,
+          100,
+        );
         expect(subscribers, `subscribers of ${channel} on ${url}`).toBe(info.instances.length);
       } finally {
         restarted.disconnect();

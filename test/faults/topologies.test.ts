@@ -26,13 +26,27 @@ const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-topologies-test-
 afterAll(() => removeTree(workDir));
 
 async function run(scenario: Scenario, ...strategies: string[]): Promise<FaultRow[]> {
-  const ctx: FaultContext = { cluster: own.current, sizes: { initial: 30, sell: 5, inFlight: 3 }, wants: (s) => strategies.includes(s), log: () => undefined, workDir };
+  const ctx: FaultContext = {
+    cluster: own.current,
+    sizes: { initial: 30, sell: 5, inFlight: 3 },
+    wants: (s) => strategies.includes(s),
+    log: () => undefined,
+    workDir,
+  };
   const rows = await scenario.run(ctx);
   expect(rows.length).toBeGreaterThan(0);
   return rows;
 }
 
-const figures = (r: FaultRow) => ({ variant: r.variant, sold: r.sold, deducted: r.deducted, oversold: r.oversold, facts: r.facts, answers: r.byRole, details: r.details });
+const figures = (r: FaultRow) => ({
+  variant: r.variant,
+  sold: r.sold,
+  deducted: r.deducted,
+  oversold: r.oversold,
+  facts: r.facts,
+  answers: r.byRole,
+  details: r.details,
+});
 
 describe('replicated topologies', () => {
   it('a Redis failover loses a held lock (2 holders, 1 oversold, as §2.9 predicts); RedLock with a master killed stays exact', async () => {
@@ -61,7 +75,9 @@ describe('replicated topologies', () => {
 
   it('zk-watch stays exact while the ensemble loses its leader, and sells again after the election', async () => {
     const [row] = await run(zkLeaderLoss, 'zk-watch');
-    console.log(`[liveness] zk leader loss: new leader after ${row!.facts.electedMs} ms, sales again after ${row!.recoverMs} ms (bound ${row!.recoverBoundMs} ms), sold ${row!.sold} of ${row!.initial}, 503s ${JSON.stringify(row!.refused)}`);
+    console.log(
+      `[liveness] zk leader loss: new leader after ${row!.facts.electedMs} ms, sales again after ${row!.recoverMs} ms (bound ${row!.recoverBoundMs} ms), sold ${row!.sold} of ${row!.initial}, 503s ${JSON.stringify(row!.refused)}`,
+    );
     expect(isSafe(row!), JSON.stringify(figures(row!))).toBe(true);
     expect(row!.sold).toBeGreaterThan(0);
     expect(row!.asExpected, JSON.stringify(figures(row!))).toBe(true);
@@ -73,7 +89,10 @@ describe('replicated topologies', () => {
     const { master } = await redisRoles(cluster);
     const [asked, ...others] = cluster.servers.sentinels;
     const sentinels = cluster.servers.sentinels.map((s) => ({ host: '127.0.0.1', port: s.port }));
-    const client = connectMainRedis({ redis: { url: cluster.info.redis, commandTimeoutMs: 2_000, sentinel: { masterName: SENTINEL_MASTER_NAME, sentinels } } }, 'failover-probe');
+    const client = connectMainRedis(
+      { redis: { url: cluster.info.redis, commandTimeoutMs: 2_000, sentinel: { masterName: SENTINEL_MASTER_NAME, sentinels } } },
+      'failover-probe',
+    );
     const ended: string[] = [];
     client.on('end', () => ended.push(client.status));
     const listener = await redisAt(cluster, others[0]!.port);
@@ -91,7 +110,9 @@ describe('replicated topologies', () => {
       resume(askedPid);
       const t0 = Date.now();
       const followed = await pollUntil(async () => (await client.ping().catch(() => undefined)) === 'PONG', 15_000, 50);
-      console.log(`[failover] a client reconnecting when the promotion was announced: ${followed ? `on the new master ${Date.now() - t0} ms after the Sentinel answered` : 'lost'} (bound 15000 ms)`);
+      console.log(
+        `[failover] a client reconnecting when the promotion was announced: ${followed ? `on the new master ${Date.now() - t0} ms after the Sentinel answered` : 'lost'} (bound 15000 ms)`,
+      );
       expect(ended).toEqual([]);
       expect(followed).toBe(true);
     } finally {

@@ -20,8 +20,24 @@ describe('npm run bench, end to end', () => {
   it('measures none overselling and sql-update exact, on one instance and three, in interleaved rounds', async () => {
     const cluster = sharedCluster();
     // workMs widens the read-then-write window, so `none` oversells even on a quiet machine
-    const opts = parseBenchArgs(['--strategies', 'none,sql-update', '--rounds', '2', '--warmup', '0.1', '--window', '0.3',
-      '--connections', '30', '--workMs', '3', '--maxSeconds', '20', '--out', out]);
+    const opts = parseBenchArgs([
+      '--strategies',
+      'none,sql-update',
+      '--rounds',
+      '2',
+      '--warmup',
+      '0.1',
+      '--window',
+      '0.3',
+      '--connections',
+      '30',
+      '--workMs',
+      '3',
+      '--maxSeconds',
+      '20',
+      '--out',
+      out,
+    ]);
     // the course's rows race apart, here at 300 for 200 instead of its 5100 for 5000; sql-update's last window is its race
     Object.assign(opts, { courseRequests: 300, courseInitial: 200 });
     const logged: string[] = [];

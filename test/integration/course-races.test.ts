@@ -37,7 +37,16 @@ describe('the course’s flawed steps, exact in a plain race through nginx', () 
   // upgrade, and InnoDB rolls one back (503 deadlock, a refusal). Safety is asserted exactly; the
   // refused share is printed, with no bound: each deadlock leaves one survivor, so some request sells.
   it('sql-share-mode: 550 requests for 500 units, safe, most refused as deadlock victims', async () => {
-    const r = await race({ target: info.nginx, stores: info, strategy: 'sql-share-mode', store: 'mysql', initial: 500, requests: 550, connections: 100, maxSeconds: 90 });
+    const r = await race({
+      target: info.nginx,
+      stores: info,
+      strategy: 'sql-share-mode',
+      store: 'mysql',
+      initial: 500,
+      requests: 550,
+      connections: 100,
+      maxSeconds: 90,
+    });
     console.log(`[sql-share-mode] ${JSON.stringify(r.byAnswer)}`);
     expectExactRace(r, 'sql-share-mode', 1);
     expect(r.ok).toBeGreaterThan(0);
@@ -45,7 +54,13 @@ describe('the course’s flawed steps, exact in a plain race through nginx', () 
 
   it('GET /strategies lists each, in course order, with its expected outcomes, fault outcomes and pause points', async () => {
     const { body } = await getJson(`${info.nginx}/strategies`);
-    const list = body.strategies as { name: string; course: string; description: string; expected: { faults?: { holderCrash: string } }; pausePoints?: string[] }[];
+    const list = body.strategies as {
+      name: string;
+      course: string;
+      description: string;
+      expected: { faults?: { holderCrash: string } };
+      pausePoints?: string[];
+    }[];
     const names = list.map((s) => s.name);
     const byName = Object.fromEntries(list.map((s) => [s.name, s]));
     const before = (a: string, b: string) => expect(names.indexOf(a), `${a} before ${b}`).toBeLessThan(names.indexOf(b));

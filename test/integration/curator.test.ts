@@ -74,7 +74,10 @@ describe('/test/zk/read and /test/zk/write', () => {
     const second = getJson(at('/test/zk/write'));
     const [w1, r1, r2, w2] = await Promise.all([writer, ...readers, second]);
     for (const a of [w1, r1, r2, w2]) expect(a!.status, JSON.stringify(a!.body)).toBe(200);
-    expect([seen(w1!), seen(w2!)]).toEqual([{ read: 0, write: 1 }, { read: 0, write: 1 }]);
+    expect([seen(w1!), seen(w2!)]).toEqual([
+      { read: 0, write: 1 },
+      { read: 0, write: 1 },
+    ]);
     // Each reader saw no writer, and the second to enter saw the first.
     expect([r1!, r2!].map((r) => seen(r).write)).toEqual([0, 0]);
     expect(Math.max(seen(r1!).read!, seen(r2!).read!)).toBe(2);
@@ -118,11 +121,18 @@ describe('/test/zk/barrier', () => {
 
   it('3 requests to a barrier of 3 all enter and leave; 2 alone time out at their waitMs and leave no node behind', async () => {
     const three = await Promise.all([1, 2, 3].map(() => getJson(at('/test/zk/barrier?members=3'))));
-    expect(three.map((a) => [a.status, a.body.members])).toEqual([[200, 3], [200, 3], [200, 3]]);
+    expect(three.map((a) => [a.status, a.body.members])).toEqual([
+      [200, 3],
+      [200, 3],
+      [200, 3],
+    ]);
     expect(await children(dir)).toEqual([]);
 
     const two = await Promise.all([1, 2].map(() => getJson(at('/test/zk/barrier?members=3&waitMs=500'))));
-    expect(two.map((a) => [a.status, a.body.error])).toEqual([[503, 'lock_timeout'], [503, 'lock_timeout']]);
+    expect(two.map((a) => [a.status, a.body.error])).toEqual([
+      [503, 'lock_timeout'],
+      [503, 'lock_timeout'],
+    ]);
     // Timed out at their waitMs: not before, and not long after (a loaded machine's margin).
     for (const a of two) expect(a.ms).toBeGreaterThanOrEqual(500);
     for (const a of two) expect(a.ms).toBeLessThan(500 + 5_000);
@@ -153,7 +163,7 @@ async function updateConcurrently(path: string, counter: string): Promise<void> 
 }
 
 describe('/test/zk/share/count and /test/zk/atomic', () => {
-  it('the course\'s click reads the count and sets a new one', async () => {
+  it("the course's click reads the count and sets a new one", async () => {
     const a = await getJson(at('/test/zk/share/count'));
     expect(a.status).toBe(200);
     expect(a.body).toMatchObject({ op: 'set' });

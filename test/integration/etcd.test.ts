@@ -36,16 +36,28 @@ describe('etcd on three instances behind nginx', () => {
   it.each([
     ['etcd-lock', 330, 300, 100, 0.02, {}],
     ['lib-etcd3-lock', 110, 100, 50, 0.25, { waitMs: 20_000 }],
-  ] as const)('%s: %i requests for %i units at %i connections, no unit sold twice, refusals within the bound', async (strategy, requests, initial, connections, maxRefused, params) => {
-    expectExactRace(await raceThroughNginx(strategy, requests, initial, connections, params), strategy, maxRefused);
-  });
+  ] as const)(
+    '%s: %i requests for %i units at %i connections, no unit sold twice, refusals within the bound',
+    async (strategy, requests, initial, connections, maxRefused, params) => {
+      expectExactRace(await raceThroughNginx(strategy, requests, initial, connections, params), strategy, maxRefused);
+    },
+  );
 
   // ttlMs 1000 asks etcd for a 1 s lease (etcd may grant its 2 s minimum): 2.5 s of work outlasts
   // it, so only the keep-alive keeps the hold. A keep-alive the loaded machine delays past the lease
   // is a refusal (503 lock_lost), never an oversell: bounded at half, as for the Redis libraries.
   it.each(['etcd-lock', 'lib-etcd3-lock'])('%s: work longer than the lease, kept alive, stays exact', async (strategy) => {
     // Two requests for one unit: the second waits out the first's whole hold, then finds it sold.
-    const r = await race({ target: cluster.nginx, stores: cluster, strategy, initial: 1, requests: 2, connections: 2, maxSeconds: 60, params: { workMs: 2_500, ttlMs: 1_000 } });
+    const r = await race({
+      target: cluster.nginx,
+      stores: cluster,
+      strategy,
+      initial: 1,
+      requests: 2,
+      connections: 2,
+      maxSeconds: 60,
+      params: { workMs: 2_500, ttlMs: 1_000 },
+    });
     expectExactRace(r, `${strategy}, work > ttl`, 0.5);
   });
 

@@ -39,7 +39,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (savedRow) await ds.query('UPDATE db_stock SET fence_redis = ?, fence_zookeeper = ?, fence_lock_table = ?', [savedRow.fence_redis, savedRow.fence_zookeeper, savedRow.fence_lock_table]);
+  if (savedRow)
+    await ds.query('UPDATE db_stock SET fence_redis = ?, fence_zookeeper = ?, fence_lock_table = ?', [
+      savedRow.fence_redis,
+      savedRow.fence_zookeeper,
+      savedRow.fence_lock_table,
+    ]);
   for (const [key, value] of Object.entries(savedKeys ?? {})) await (value === null ? redis.del(key) : redis.set(key, value));
   await ds?.destroy();
   redis?.disconnect();

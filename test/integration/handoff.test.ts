@@ -89,10 +89,12 @@ describe('redis-pubsub', () => {
     const count = MAX_HANDOFF_STREAK + 1;
     for (let i = 1; i <= count; i++) {
       const owner = `W${i}`;
-      waiters.push(take(lock, owner).then(async (lease) => {
-        served.push(owner);
-        await lease.release();
-      }));
+      waiters.push(
+        take(lock, owner).then(async (lease) => {
+          served.push(owner);
+          await lease.release();
+        }),
+      );
       await asleep(lock, i);
     }
     await a.release();
@@ -118,7 +120,10 @@ describe('redis-pubsub', () => {
   it('a waiter whose client left stops waiting at once and is never handed the lock', async () => {
     const a = await take(lock, 'A');
     const client = new AbortController();
-    const waiting = lock.acquire(R, { ...opts(), owner: 'B', signal: client.signal }).then(() => 'granted', (err: unknown) => err);
+    const waiting = lock.acquire(R, { ...opts(), owner: 'B', signal: client.signal }).then(
+      () => 'granted',
+      (err: unknown) => err,
+    );
     await asleep(lock, 1);
     const gone = new Error('the client left');
     client.abort(gone);
@@ -136,7 +141,9 @@ describe('redis-pubsub', () => {
     const viaProxy = connectRedis(`redis://127.0.0.1:${proxy.port}`, { commandTimeoutMs: 500 });
     await viaProxy.connect();
     const monitor = await (await openRedis(url)).monitor();
-    const acquireSha = createHash('sha1').update(fs.readFileSync(path.join(REPO_ROOT, 'lua', 'lock-reentrant-acquire.lua'))).digest('hex');
+    const acquireSha = createHash('sha1')
+      .update(fs.readFileSync(path.join(REPO_ROOT, 'lua', 'lock-reentrant-acquire.lua')))
+      .digest('hex');
     const attemptsOfB: string[][] = [];
     const markers: string[] = [];
     monitor.on('monitor', (_time: string, args: string[]) => {
@@ -152,7 +159,10 @@ describe('redis-pubsub', () => {
     try {
       const lossy = new PubsubLock(viaProxy, new ReleaseNotifier(subscriber));
       const a = await take(lossy, 'A');
-      const waiting = take(lossy, 'B', { waitMs: 10_000 }).then(() => 'granted', (err: unknown) => err);
+      const waiting = take(lossy, 'B', { waitMs: 10_000 }).then(
+        () => 'granted',
+        (err: unknown) => err,
+      );
       await asleep(lossy, 1);
       // B came while A, of its own process, held the lock: it sleeps without a first attempt.
       const before = await attemptsSoFar('asleep');
@@ -199,10 +209,14 @@ describe('redlock', () => {
    */
   const valueOnEveryMaster = async (): Promise<string> => {
     let held: (string | null)[] = [];
-    const landed = await pollUntil(async () => {
-      held = await values();
-      return held[0] !== null && new Set(held).size === 1;
-    }, 2_000, 5);
+    const landed = await pollUntil(
+      async () => {
+        held = await values();
+        return held[0] !== null && new Set(held).size === 1;
+      },
+      2_000,
+      5,
+    );
     expect(landed, JSON.stringify(held)).toBe(true);
     return held[0] as string;
   };
@@ -222,7 +236,10 @@ describe('redlock', () => {
       await pollUntil(async () => (await values()).every((v) => v === aValue), 2_000, 10);
       const before = await values();
       expect(before.filter((v) => v === aValue).length).toBeGreaterThan(clients.length / 2);
-      expect(before.every((v) => v === aValue || v === null), JSON.stringify(before)).toBe(true);
+      expect(
+        before.every((v) => v === aValue || v === null),
+        JSON.stringify(before),
+      ).toBe(true);
       const waiting = take(lock, 'B', { ttlMs: 30_000, retryMs: 1_000 });
       await asleep(lock, 1);
       await a.release();
@@ -264,7 +281,9 @@ describe('redlock', () => {
       await expect(a.release()).rejects.toBeInstanceOf(LockNotHeldError);
       const b = await waiting;
       const wokeAfter = Date.now() - releasedAt;
-      console.log(`[handoff] redlock: A's lease ran out while B slept; B took the lock by its own attempt ${wokeAfter} ms after A's release (bound 10000 ms; its sleep was ${SLEEP_MS} ms)`);
+      console.log(
+        `[handoff] redlock: A's lease ran out while B slept; B took the lock by its own attempt ${wokeAfter} ms after A's release (bound 10000 ms; its sleep was ${SLEEP_MS} ms)`,
+      );
       expect(wokeAfter).toBeLessThan(10_000);
       const held = await values();
       expect(new Set(held).size).toBe(1);
@@ -286,17 +305,25 @@ describe('redlock', () => {
     try {
       const a = await take(lock, 'A');
       await valueOnEveryMaster();
-      const waiting = take(lock, 'B', { retryMs: 30_000, waitMs: WAIT_MS }).then(() => 'granted', (err: unknown) => err);
+      const waiting = take(lock, 'B', { retryMs: 30_000, waitMs: WAIT_MS }).then(
+        () => 'granted',
+        (err: unknown) => err,
+      );
       await asleep(lock, 1);
       // Another owner's value on 3 of the 5 masters (A's votes there expired and were taken): A
       // still holds on 2, so its hand-off script moves the lock to B on those 2 only.
       const other = 'another-owner';
       await Promise.all(clients.slice(0, 3).map((c) => c.set(redlockKey(R), other, 'PX', 60_000)));
       expect(lock.handoffs.sleeping(R)).toBe(1);
-      const released = await a.release().then(() => 'released', (err: unknown) => err);
+      const released = await a.release().then(
+        () => 'released',
+        (err: unknown) => err,
+      );
       // B was woken and attempted on its own: 3 masters say "locked" until its deadline.
       const outcome = await waiting;
-      console.log(`[handoff] redlock: a hand-off taken by 2 of 5 masters; B's outcome: ${outcome instanceof Error ? outcome.constructor.name : String(outcome)}`);
+      console.log(
+        `[handoff] redlock: a hand-off taken by 2 of 5 masters; B's outcome: ${outcome instanceof Error ? outcome.constructor.name : String(outcome)}`,
+      );
       expect(outcome).toBeInstanceOf(LockTimeoutError);
       // A's value is on no master any more (moved, then given back), so its own release finds nothing to free.
       expect(released).toBeInstanceOf(LockNotHeldError);
@@ -307,7 +334,6 @@ describe('redlock', () => {
     }
   });
 
-
   it('a contender whose lease is shorter than a round trip is handed nothing it could not write under: no validity, no lease (LockLostError)', async () => {
     // B asks for a 2 ms lease: its validity (ttl − drift − 2 ms) has run out before any master
     // answers, whether the lock comes by A's hand-off or by B's own attempt. B's pause is fixed
@@ -316,7 +342,10 @@ describe('redlock', () => {
     try {
       const a = await take(lock, 'A');
       await valueOnEveryMaster();
-      const waiting = take(lock, 'B', { ttlMs: 2, retryMs: 30_000, waitMs: 4_000 }).then((lease) => lease, (err: unknown) => err);
+      const waiting = take(lock, 'B', { ttlMs: 2, retryMs: 30_000, waitMs: 4_000 }).then(
+        (lease) => lease,
+        (err: unknown) => err,
+      );
       await asleep(lock, 1);
       expect(lock.handoffs.sleeping(R)).toBe(1);
       await a.release().catch(() => undefined);
@@ -332,9 +361,15 @@ describe('redlock', () => {
     const a = await take(lock, 'A');
     const asleepClient = new AbortController();
     const inLineClient = new AbortController();
-    const sleeping = lock.acquire(R, { ...opts({ retryMs: 1_000 }), owner: 'B', signal: asleepClient.signal }).then(() => 'granted', (err: unknown) => err);
+    const sleeping = lock.acquire(R, { ...opts({ retryMs: 1_000 }), owner: 'B', signal: asleepClient.signal }).then(
+      () => 'granted',
+      (err: unknown) => err,
+    );
     await asleep(lock, 1);
-    const inLine = lock.acquire(R, { ...opts({ retryMs: 1_000 }), owner: 'C', signal: inLineClient.signal }).then(() => 'granted', (err: unknown) => err);
+    const inLine = lock.acquire(R, { ...opts({ retryMs: 1_000 }), owner: 'C', signal: inLineClient.signal }).then(
+      () => 'granted',
+      (err: unknown) => err,
+    );
     const gone = new Error('the client left');
     inLineClient.abort(gone);
     expect(await settledWithin(inLine, 2_000)).toBe(gone);

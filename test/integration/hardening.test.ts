@@ -59,7 +59,9 @@ const left = () => unitsLeft(cluster, 'mysql');
 /** One counter of GET /metrics, by its labels in the order the service writes them; 0 when absent. */
 async function counter(base: string, labels: Record<string, string>): Promise<number> {
   const text = (await request(`${base}/metrics`)).text;
-  const set = Object.entries(labels).map(([k, v]) => `${k}="${v}"`).join(',');
+  const set = Object.entries(labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',');
   const line = text.split('\n').find((l) => l.startsWith(`stocklab_answers_total{${set}} `));
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
@@ -94,7 +96,13 @@ describe('POST /stock/reset', () => {
     const big = JSON.stringify({ count: 3, pad: 'x'.repeat(5_000) });
     const cases: [string, Promise<Reply>, number, string, string][] = [
       ['5 kB', post(`${cluster.nginx}/stock/reset`, 'application/json', big), 413, 'payload_too_large', 'body'],
-      ['encoding', post(`${cluster.nginx}/stock/reset`, 'application/json', '{"count":3}', { 'content-encoding': 'compress' }), 415, 'unsupported_media_type', 'content-encoding'],
+      [
+        'encoding',
+        post(`${cluster.nginx}/stock/reset`, 'application/json', '{"count":3}', { 'content-encoding': 'compress' }),
+        415,
+        'unsupported_media_type',
+        'content-encoding',
+      ],
       ['charset', post(`${cluster.nginx}/stock/reset`, 'application/json; charset=latin1', '{"count":3}'), 415, 'unsupported_media_type', 'content-type'],
       ['bad JSON', post(`${cluster.nginx}/stock/reset`, 'application/json', '{"count":'), 400, 'bad_request', 'body'],
     ];

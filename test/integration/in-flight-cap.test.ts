@@ -36,7 +36,9 @@ describe(`an instance with MAX_IN_FLIGHT=${MAX_IN_FLIGHT}`, () => {
       }
     };
     const { over, demo } = await atTheCap();
-    console.log(`[in-flight] at the cap of ${MAX_IN_FLIGHT}: a deduction ${over.status} ${String(over.body.error)} in ${over.ms} ms, /test/countdown ${demo.status} ${String(demo.body.error)} in ${demo.ms} ms (bound ${BUSY_BOUND_MS} ms)`);
+    console.log(
+      `[in-flight] at the cap of ${MAX_IN_FLIGHT}: a deduction ${over.status} ${String(over.body.error)} in ${over.ms} ms, /test/countdown ${demo.status} ${String(demo.body.error)} in ${demo.ms} ms (bound ${BUSY_BOUND_MS} ms)`,
+    );
     expect({ status: over.status, error: over.body.error }).toEqual({ status: 503, error: 'busy' });
     expect(over.ms).toBeLessThan(BUSY_BOUND_MS);
     expect({ status: demo.status, error: demo.body.error }).toEqual({ status: 503, error: 'busy' });

@@ -31,7 +31,19 @@ describe('a cluster at rtt 2', () => {
     const { info, servers } = own.current;
     expect(info.rttMs).toBe(RTT_MS);
     const names = info.links?.map((l) => l.name);
-    expect(names).toEqual(['mysql', 'redis', 'redlock-0', 'redlock-1', 'redlock-2', 'redlock-3', 'redlock-4', 'zookeeper', 'etcd', 'postgres', ...servers.instances.map((s) => s.name)]);
+    expect(names).toEqual([
+      'mysql',
+      'redis',
+      'redlock-0',
+      'redlock-1',
+      'redlock-2',
+      'redlock-3',
+      'redlock-4',
+      'zookeeper',
+      'etcd',
+      'postgres',
+      ...servers.instances.map((s) => s.name),
+    ]);
     const mysqlLink = info.links?.find((l) => l.name === 'mysql');
     expect(mysqlLink?.server).toBe(`${servers.mysql.host}:${servers.mysql.port}`);
     expect(`${info.mysql.host}:${info.mysql.port}`).toBe(mysqlLink?.forwarder);
@@ -63,7 +75,9 @@ describe('a cluster at rtt 2', () => {
       for (let round = 1; round <= 3 && Math.abs(best - RTT_MS) > TOLERANCE_MS; round++) {
         const t = (await timings())[what];
         const added = low(t.delayed.samples) - low(t.direct.samples);
-        console.log(`[latency] rtt ${RTT_MS} ms, ${what}, round ${round}, median of 20 (min–max): through the cluster ${microseconds(t.delayed)}, directly ${microseconds(t.direct)}; added ${Math.round(added * 1000)} µs (10th percentiles)`);
+        console.log(
+          `[latency] rtt ${RTT_MS} ms, ${what}, round ${round}, median of 20 (min–max): through the cluster ${microseconds(t.delayed)}, directly ${microseconds(t.direct)}; added ${Math.round(added * 1000)} µs (10th percentiles)`,
+        );
         // The forwarder never runs early: no round trip is shorter than the one asked for, in any round.
         expect(Math.min(...t.delayed.samples), what).toBeGreaterThanOrEqual(RTT_MS);
         if (Math.abs(added - RTT_MS) < Math.abs(best - RTT_MS)) best = added;
@@ -80,7 +94,9 @@ describe('a cluster at rtt 2', () => {
     await own.current.setRtt(0);
     const through = await mysqlRoundTrip(info.mysql);
     const direct = await mysqlRoundTrip({ ...info.mysql, host: servers.mysql.host, port: servers.mysql.port });
-    console.log(`[latency] MySQL SELECT 1, median of 20 (min–max): rtt 0.5 ${microseconds(half)}; rtt 0 through the forwarder ${microseconds(through)}, directly ${microseconds(direct)}`);
+    console.log(
+      `[latency] MySQL SELECT 1, median of 20 (min–max): rtt 0.5 ${microseconds(half)}; rtt 0 through the forwarder ${microseconds(through)}, directly ${microseconds(direct)}`,
+    );
     // The order only: each retiming took effect (the figures at each round trip are the bench's).
     expect(through.median).toBeLessThan(half.median);
     expect(half.median).toBeLessThan(RTT_MS);

@@ -37,7 +37,16 @@ describe.each(Object.keys(RACES))('%s', (strategy) => {
     // machine delays past the lease is a refusal (503 lock_lost), not an oversell; bounded at half.
     // lib-redlock one request at a time: its retries under contention are the race's subject, not this one's.
     const connections = strategy === 'lib-redlock' ? 1 : 3;
-    const r = await race({ target: cluster.nginx, stores: cluster, strategy, initial: 5, requests: 6, connections, maxSeconds: 60, params: { workMs: 1_000, ttlMs: 500 } });
+    const r = await race({
+      target: cluster.nginx,
+      stores: cluster,
+      strategy,
+      initial: 5,
+      requests: 6,
+      connections,
+      maxSeconds: 60,
+      params: { workMs: 1_000, ttlMs: 500 },
+    });
     expectExactRace(r, `${strategy}, work > ttl`, 0.5);
   });
 });

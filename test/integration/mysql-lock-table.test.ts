@@ -19,7 +19,16 @@ describe('mysql-lock-table on three instances behind nginx (shared cluster)', ()
   // A few dozen sales a second here: 200 units prove exactness with the same 100 contending clients.
   it('220 requests for 200 units: no unit sold twice, refusals within the bound', async () => {
     const cluster = sharedCluster();
-    const r = await race({ target: cluster.nginx, stores: cluster, strategy: 'mysql-lock-table', initial: 200, requests: 220, connections: 100, maxSeconds: 90, params: { waitMs: SPIN_WAIT_MS } });
+    const r = await race({
+      target: cluster.nginx,
+      stores: cluster,
+      strategy: 'mysql-lock-table',
+      initial: 200,
+      requests: 220,
+      connections: 100,
+      maxSeconds: 90,
+      params: { waitMs: SPIN_WAIT_MS },
+    });
     // A spin lock (INSERT of the lock row, retry after retryMs): under 100-way contention an
     // unlucky waiter can lose every poll until its waitMs, and the slower the machine the more
     // often: at the 10 s default, 0–2.1 % at 94–49 req/s, 20 % at 16 req/s beside another race.
@@ -115,8 +124,7 @@ describe('a live row that appears between the peek and the reclaim (shared clust
     const other = await createConnection(mysql);
     const lock = new MysqlTableLock(db);
     const resource = 'test:table-lock-live-row';
-    const rows = async () =>
-      (await db.query('SELECT id, owner FROM tb_lock WHERE lock_name = ?', [resource])) as { id: string; owner: string }[];
+    const rows = async () => (await db.query('SELECT id, owner FROM tb_lock WHERE lock_name = ?', [resource])) as { id: string; owner: string }[];
     try {
       // A crashed holder's row, its lease over: what the contender's peek will see.
       await db.query('DELETE FROM tb_lock WHERE lock_name = ?', [resource]);

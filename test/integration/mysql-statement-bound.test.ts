@@ -38,7 +38,14 @@ const deduct = (id: string, waitMs = 2_000) => stock.withRowLocked(waitMs, async
 
 beforeAll(async () => {
   proxy = await MutingProxy.start(cluster.mysql);
-  proxied = await createDataSource({ ...cluster.mysql, host: '127.0.0.1', port: proxy.port, poolSize: 1, connectTimeoutMs: 5_000, statementTimeoutMs: BOUND_MS }).initialize();
+  proxied = await createDataSource({
+    ...cluster.mysql,
+    host: '127.0.0.1',
+    port: proxy.port,
+    poolSize: 1,
+    connectTimeoutMs: 5_000,
+    statementTimeoutMs: BOUND_MS,
+  }).initialize();
   direct = await createDataSource({ ...cluster.mysql, poolSize: 2, connectTimeoutMs: 5_000 }).initialize();
   stock = new MysqlStock(proxied);
   truth = new MysqlStock(direct);

@@ -58,7 +58,9 @@ async function holdInTransaction(sql: string, params: unknown[]): Promise<{ rele
 
 /** The proxied pool's sessions waiting for a lock on the server right now. */
 async function lockWaiters(): Promise<number> {
-  const r = await direct.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [APP]);
+  const r = await direct.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [
+    APP,
+  ]);
   return r.rows[0]?.n ?? 0;
 }
 

@@ -53,7 +53,10 @@ describe('exact on three instances behind nginx, store postgres', () => {
       tokens.push(BigInt(String(r.body.fencingToken)));
     }
     expect(tokens[1]! > tokens[0]! && tokens[2]! > tokens[1]!).toBe(true);
-    const fence = await db.query<{ f: string }>('SELECT fence_postgres AS f FROM db_stock WHERE product_code = $1 AND stock_code = $2', [PRODUCT_CODE, STOCK_CODE]);
+    const fence = await db.query<{ f: string }>('SELECT fence_postgres AS f FROM db_stock WHERE product_code = $1 AND stock_code = $2', [
+      PRODUCT_CODE,
+      STOCK_CODE,
+    ]);
     expect(BigInt(fence.rows[0]!.f)).toBe(tokens[2]);
     expect(await unitsLeft()).toBe(7);
   });
@@ -69,10 +72,22 @@ describe('the Postgres strategies in the catalog', () => {
 
   it('are listed with their statements, and fencing where the lock issues tokens', async () => {
     const r = await getJson(`${info.nginx}/strategies`);
-    const listed = (r.body.strategies as { name: string; family: string; stores: string[]; fencing?: string; sql?: string[] }[]).filter((s) => s.family === 'postgres');
-    expect(listed.map((s) => s.name)).toEqual(['pg-advisory-xact', 'pg-advisory-session', 'pg-try-advisory', 'pg-for-update', 'pg-update', 'lib-advisory-lock']);
+    const listed = (r.body.strategies as { name: string; family: string; stores: string[]; fencing?: string; sql?: string[] }[]).filter(
+      (s) => s.family === 'postgres',
+    );
+    expect(listed.map((s) => s.name)).toEqual([
+      'pg-advisory-xact',
+      'pg-advisory-session',
+      'pg-try-advisory',
+      'pg-for-update',
+      'pg-update',
+      'lib-advisory-lock',
+    ]);
     expect(listed.every((s) => s.stores.join() === 'postgres' && (s.sql?.length ?? 0) > 0)).toBe(true);
-    expect(Object.fromEntries(listed.filter((s) => s.fencing).map((s) => [s.name, s.fencing]))).toEqual({ 'pg-advisory-xact': 'postgres', 'pg-try-advisory': 'postgres' });
+    expect(Object.fromEntries(listed.filter((s) => s.fencing).map((s) => [s.name, s.fencing]))).toEqual({
+      'pg-advisory-xact': 'postgres',
+      'pg-try-advisory': 'postgres',
+    });
   });
 
   it('GET /health reports PostgreSQL', async () => {

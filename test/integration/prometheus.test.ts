@@ -32,25 +32,34 @@ beforeAll(async () => {
   api = `http://127.0.0.1:${port}`;
   const targets = info.instances.map((u) => new URL(u).host);
   // honor_labels: the instances' own `instance` label (app-<port>) stays, instead of becoming exported_instance
-  fs.writeFileSync(path.join(dir, 'prometheus.yml'), [
-    'global:',
-    '  scrape_interval: 1s',
-    '  evaluation_interval: 1s',
-    'scrape_configs:',
-    '  - job_name: stocklab',
-    '    honor_labels: true',
-    '    static_configs:',
-    `      - targets: [${targets.map((t) => `'${t}'`).join(', ')}]`,
-    '',
-  ].join('\n'));
-  prometheus = spawn(binary, [
-    `--config.file=${path.join(dir, 'prometheus.yml')}`,
-    `--storage.tsdb.path=${path.join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-  ], { stdio: ['ignore', 'ignore', fs.openSync(path.join(dir, 'prometheus.log'), 'w')] });
+  fs.writeFileSync(
+    path.join(dir, 'prometheus.yml'),
+    [
+      'global:',
+      '  scrape_interval: 1s',
+      '  evaluation_interval: 1s',
+      'scrape_configs:',
+      '  - job_name: stocklab',
+      '    honor_labels: true',
+      '    static_configs:',
+      `      - targets: [${targets.map((t) => `'${t}'`).join(', ')}]`,
+      '',
+    ].join('\n'),
+  );
+  prometheus = spawn(
+    binary,
+    [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+    { stdio: ['ignore', 'ignore', fs.openSync(path.join(dir, 'prometheus.log'), 'w')] },
+  );
   const until = Date.now() + 30_000;
-  while (!(await fetch(`${api}/-/ready`).then((r) => r.ok, () => false))) {
-    if (Date.now() > until || prometheus.exitCode !== null) throw new Error(`prometheus did not become ready: ${fs.readFileSync(path.join(dir, 'prometheus.log'), 'utf8').slice(-2000)}`);
+  while (
+    !(await fetch(`${api}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
+    if (Date.now() > until || prometheus.exitCode !== null)
+      throw new Error(`prometheus did not become ready: ${fs.readFileSync(path.join(dir, 'prometheus.log'), 'utf8').slice(-2000)}`);
     await sleep(200);
   }
 }, 60_000);
@@ -71,12 +80,24 @@ describe('Prometheus scraping the instances', () => {
     expect(firstValue(up)).toBe(info.instances.length);
     const before = firstValue(await query(`sum(stocklab_lock_wait_seconds_count{strategy="${STRATEGY}",outcome="acquired"}) or vector(0)`));
 
-    const r = await race({ target: info.nginx, stores: info, strategy: STRATEGY, store: 'redis', initial: 200, requests: 300, connections: 50, maxSeconds: 60 });
+    const r = await race({
+      target: info.nginx,
+      stores: info,
+      strategy: STRATEGY,
+      store: 'redis',
+      initial: 200,
+      requests: 300,
+      connections: 50,
+      maxSeconds: 60,
+    });
     expectExactRace(r, STRATEGY);
 
     // Every answered request acquired the lock once (200 or 409 both decide under it).
     const acquired = r.ok + r.soldOut;
-    const waits = await queryUntil(`sum(stocklab_lock_wait_seconds_count{strategy="${STRATEGY}",outcome="acquired"})`, (s) => firstValue(s) - before >= acquired);
+    const waits = await queryUntil(
+      `sum(stocklab_lock_wait_seconds_count{strategy="${STRATEGY}",outcome="acquired"})`,
+      (s) => firstValue(s) - before >= acquired,
+    );
     const byInstance = await query(`sum by (instance) (stocklab_lock_wait_seconds_count{strategy="${STRATEGY}",outcome="acquired"})`);
     const p99 = await query(`histogram_quantile(0.99, sum by (le) (stocklab_lock_wait_seconds_bucket{strategy="${STRATEGY}"}))`);
     const holds = await query(`sum(stocklab_lock_hold_seconds_count{strategy="${STRATEGY}"})`);

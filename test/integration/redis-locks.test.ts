@@ -96,7 +96,9 @@ describe('the reentrant hash lock', () => {
     const reentered = await withLockReentered(new ReentrantLock(redis), R, { ...opts(), owner: 'A' }, async () => redis.hget(hashLockKey(R), 'A'));
     expect(reentered).toEqual({ value: '2' });
     expect(await redis.exists(hashLockKey(R))).toBe(0);
-    await expect(withLockReentered(new OwnedLock(redis), R, { ...opts({ waitMs: 100 }), owner: 'A' }, async () => 'never')).rejects.toBeInstanceOf(LockTimeoutError);
+    await expect(withLockReentered(new OwnedLock(redis), R, { ...opts({ waitMs: 100 }), owner: 'A' }, async () => 'never')).rejects.toBeInstanceOf(
+      LockTimeoutError,
+    );
     expect(await redis.exists(stringLockKey(R))).toBe(0); // the outer hold was given back
   });
 });
@@ -189,7 +191,13 @@ describe('Redis down', () => {
   it('every variant fails fast with DependencyDownError', async () => {
     const down = connectRedis('redis://127.0.0.1:1', { commandTimeoutMs: 500 });
     try {
-      const locks: Lock[] = [new SetnxLock(down), new OwnedLock(down), new ReentrantLock(down), new WatchdogLock(down), new PubsubLock(down, new ReleaseNotifier(down))];
+      const locks: Lock[] = [
+        new SetnxLock(down),
+        new OwnedLock(down),
+        new ReentrantLock(down),
+        new WatchdogLock(down),
+        new PubsubLock(down, new ReleaseNotifier(down)),
+      ];
       for (const lock of locks) {
         const t0 = Date.now();
         await expect(take(lock, 'A')).rejects.toBeInstanceOf(DependencyDownError);

@@ -107,7 +107,9 @@ describe('work longer than the lease (workMs 250 > ttlMs 100)', () => {
     // A renewal that a stalled machine sends too late lets a lease end after the write and before
     // the release (a 200 with a warning, nothing oversold): that is liveness, bounded like refusals.
     const warned = answers.filter((a) => a.warning !== undefined);
-    console.log(`[liveness] redis-watchdog, work > ttl: ${warned.length} of ${answers.length} answers warned ${JSON.stringify(warned.map((a) => a.warning))} (bound 1)`);
+    console.log(
+      `[liveness] redis-watchdog, work > ttl: ${warned.length} of ${answers.length} answers warned ${JSON.stringify(warned.map((a) => a.warning))} (bound 1)`,
+    );
     expect(warned.length).toBeLessThanOrEqual(1);
     // The whole queue's work is 10 × 400 ms = 4 s, well below the 10 s default waitMs: no waiter
     // should be refused; one (10 %) is allowed for a stalled machine.

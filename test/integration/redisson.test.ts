@@ -126,7 +126,10 @@ describe('/test/read and /test/write', () => {
     console.log(`[rw] writers waited ${waited(writers).join(', ')} ms; readers ${waited(readers).join(', ')} ms (work ${workMs} ms)`);
     // One writer waited out the other's work; the peak of readers seen at once shows they overlapped.
     expect(waited(writers)[1]).toBeGreaterThanOrEqual(workMs - 50);
-    expect(writers.map((a) => a.body.holdersSeen)).toEqual([{ read: 0, write: 1 }, { read: 0, write: 1 }]);
+    expect(writers.map((a) => a.body.holdersSeen)).toEqual([
+      { read: 0, write: 1 },
+      { read: 0, write: 1 },
+    ]);
     expect(Math.max(...readers.map((a) => (a.body.holdersSeen as Seen).read))).toBeGreaterThan(1);
   });
 
@@ -149,7 +152,11 @@ describe('/test/read and /test/write', () => {
   });
 
   it('bad parameters are 400s naming them; HEAD changes nothing', async () => {
-    for (const [query, param] of [['workMs=-1', 'workMs'], ['waitMs=x', 'waitMs'], ['mode=read', 'mode']]) {
+    for (const [query, param] of [
+      ['workMs=-1', 'workMs'],
+      ['waitMs=x', 'waitMs'],
+      ['mode=read', 'mode'],
+    ]) {
       const r = await getJson(at(`/test/read?${query}`));
       expect([r.status, r.body.param], query).toEqual([400, param]);
     }
@@ -185,7 +192,11 @@ describe('/test/semaphore', () => {
     expect(await pollUntil(async () => (await getJson(at('/test/semaphore?permits=1&waitMs=0'))).status === 503, 5_000, 20)).toBe(true);
     expect((await getJson(at('/test/semaphore?waitMs=100'))).body).toMatchObject({ error: 'lock_timeout' });
     expect((await holder).status).toBe(200);
-    for (const [query, param] of [['permits=0', 'permits'], ['expirable=2', 'expirable'], ['workMs=1e3', 'workMs']]) {
+    for (const [query, param] of [
+      ['permits=0', 'permits'],
+      ['expirable=2', 'expirable'],
+      ['workMs=1e3', 'workMs'],
+    ]) {
       const r = await getJson(at(`/test/semaphore?${query}`));
       expect([r.status, r.body.param], query).toEqual([400, param]);
     }

@@ -115,11 +115,15 @@ describe('the SQL each deduction sends', () => {
     expect(await sentBy(() => stock.decrementIfAvailable())).toEqual(STOCK_SQL.decrement);
     expect(await sentBy(async () => stock.write((await stock.read()) - 1))).toEqual(STOCK_SQL.readThenWrite);
     expect(await sentBy(() => stock.withRowLocked(1_000, async (count) => ({ count: count - 1, result: 'deducted' })))).toEqual(STOCK_SQL.forUpdate);
-    expect(await sentBy(() => stock.withRowLocked(1_000, async (count) => ({ count: count - 1, result: 'deducted' }), undefined, 'shared'))).toEqual(STOCK_SQL.shareMode);
-    expect(await sentBy(async () => {
-      const row = await stock.readVersioned();
-      expect(await stock.compareAndSet(row!.version, row!.count - 1)).toBe(true);
-    })).toEqual(STOCK_SQL.optimistic);
+    expect(await sentBy(() => stock.withRowLocked(1_000, async (count) => ({ count: count - 1, result: 'deducted' }), undefined, 'shared'))).toEqual(
+      STOCK_SQL.shareMode,
+    );
+    expect(
+      await sentBy(async () => {
+        const row = await stock.readVersioned();
+        expect(await stock.compareAndSet(row!.version, row!.count - 1)).toBe(true);
+      }),
+    ).toEqual(STOCK_SQL.optimistic);
     // Fenced, with a token one above the row's lock-table fence; the fence is put back after, so the
     // lock table's next grant (whose id may be that very number) is not refused by this test's claim.
     const { fence } = ((await ds.query('SELECT fence_lock_table AS fence FROM db_stock')) as { fence: string }[])[0]!;
@@ -157,7 +161,8 @@ describe('the SQL each deduction sends', () => {
 describe('optimistic locking with TypeORM', () => {
   /** TypeORM's optimistic lock: getOne() throws when the row's version is not `version`. A check on SELECT only. */
   const readChecked = (version: number) =>
-    ds.getRepository(StockRow)
+    ds
+      .getRepository(StockRow)
       .createQueryBuilder('s')
       .where('s.productCode = :productCode AND s.stockCode = :stockCode', ROW)
       .setLock('optimistic', version)

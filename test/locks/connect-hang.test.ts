@@ -93,7 +93,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await service?.close();
-  await Promise.all(Object.values(proxies ?? {}).flat().map((p) => p.close()));
+  await Promise.all(
+    Object.values(proxies ?? {})
+      .flat()
+      .map((p) => p.close()),
+  );
 });
 
 /** Every strategy on every store it deducts from, each asked once, all at once. */
@@ -131,10 +135,14 @@ describe('a new connection that hangs answers a documented 503, never a 500', ()
         // an idle gRPC channel too; ioredis and ZooKeeper reconnect by themselves).
         const opening: Array<Promise<Answer & { query: string }>> = [];
         const hanging = () => proxies[store].some((p) => p.hungCount > 0);
-        const opened = await pollUntil(() => {
-          if (!hanging()) opening.push(ask(plainest).then((a) => ({ query: plainest, ...a })));
-          return hanging();
-        }, RECONNECT_BOUND_MS, 100);
+        const opened = await pollUntil(
+          () => {
+            if (!hanging()) opening.push(ask(plainest).then((a) => ({ query: plainest, ...a })));
+            return hanging();
+          },
+          RECONNECT_BOUND_MS,
+          100,
+        );
         expect(opened, `${store}'s client opens a new connection within ${RECONNECT_BOUND_MS} ms`).toBe(true);
         answers = [...(await askEveryStrategy()), ...(await Promise.all(opening))];
         plain = await ask(plainest);
@@ -154,9 +162,15 @@ describe('a new connection that hangs answers a documented 503, never a 500', ()
       );
       // The requests really met the hang: new connections were opened into it.
       expect(tried).toBeGreaterThan(0);
-      const undocumented = answers.filter((a) => !(a.status === 200 || (a.status === 409 && a.error === 'sold_out') || (a.status === 503 && a.error !== undefined && DOCUMENTED_503.has(a.error))));
+      const undocumented = answers.filter(
+        (a) =>
+          !(a.status === 200 || (a.status === 409 && a.error === 'sold_out') || (a.status === 503 && a.error !== undefined && DOCUMENTED_503.has(a.error))),
+      );
       expect(undocumented, 'answers that are neither a sale, a sold-out nor a documented 503').toEqual([]);
-      expect(answers.filter((a) => a.ms > ANSWER_BOUND_MS), `answers slower than ${ANSWER_BOUND_MS} ms`).toEqual([]);
+      expect(
+        answers.filter((a) => a.ms > ANSWER_BOUND_MS),
+        `answers slower than ${ANSWER_BOUND_MS} ms`,
+      ).toEqual([]);
       expect(plain).toMatchObject({ status: 503, error: `${store}_unavailable` });
       expect(recovered, `${plainest} sells again within ${RECOVERY_BOUND_MS} ms of the heal`).toBe(true);
     });

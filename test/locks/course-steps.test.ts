@@ -62,10 +62,12 @@ function recorded(client: Redis, log: string[]): Redis {
     },
   });
 }
-const pausingInto = (log: string[], then: (at: LockPausePoint) => void = () => undefined) => (at: LockPausePoint) => {
-  log.push(`pause:${at}`);
-  then(at);
-};
+const pausingInto =
+  (log: string[], then: (at: LockPausePoint) => void = () => undefined) =>
+  (at: LockPausePoint) => {
+    log.push(`pause:${at}`);
+    then(at);
+  };
 
 type StringLock = LockWithExpiry & Lock;
 const family: [string, (r: Redis) => StringLock][] = [
@@ -77,19 +79,22 @@ const family: [string, (r: Redis) => StringLock][] = [
 ];
 
 describe('the SETNX family on one Redis', () => {
-  it.each(family)('%s: the key holds the owner, with a Redis expiry of ttlMs exactly when it declares a lease, and the release deletes it', async (_name, make) => {
-    const lock = make(redis);
-    const resource = fresh();
-    const key = stringLockKey(resource);
-    const lease = await lock.acquire(resource, once('alice'));
-    expect(await redis.get(key)).toBe('alice');
-    const pttl = await redis.pttl(key);
-    expect(lock.expiry).toBe(pttl === -1 ? 'none' : 'lease');
-    if (lock.expiry === 'lease') expect(pttl).toBeGreaterThan(TTL_MS - 5_000);
-    expect(pttl).toBeLessThanOrEqual(TTL_MS);
-    await lease.release();
-    expect(await redis.exists(key)).toBe(0);
-  });
+  it.each(family)(
+    '%s: the key holds the owner, with a Redis expiry of ttlMs exactly when it declares a lease, and the release deletes it',
+    async (_name, make) => {
+      const lock = make(redis);
+      const resource = fresh();
+      const key = stringLockKey(resource);
+      const lease = await lock.acquire(resource, once('alice'));
+      expect(await redis.get(key)).toBe('alice');
+      const pttl = await redis.pttl(key);
+      expect(lock.expiry).toBe(pttl === -1 ? 'none' : 'lease');
+      if (lock.expiry === 'lease') expect(pttl).toBeGreaterThan(TTL_MS - 5_000);
+      expect(pttl).toBeLessThanOrEqual(TTL_MS);
+      await lease.release();
+      expect(await redis.exists(key)).toBe(0);
+    },
+  );
 
   it.each(family)('%s: taken, an attempt is refused with LockTimeoutError and leaves the holder’s key as it was', async (_name, make) => {
     const lock = make(redis);
@@ -329,7 +334,8 @@ describe('mysql-lock-table-basic: the course’s lock table', () => {
   let lock: MysqlBasicTableLock;
   /** Every statement the lock's data source sent since it was last emptied. */
   const sent: string[] = [];
-  const rows = async (resource: string) => (await db.query('SELECT server_name FROM tb_lock_basic WHERE lock_name = ?', [resource])) as { server_name: string }[];
+  const rows = async (resource: string) =>
+    (await db.query('SELECT server_name FROM tb_lock_basic WHERE lock_name = ?', [resource])) as { server_name: string }[];
 
   beforeAll(async () => {
     db = createDataSource(servers.current.mysql);

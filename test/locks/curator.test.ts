@@ -109,7 +109,7 @@ describe('read-write lock (InterProcessReadWriteLock)', () => {
     expect(other.at()).toBeGreaterThanOrEqual(readReleasedAt);
   });
 
-  it('a write lost with its session is no write to downgrade: that owner\'s read waits for the writer who came in since', async () => {
+  it("a write lost with its session is no write to downgrade: that owner's read waits for the writer who came in since", async () => {
     const session = await openSession();
     const other = await openSession();
     const { readLock, writeLock } = new ZkReadWriteLock(session);
@@ -190,7 +190,7 @@ describe('semaphore (InterProcessSemaphoreV2)', () => {
     console.log(`[semaphore] 20 holders through 3 leases: at most ${most} at once`);
   });
 
-  it("a holder that stops answering (a crash) gets its leases back to the others when its session expires", async () => {
+  it('a holder that stops answering (a crash) gets its leases back to the others when its session expires', async () => {
     const frozen = await TcpProxy.start(Number(servers.current.zookeeper.split(':')[1]));
     try {
       const holder = await openSession(`127.0.0.1:${frozen.port}`);

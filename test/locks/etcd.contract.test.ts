@@ -119,7 +119,9 @@ describe('etcd recipe, with and without the check after the wait (etcd issue 114
     const lock = new EtcdMutexLock(client);
     const resource = `fencing-${randomUUID()}`;
     const tokens: bigint[] = [];
-    await Promise.all(Array.from({ length: 20 }, (_, i) => withLock(lock, resource, as(`o${i}`), async (held) => void tokens.push(await held.fencingToken!()))));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => withLock(lock, resource, as(`o${i}`), async (held) => void tokens.push(await held.fencingToken!()))),
+    );
     expect(tokens).toHaveLength(20);
     for (let i = 1; i < tokens.length; i++) expect(tokens[i]!, `grant ${i}`).toBeGreaterThan(tokens[i - 1]!);
   });
@@ -152,7 +154,10 @@ describe('etcd down: a fast refusal naming etcd', () => {
     const t0 = Date.now();
     const err = await make()
       .acquire(`down-${randomUUID()}`, { ttlMs: 5_000, waitMs: 30_000, retryMs: 10, owner: 'A' })
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(DependencyDownError);
     expect((err as DependencyDownError).dependency).toBe('etcd');
     expect(Date.now() - t0).toBeLessThan(ETCD_CALL_MS + 1_000);

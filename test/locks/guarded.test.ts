@@ -108,16 +108,23 @@ async function setUp<L extends Lease = Lease>(setup: Setup<L> = {}): Promise<{ l
   const fair = fairLockKeys(STOCK_LOCK_RESOURCE);
   await lockRedis!.del(stringLockKey(STOCK_LOCK_RESOURCE), fair.lock, fair.queue, fair.alive, fair.tickets);
   const lock = setup.lock?.(lockRedis!, subscriber!) ?? (new OwnedLock(lockRedis!) as Lock as Lock<L>);
-  const deduct = guardedDeduction<L>({ logger: setup.logger ?? createLogger('silent'), stock: { redis: stock, mysql: undefined as never, postgres: undefined as never } }, {
-    name: 'redis-owned',
-    family: 'redis',
-    course: 'beyond the course',
-    description: { en: 'test', zh: '测试' },
-    expected: { oneInstance: 'exact', threeInstances: 'exact' },
-    lock,
-    ...(setup.answer && { answer: setup.answer }),
-  });
-  return { lockRedis: lockRedis!, stock, deduct: (req) => deduct({ workMs: 0, store: 'redis', lock: LOCK, owner: `owner-${Math.random()}`, fenced: false, ...req }) };
+  const deduct = guardedDeduction<L>(
+    { logger: setup.logger ?? createLogger('silent'), stock: { redis: stock, mysql: undefined as never, postgres: undefined as never } },
+    {
+      name: 'redis-owned',
+      family: 'redis',
+      course: 'beyond the course',
+      description: { en: 'test', zh: '测试' },
+      expected: { oneInstance: 'exact', threeInstances: 'exact' },
+      lock,
+      ...(setup.answer && { answer: setup.answer }),
+    },
+  );
+  return {
+    lockRedis: lockRedis!,
+    stock,
+    deduct: (req) => deduct({ workMs: 0, store: 'redis', lock: LOCK, owner: `owner-${Math.random()}`, fenced: false, ...req }),
+  };
 }
 
 /** setUp over an ObservedLock around redis-owned, fully fencing unless `shape` says otherwise. */
@@ -227,7 +234,11 @@ describe('the guarded deduction, what it hands its lock', () => {
     const { stock, deduct } = await setUp();
     const seen: string[] = [];
     stock.afterWrite = async () => void seen.push('written');
-    const hooks = { afterAcquire: () => void seen.push('after-acquire'), beforeWrite: () => void seen.push('before-write'), at: (p: string) => void seen.push(`lock: ${p}`) };
+    const hooks = {
+      afterAcquire: () => void seen.push('after-acquire'),
+      beforeWrite: () => void seen.push('before-write'),
+      at: (p: string) => void seen.push(`lock: ${p}`),
+    };
     expect(await deduct({ requestId: 'paused', hooks })).toEqual({ outcome: 'deducted' });
     expect(seen).toEqual(['after-acquire', 'before-write', 'written', 'lock: before-del']);
     // A request that names only the lock's own pause point: the strategy's two are optional.
@@ -253,7 +264,11 @@ describe('the hold record (the answer’s Server-Timing)', () => {
     const hold = new HoldRecord();
     const seen: Record<string, ReturnType<typeof stage>> = {};
     stock.afterWrite = async () => void (seen.written = stage(hold));
-    const hooks = { afterAcquire: () => void (seen.afterAcquire = stage(hold)), beforeWrite: () => void (seen.beforeWrite = stage(hold)), at: () => void (seen.release = stage(hold)) };
+    const hooks = {
+      afterAcquire: () => void (seen.afterAcquire = stage(hold)),
+      beforeWrite: () => void (seen.beforeWrite = stage(hold)),
+      at: () => void (seen.release = stage(hold)),
+    };
     expect(await deduct({ requestId: 'timed', hold, hooks })).toEqual({ outcome: 'deducted' });
     // One token read, the one the record holds.
     expect(lock.tokensRead).toHaveLength(1);

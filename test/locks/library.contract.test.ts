@@ -33,8 +33,13 @@ const semaphoreKey = (resource: string) => `mutex:lock:lib:${resource}`;
 
 library('lib-redis-semaphore (Mutex)', 1, semaphoreKey, ([redis]) => new LibMutexLock(redis!));
 library('lib-redlock-mutex (RedlockMutex, 3 masters)', 3, semaphoreKey, (clients) => new LibRedlockMutexLock(clients));
-library('lib-redlock (redlock using(), 3 masters)', 3, (r) => redlockKey(`lib:${r}`), (clients) => {
-  const redlock = new Redlock(clients, { driftFactor: 0.01 });
-  redlock.on('error', () => undefined);
-  return new LibRedlockUsingLock(redlock);
-});
+library(
+  'lib-redlock (redlock using(), 3 masters)',
+  3,
+  (r) => redlockKey(`lib:${r}`),
+  (clients) => {
+    const redlock = new Redlock(clients, { driftFactor: 0.01 });
+    redlock.on('error', () => undefined);
+    return new LibRedlockUsingLock(redlock);
+  },
+);

@@ -47,14 +47,16 @@ describe('ZooKeeper: a create whose reply is lost', () => {
     await proxy?.close();
   });
 
-  const children = (path: string) =>
-    new Promise<string[]>((resolve) => observer.getChildren(path, (err, c) => resolve(err ? [] : c)));
+  const children = (path: string) => new Promise<string[]>((resolve) => observer.getChildren(path, (err, c) => resolve(err ? [] : c)));
   const exists = (path: string) => new Promise<boolean>((resolve) => observer.exists(path, (err, stat) => resolve(!err && !!stat)));
 
   /** Starts `acquire` with replies dropped, waits until the server has applied it, then cuts the connection. */
   async function loseReply(acquire: () => Promise<unknown>, applied: () => Promise<boolean>): Promise<unknown> {
     proxy.dropReplies();
-    const outcome = acquire().then(() => 'acquired', (err: unknown) => err);
+    const outcome = acquire().then(
+      () => 'acquired',
+      (err: unknown) => err,
+    );
     expect(await pollUntil(applied, 10_000, 20)).toBe(true);
     proxy.cut();
     return outcome;
@@ -65,7 +67,10 @@ describe('ZooKeeper: a create whose reply is lost', () => {
     const dir = queueDir(session, 'lost-reply-queue');
     await (await lock.acquire('lost-reply-queue', as('warm-up'))).release(); // the queue's parent exists
     const sessionId = session.credentials.id.toString('hex');
-    const outcome = await loseReply(() => lock.acquire('lost-reply-queue', as('A')), async () => (await children(dir)).length === 1);
+    const outcome = await loseReply(
+      () => lock.acquire('lost-reply-queue', as('A')),
+      async () => (await children(dir)).length === 1,
+    );
     expect(outcome).toBeInstanceOf(DependencyDownError);
     expect(await pollUntil(async () => (await children(dir)).length === 0, CLEANUP_BOUND_MS, 50)).toBe(true);
     expect(session.credentials.id.toString('hex')).toBe(sessionId); // the same session: its nodes would have lived on
@@ -75,28 +80,40 @@ describe('ZooKeeper: a create whose reply is lost', () => {
   it('zk-ephemeral: the node, recognised by its owner token, is deleted', async () => {
     const lock = new ZkEphemeralLock(session);
     const path = `${ROOT}/ephemeral-${encodeURIComponent('lost-reply-node')}`;
-    const outcome = await loseReply(() => lock.acquire('lost-reply-node', as('A')), () => exists(path));
+    const outcome = await loseReply(
+      () => lock.acquire('lost-reply-node', as('A')),
+      () => exists(path),
+    );
     expect(outcome).toBeInstanceOf(DependencyDownError);
     expect(await pollUntil(async () => !(await exists(path)), CLEANUP_BOUND_MS, 50)).toBe(true);
   });
 });
 
-describe('ZooKeeper: a waiter\'s give-up delete that never reaches the server', () => {
+describe("ZooKeeper: a waiter's give-up delete that never reaches the server", () => {
   // The waiter times out while the connection is frozen: its delete goes into the frozen proxy, and
   // the connection is then cut. The session survives (it reconnects in time), and so would the
   // node, queued ahead of everyone, unless the delete is sent again once reconnected.
   it('is sent again after the reconnect, twice in a row: the node goes, in the same session, and the lock is free', async () => {
     const ROOT = '/stocklab-lost-delete';
     const proxy = await TcpProxy.start(portOf(servers.current.zookeeper));
-    const waiterSession = await ZkSession.open({ connect: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: 10_000, root: ROOT, logger: createLogger('silent') }, 10_000);
-    const holderSession = await ZkSession.open({ connect: servers.current.zookeeper, sessionTimeoutMs: 10_000, root: ROOT, logger: createLogger('silent') }, 10_000);
+    const waiterSession = await ZkSession.open(
+      { connect: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: 10_000, root: ROOT, logger: createLogger('silent') },
+      10_000,
+    );
+    const holderSession = await ZkSession.open(
+      { connect: servers.current.zookeeper, sessionTimeoutMs: 10_000, root: ROOT, logger: createLogger('silent') },
+      10_000,
+    );
     try {
       const waiterLock = new ZkWatchLock(waiterSession);
       const dir = queueDir(holderSession, 'lost-delete');
       const holder = await new ZkWatchLock(holderSession).acquireNode('lost-delete', as('holder'));
       const { id } = waiterSession.credentials;
       for (const round of [1, 2]) {
-        const waiting = waiterLock.acquire('lost-delete', { ...as(`waiter-${round}`), waitMs: 1_500 }).then(() => 'granted', (err: unknown) => err);
+        const waiting = waiterLock.acquire('lost-delete', { ...as(`waiter-${round}`), waitMs: 1_500 }).then(
+          () => 'granted',
+          (err: unknown) => err,
+        );
         expect(await pollUntil(async () => (await holderSession.getChildren(dir, Date.now() + 1_000)).length === 2, 5_000, 10)).toBe(true);
         const [waiterNode] = (await holderSession.getChildren(dir, Date.now() + 1_000)).filter((c) => `${dir}/${c}` !== holder.path);
         proxy.freeze();
@@ -129,7 +146,10 @@ describe('ZooKeeper: a connection cut in the middle of an answer', () => {
     const onThrown = (err: unknown) => void thrown.push(err);
     process.on('uncaughtException', onThrown);
     const proxy = await TcpProxy.start(portOf(servers.current.zookeeper));
-    const session = await ZkSession.open({ connect: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: 10_000, root: '/stocklab-cut-frame', logger: createLogger('silent') }, 10_000);
+    const session = await ZkSession.open(
+      { connect: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: 10_000, root: '/stocklab-cut-frame', logger: createLogger('silent') },
+      10_000,
+    );
     try {
       const { id } = session.credentials;
       proxy.truncateNextReply(bytes);
@@ -154,7 +174,10 @@ describe('ZooKeeper: a connection that stays open and answers nothing more', () 
     // Long enough that a late watchdog tick (a busy machine) stays far inside the bound checked below.
     const SESSION_MS = 9_000;
     const proxy = await TcpProxy.start(portOf(servers.current.zookeeper));
-    const session = await ZkSession.open({ connect: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: SESSION_MS, root: '/stocklab-silent', logger: createLogger('silent') }, 10_000);
+    const session = await ZkSession.open(
+      { connect: `127.0.0.1:${proxy.port}`, sessionTimeoutMs: SESSION_MS, root: '/stocklab-silent', logger: createLogger('silent') },
+      10_000,
+    );
     try {
       const lock = new ZkEphemeralLock(session);
       const lease = await lock.acquire('silent', as('A'));
@@ -165,7 +188,9 @@ describe('ZooKeeper: a connection that stays open and answers nothing more', () 
       const lostAfterMs = Date.now() - silencedAt;
       expect(await pollUntil(() => session.connected && !session.credentials.id.equals(id), 10_000, 10)).toBe(true);
       const replacedAfterMs = Date.now() - silencedAt;
-      console.log(`[silent zk] holder told after ${lostAfterMs} ms, new session after ${replacedAfterMs} ms (session timeout ${SESSION_MS} ms; bound ${3 * SESSION_MS} ms)`);
+      console.log(
+        `[silent zk] holder told after ${lostAfterMs} ms, new session after ${replacedAfterMs} ms (session timeout ${SESSION_MS} ms; bound ${3 * SESSION_MS} ms)`,
+      );
       // Told by half the session timeout of silence (judged once a tenth of it, from the last answer,
       // which came at most a tick before the silence began), well before the server would expire the
       // session (a whole timeout) and let another holder in. One tick more is allowed for a late
@@ -205,7 +230,10 @@ describe('Redis: an acquire whose reply is lost', () => {
     const lock = make(client);
     const key = keyOf(resource);
     proxy.dropReplies();
-    const outcome = lock.acquire(resource, as('A')).then(() => 'acquired', (err: unknown) => err);
+    const outcome = lock.acquire(resource, as('A')).then(
+      () => 'acquired',
+      (err: unknown) => err,
+    );
     expect(await pollUntil(async () => (await observer.exists(key)) === 1, 10_000, 20)).toBe(true);
     proxy.cut();
     expect(await outcome).toBeInstanceOf(DependencyDownError);

@@ -29,7 +29,9 @@ async function adminClient(): Promise<pg.Client> {
 
 /** The backends holding (granted) the advisory key of `namespace:resource`. */
 async function holders(admin: pg.Client, namespace: string, resource: string): Promise<number[]> {
-  const r = await admin.query<{ pid: number }>(`SELECT pid FROM pg_locks WHERE ${PG_LOCKS_KEY_MATCH} AND granted ORDER BY pid`, [advisoryKey(namespace, resource).toString()]);
+  const r = await admin.query<{ pid: number }>(`SELECT pid FROM pg_locks WHERE ${PG_LOCKS_KEY_MATCH} AND granted ORDER BY pid`, [
+    advisoryKey(namespace, resource).toString(),
+  ]);
   return r.rows.map((row) => row.pid);
 }
 
@@ -176,7 +178,9 @@ describe('pg-advisory-session: the session-level lock on a pool of 2 (the flaw, 
     // Two holders inside together, and one session on the server: the lock counts it twice.
     expect(await holders(admin, SESSION_NAMESPACE, r)).toEqual([holder]);
     // The lock is real for everyone else: a session of its own is refused.
-    const outside = await admin.query<{ granted: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS granted', [advisoryKey(SESSION_NAMESPACE, r).toString()]);
+    const outside = await admin.query<{ granted: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS granted', [
+      advisoryKey(SESSION_NAMESPACE, r).toString(),
+    ]);
     expect(outside.rows[0]?.granted).toBe(false);
     await first.release();
     await second.release();
@@ -194,7 +198,7 @@ describe('pg-advisory-session: the session-level lock on a pool of 2 (the flaw, 
     const other = pids.find((p) => p !== holder)!;
     await lease.release(); // runs pg_advisory_unlock on the only free connection: the other one
     // PostgreSQL told that session it held nothing (pg_advisory_unlock returned false with this WARNING)...
-    expect(notices.get(other)?.some((m) => m.includes('you don\'t own a lock of type ExclusiveLock'))).toBe(true);
+    expect(notices.get(other)?.some((m) => m.includes("you don't own a lock of type ExclusiveLock"))).toBe(true);
     expect(notices.get(holder) ?? []).toEqual([]);
     // ...and the lock is still held by the first session, with A long gone.
     expect(await holders(admin, SESSION_NAMESPACE, r)).toEqual([holder]);
@@ -215,7 +219,12 @@ describe('a PostgreSQL that is not there', () => {
   it('each lock answers at once with a named DependencyDownError (503 postgres_unavailable), not a wait', async () => {
     const nowhere = { ...servers.current.postgres, port: 1 };
     const pool = openPostgresPool(nowhere, 2);
-    const locks = { xact: new PgAdvisoryXactLock(pool), try: new PgAdvisoryXactLock(pool, 'try'), session: new PgAdvisorySessionLock(pool), library: new LibAdvisoryLock(nowhere) };
+    const locks = {
+      xact: new PgAdvisoryXactLock(pool),
+      try: new PgAdvisoryXactLock(pool, 'try'),
+      session: new PgAdvisorySessionLock(pool),
+      library: new LibAdvisoryLock(nowhere),
+    };
     for (const [name, lock] of Object.entries(locks)) {
       const t0 = Date.now();
       await expect(lock.acquire('down', as('A', 10_000)), name).rejects.toMatchObject({ dependency: 'postgres' });
@@ -264,10 +273,14 @@ describe('PostgresStock', () => {
   it('holds the row for the work (FOR UPDATE): a second transaction waits, and gives up after its waitMs with 55P03', async () => {
     await stock.reset(5);
     let release!: () => void;
-    const holding = stock.withRowLocked(5_000, async (count) => {
-      await new Promise<void>((resolve) => (release = resolve));
-      return { count: count - 1, result: 'deducted' };
-    }, 'held');
+    const holding = stock.withRowLocked(
+      5_000,
+      async (count) => {
+        await new Promise<void>((resolve) => (release = resolve));
+        return { count: count - 1, result: 'deducted' };
+      },
+      'held',
+    );
     await sleep(200);
     await expect(stock.withRowLocked(300, async (count) => ({ count: count - 1, result: 'deducted' }))).rejects.toMatchObject({ code: '55P03' });
     release();

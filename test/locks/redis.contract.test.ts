@@ -48,7 +48,12 @@ function onOneServer(name: string, claims: LockClaims, key: (resource: string) =
 
 onOneServer('redis-setnx', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxLock(r));
 onOneServer('redis-setnx-expire', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxThenExpireLock(r));
-onOneServer('redis-setnx-getset', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, expiryValueLockKey, (r) => new SetnxGetsetLock(r, new LockClock()));
+onOneServer(
+  'redis-setnx-getset',
+  { reentrant: false, lateRelease: 'deletes', lost: 'never' },
+  expiryValueLockKey,
+  (r) => new SetnxGetsetLock(r, new LockClock()),
+);
 onOneServer('redis-setnx-ex', { reentrant: false, lateRelease: 'deletes', lost: 'never' }, stringLockKey, (r) => new SetnxExpiryLock(r));
 onOneServer('redis-owned', { reentrant: false, lateRelease: 'refuses', lost: 'never' }, stringLockKey, (r) => new OwnedLock(r));
 // Its late release refuses too: the GET sees another's token. Only a lease that ends between the GET and the DEL shows its flaw (redis-course-flaws).
@@ -59,8 +64,18 @@ onOneServer('redis-pubsub', { reentrant: true, lateRelease: 'refuses', lost: 'ne
 
 // Redisson's primitives beyond the mutex (course §2.10) that exclude: the fair lock, the write half
 // of the read-write lock, and a permit-expirable semaphore of one permit.
-onOneServer('redis-fair', { reentrant: true, lateRelease: 'refuses', lost: 'fires' }, (r) => fairLockKeys(r).lock, (r, s) => new FairLock(r, new ReleaseNotifier(s)));
-onOneServer('read-write lock, write', { reentrant: true, lateRelease: 'refuses', lost: 'fires' }, (r) => readWriteLockKeys(r).lock, (r, s) => new ReadWriteLock(r, new ReleaseNotifier(s)).write);
+onOneServer(
+  'redis-fair',
+  { reentrant: true, lateRelease: 'refuses', lost: 'fires' },
+  (r) => fairLockKeys(r).lock,
+  (r, s) => new FairLock(r, new ReleaseNotifier(s)),
+);
+onOneServer(
+  'read-write lock, write',
+  { reentrant: true, lateRelease: 'refuses', lost: 'fires' },
+  (r) => readWriteLockKeys(r).lock,
+  (r, s) => new ReadWriteLock(r, new ReleaseNotifier(s)).write,
+);
 lockContract('permit-expirable semaphore, 1 permit', { reentrant: false, lateRelease: 'refuses', lost: 'fires' }, async () => {
   const url = servers.current.redis[0] as string;
   const [redis, subscriber] = await Promise.all([openRedis(url), openRedis(url)]);

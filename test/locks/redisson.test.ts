@@ -262,7 +262,8 @@ describe('semaphore', () => {
     for (const kind of ['plain', 'expirable'] as const) {
       const survivor = await instance();
       const doomed = await instance();
-      const make = (i: { redis: Redis; notifier: WatchedNotifier }) => (kind === 'plain' ? new Semaphore(i.redis, i.notifier) : new ExpirableSemaphore(i.redis, i.notifier));
+      const make = (i: { redis: Redis; notifier: WatchedNotifier }) =>
+        kind === 'plain' ? new Semaphore(i.redis, i.notifier) : new ExpirableSemaphore(i.redis, i.notifier);
       const s = make(survivor);
       const n = `${name}-${kind}`;
       await s.trySetPermits(n, 1);

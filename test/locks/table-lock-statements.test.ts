@@ -55,7 +55,10 @@ afterAll(async () => {
 beforeEach(async () => {
   await own.query('DELETE FROM tb_lock');
   for (const o of OTHERS) {
-    await own.query(`INSERT INTO tb_lock (lock_name, owner, expires_at) VALUES (?, ?, NOW(3) ${o.live ? '+' : '-'} INTERVAL 60 SECOND)`, [o.lock_name, o.owner]);
+    await own.query(`INSERT INTO tb_lock (lock_name, owner, expires_at) VALUES (?, ?, NOW(3) ${o.live ? '+' : '-'} INTERVAL 60 SECOND)`, [
+      o.lock_name,
+      o.owner,
+    ]);
   }
   sent.length = 0;
 });

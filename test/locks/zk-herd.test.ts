@@ -15,7 +15,10 @@ const WAITERS = 6;
 describe('the herd: every waiter watching the one lock node', () => {
   let session: ZkSession;
   beforeAll(async () => {
-    session = await ZkSession.open({ connect: servers.current.zookeeper, sessionTimeoutMs: 4_000, root: '/stocklab-test/locks', logger: createLogger('silent') }, 10_000);
+    session = await ZkSession.open(
+      { connect: servers.current.zookeeper, sessionTimeoutMs: 4_000, root: '/stocklab-test/locks', logger: createLogger('silent') },
+      10_000,
+    );
   });
   afterAll(() => session.close());
 
@@ -24,7 +27,9 @@ describe('the herd: every waiter watching the one lock node', () => {
     const herdWakeUps = await wakeUpsPerHandOff(herd, WAITERS);
     const watchWakeUps = await wakeUpsPerHandOff(new ZkWatchLock(session), WAITERS);
     const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-    console.log(`[herd] ${WAITERS} waiters, wake-ups per hand-off: zk-herd ${JSON.stringify(herdWakeUps)} (${total(herdWakeUps)} in all), zk-watch ${JSON.stringify(watchWakeUps)} (${total(watchWakeUps)})`);
+    console.log(
+      `[herd] ${WAITERS} waiters, wake-ups per hand-off: zk-herd ${JSON.stringify(herdWakeUps)} (${total(herdWakeUps)} in all), zk-watch ${JSON.stringify(watchWakeUps)} (${total(watchWakeUps)})`,
+    );
     expect(herdWakeUps).toEqual(Array.from({ length: WAITERS }, (_, k) => WAITERS - k));
     expect(watchWakeUps).toEqual(Array(WAITERS).fill(1));
   });

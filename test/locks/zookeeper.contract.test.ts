@@ -152,8 +152,14 @@ describe('process line: zk-watch with one node per instance', () => {
       const a = await line.acquire(r, opts('A'));
       const client = new AbortController();
       const gone = new Error('the client left');
-      const left = line.acquire(r, { ...opts('B'), signal: client.signal }).then(() => 'granted', (err: unknown) => err);
-      const timedOut = line.acquire(r, opts('C', 200)).then(() => 'granted', (err: unknown) => err);
+      const left = line.acquire(r, { ...opts('B'), signal: client.signal }).then(
+        () => 'granted',
+        (err: unknown) => err,
+      );
+      const timedOut = line.acquire(r, opts('C', 200)).then(
+        () => 'granted',
+        (err: unknown) => err,
+      );
       client.abort(gone);
       expect(await left).toBe(gone);
       expect(await timedOut).toBeInstanceOf(LockTimeoutError);

@@ -21,7 +21,15 @@ import { resume } from '../../faults/process-state.js';
 import { isSafe, type FaultRow } from '../../faults/row.js';
 import type { FaultContext } from '../../faults/scenario.js';
 import { IN_FLIGHT_CLIENT_MS, nginxBounds, nginxCutCase } from '../../faults/scenarios/nginx-cut.js';
-import { CUT_FROM_STOCK_ANSWER_BOUND_MS, holderCutCase, MYSQL_CUT_ANSWER_BOUND_MS, MYSQL_CUT_LOCK_FREE_BOUND_MS, MYSQL_CUT_STRATEGIES, mysqlCutCase, redlockSplitCase } from '../../faults/scenarios/partition.js';
+import {
+  CUT_FROM_STOCK_ANSWER_BOUND_MS,
+  holderCutCase,
+  MYSQL_CUT_ANSWER_BOUND_MS,
+  MYSQL_CUT_LOCK_FREE_BOUND_MS,
+  MYSQL_CUT_STRATEGIES,
+  mysqlCutCase,
+  redlockSplitCase,
+} from '../../faults/scenarios/partition.js';
 import { freeClusterConfig, inStopOrder, startCluster, type RunningCluster } from '../../src/cluster/cluster.js';
 import { clusterDown } from '../../src/cluster/lifecycle.js';
 import { isPortFree } from '../../src/cluster/ports.js';
@@ -35,7 +43,8 @@ import { NETNS_DIR } from '../../src/net/sweep.js';
 import { expectSafe } from '../support/race-checks.js';
 import { removeTree } from '../../src/paths.js';
 
-const figures = (r: FaultRow) => JSON.stringify({ variant: r.variant, sold: r.sold, deducted: r.deducted, oversold: r.oversold, answers: r.byRole, details: r.details });
+const figures = (r: FaultRow) =>
+  JSON.stringify({ variant: r.variant, sold: r.sold, deducted: r.deducted, oversold: r.oversold, answers: r.byRole, details: r.details });
 
 describe.skipIf(!hasNetAdmin())('the hosts topology (needs root)', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-hosts-test-'));
@@ -66,7 +75,20 @@ describe.skipIf(!hasNetAdmin())('the hosts topology (needs root)', () => {
   it('puts every server in a namespace of its own, each with its own address, and nginx on 127.0.0.1', () => {
     const namespaces = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' });
     const names = cluster.info.hosts?.map((h) => h.name) ?? [];
-    expect(names).toEqual(['mysql', 'redis', 'redlock-0', 'redlock-1', 'redlock-2', 'redlock-3', 'redlock-4', 'zookeeper', 'etcd', 'postgres', ...cluster.servers.instances.map((s) => s.name), 'nginx']);
+    expect(names).toEqual([
+      'mysql',
+      'redis',
+      'redlock-0',
+      'redlock-1',
+      'redlock-2',
+      'redlock-3',
+      'redlock-4',
+      'zookeeper',
+      'etcd',
+      'postgres',
+      ...cluster.servers.instances.map((s) => s.name),
+      'nginx',
+    ]);
     for (const h of layout.hosts) expect(namespaces).toMatch(new RegExp(`^${h.namespace}\\b`, 'm'));
     expect(new Set(layout.hosts.map((h) => h.address)).size).toBe(layout.hosts.length);
     for (const h of layout.hosts) expect(h.address.startsWith('198.18.') || h.address.startsWith('198.19.')).toBe(true);
@@ -85,7 +107,7 @@ describe.skipIf(!hasNetAdmin())('the hosts topology (needs root)', () => {
     }
   });
 
-  it('a client running iptables itself in app-0\'s namespace cuts it from Redis while it holds redis-watchdog: refused as lock_lost, nothing oversold', async () => {
+  it("a client running iptables itself in app-0's namespace cuts it from Redis while it holds redis-watchdog: refused as lock_lost, nothing oversold", async () => {
     const row = await runCase(ctx(), { scenario: 'partition', strategy: 'redis-watchdog', variant: 'raw iptables', store: 'mysql' }, 30, async (c) => {
       const [holderAt, ...sellers] = [0, 1, 2].map((i) => instance(cluster, i));
       const frozen = await freezeHolder(c, holderAt!, { pause: 'after-acquire', ttlMs: 1_000, workMs: 8_000 });
@@ -147,15 +169,20 @@ describe.skipIf(!hasNetAdmin())('the hosts topology (needs root)', () => {
 
   it("mysql-lock-table's holder cut from MySQL is cut from the stock too: refused within its bound, nothing oversold; its lease frees the lock for the others", async () => {
     const row = await holderCutCase(ctx(), 'mysql-lock-table', 'unfenced');
-    console.log(`[liveness] mysql-lock-table holder cut from MySQL: ${row.details[1] ?? ''} (bound ${CUT_FROM_STOCK_ANSWER_BOUND_MS} ms); ${row.details[2] ?? ''}`);
+    console.log(
+      `[liveness] mysql-lock-table holder cut from MySQL: ${row.details[1] ?? ''} (bound ${CUT_FROM_STOCK_ANSWER_BOUND_MS} ms); ${row.details[2] ?? ''}`,
+    );
     expect(isSafe(row), figures(row)).toBe(true);
     expect(row.oversold, figures(row)).toBe(0);
     expect(row.deducted, figures(row)).toBe(5);
-    expect(Object.keys(row.byRole.holder ?? {}).every((k) => k.startsWith('503')), figures(row)).toBe(true);
+    expect(
+      Object.keys(row.byRole.holder ?? {}).every((k) => k.startsWith('503')),
+      figures(row),
+    ).toBe(true);
     expect(row.asExpected, figures(row)).toBe(true);
   });
 
-  it('nginx cut from the instance with a deduction in flight: the others serve within nginx\'s connect bound, the request in flight is never resent, /sales settles it as one sale', async () => {
+  it("nginx cut from the instance with a deduction in flight: the others serve within nginx's connect bound, the request in flight is never resent, /sales settles it as one sale", async () => {
     const bounds = nginxBounds();
     const row = await nginxCutCase(ctx());
     console.log(
@@ -212,8 +239,13 @@ describe.skipIf(!hasNetAdmin())('the hosts topology (needs root)', () => {
     expect(said.join('\n')).toMatch(/redlock-0 +was not running/);
 
     const started = [...recorded.values()];
-    const left = listProcesses().filter((p) => namespaces.has(p.netns) || p.cmdline.includes(dir) || started.some((s) => s.pid === p.pid && s.startTime === p.startTime));
-    expect(left.map((p) => `pid ${p.pid}: ${p.cmdline}`), said.join('\n')).toEqual([]);
+    const left = listProcesses().filter(
+      (p) => namespaces.has(p.netns) || p.cmdline.includes(dir) || started.some((s) => s.pid === p.pid && s.startTime === p.startTime),
+    );
+    expect(
+      left.map((p) => `pid ${p.pid}: ${p.cmdline}`),
+      said.join('\n'),
+    ).toEqual([]);
     expect(await hostsLeft(layout)).toEqual([]);
     const nginxPort = Number(new URL(cluster.info.nginx).port);
     expect(await isPortFree(nginxPort)).toBe(true);

@@ -18,7 +18,17 @@ import { hasNetAdmin } from '../../src/net/hosts.js';
 import { withOwnCluster } from '../support/cluster.js';
 import { removeTree } from '../../src/paths.js';
 
-const figures = (r: FaultRow) => JSON.stringify({ variant: r.variant, sold: r.sold, deducted: r.deducted, oversold: r.oversold, recoverMs: r.recoverMs, facts: r.facts, answers: r.byRole, details: r.details });
+const figures = (r: FaultRow) =>
+  JSON.stringify({
+    variant: r.variant,
+    sold: r.sold,
+    deducted: r.deducted,
+    oversold: r.oversold,
+    recoverMs: r.recoverMs,
+    facts: r.facts,
+    answers: r.byRole,
+    details: r.details,
+  });
 
 describe.skipIf(!hasNetAdmin())('the hosts,replicated topology (needs root): Sentinel split brain, a ZooKeeper leader cut off', () => {
   const own = withOwnCluster({ instances: 3, topology: 'hosts,replicated', instanceEnv: { ...LAB_INSTANCE_ENV } });
@@ -29,7 +39,9 @@ describe.skipIf(!hasNetAdmin())('the hosts,replicated topology (needs root): Sen
 
   it('without min-replicas both masters grant the lock: 2 holders, 1 oversold; healed, the old master is demoted and its grant is gone; fenced, the colliding token is refused', async () => {
     const unfenced = await splitBrainCase(ctx(), 'unfenced');
-    console.log(`[liveness] split brain: promoted ${unfenced.recoverMs} ms after the cut (bound ${unfenced.recoverBoundMs} ms); old master demoted ${unfenced.facts.demotedMs} ms after the heal`);
+    console.log(
+      `[liveness] split brain: promoted ${unfenced.recoverMs} ms after the cut (bound ${unfenced.recoverBoundMs} ms); old master demoted ${unfenced.facts.demotedMs} ms after the heal`,
+    );
     expect(unfenced.facts, figures(unfenced)).toMatchObject({ bothHeld: true, lost: true, demoted: true, stuck: '503 redis_unavailable' });
     expect(unfenced.oversold, figures(unfenced)).toBe(1);
     expect(unfenced.refusedButCommitted + unfenced.undocumented, figures(unfenced)).toBe(0);
@@ -43,7 +55,9 @@ describe.skipIf(!hasNetAdmin())('the hosts,replicated topology (needs root): Sen
 
   it('with min-replicas-to-write 1 the cut-off master stops accepting writes within the stated window, and app-0 is then refused, not granted', async () => {
     const row = await minReplicasCase(ctx());
-    console.log(`[liveness] min-replicas: the old master refused writes ${row.recoverMs} ms after the cut (bound ${row.recoverBoundMs} ms), ${row.facts.acceptedAfterCut} accepted before; promoted at ${row.facts.promotedMs} ms`);
+    console.log(
+      `[liveness] min-replicas: the old master refused writes ${row.recoverMs} ms after the cut (bound ${row.recoverBoundMs} ms), ${row.facts.acceptedAfterCut} accepted before; promoted at ${row.facts.promotedMs} ms`,
+    );
     expect(row.recoverMs, figures(row)).not.toBeNull();
     expect(row.recoverMs!, figures(row)).toBeLessThanOrEqual(row.recoverBoundMs!);
     expect(row.facts, figures(row)).toMatchObject({ majority: '200', demoted: true, windowWritesLost: true });

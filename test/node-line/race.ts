@@ -17,10 +17,21 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-node-line-'));
 const cluster = await startCluster({ config: await freeClusterConfig(dir, 3), instanceEnv: { LOG_LEVEL: 'warn' } });
 let failed = 0;
 try {
-  const r = await race({ target: cluster.info.nginx, stores: cluster.info, strategy: STRATEGY, store: 'redis', initial: INITIAL, requests: REQUESTS, connections: 50, maxSeconds: 60 });
+  const r = await race({
+    target: cluster.info.nginx,
+    stores: cluster.info,
+    strategy: STRATEGY,
+    store: 'redis',
+    initial: INITIAL,
+    requests: REQUESTS,
+    connections: 50,
+    maxSeconds: 60,
+  });
   const answered = r.ok + r.soldOut + r.otherStatus;
   const exact = r.ok === r.deducted && r.oversold === 0 && r.noAnswer === 0 && answered === REQUESTS && r.ok === INITIAL;
-  console.log(`node ${process.version}: race ${STRATEGY} through nginx, ${REQUESTS} requests for ${INITIAL} units → ${r.ok} sold, ${r.deducted} deducted, ${r.oversold} oversold, ${r.soldOut} sold out, ${r.otherStatus} other, ${r.noAnswer} unanswered (${r.seconds.toFixed(1)} s): ${exact ? 'exact' : 'NOT EXACT'}`);
+  console.log(
+    `node ${process.version}: race ${STRATEGY} through nginx, ${REQUESTS} requests for ${INITIAL} units → ${r.ok} sold, ${r.deducted} deducted, ${r.oversold} oversold, ${r.soldOut} sold out, ${r.otherStatus} other, ${r.noAnswer} unanswered (${r.seconds.toFixed(1)} s): ${exact ? 'exact' : 'NOT EXACT'}`,
+  );
   if (!exact) failed++;
 } catch (err) {
   console.log(`node ${process.version}: the race failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -68,7 +68,10 @@ export function withOwnCluster(opts: OwnClusterOptions = {}): { readonly current
   return withFixture(
     'own',
     async (dir) => {
-      const config = { ...(await freeClusterConfig(dir, opts.instances ?? 3, opts.topology)), ...(opts.nginxCapacity !== undefined && { nginxCapacity: opts.nginxCapacity }) };
+      const config = {
+        ...(await freeClusterConfig(dir, opts.instances ?? 3, opts.topology)),
+        ...(opts.nginxCapacity !== undefined && { nginxCapacity: opts.nginxCapacity }),
+      };
       return startCluster({ config, instanceEnv: { LOG_LEVEL: 'warn', ...opts.instanceEnv } });
     },
     (cluster) => cluster.stop(),

@@ -67,7 +67,14 @@ export function loopbackLab(strategies: ListedStrategy[], options: LoopbackOptio
       zookeeper: '',
       ...(options.rttMs !== undefined && { rttMs: options.rttMs }),
     };
-    const servers: LabServers = { info, network: network({}), topology: 'single', instances: [untouchable('app-0')], redlock: [], zookeeper: untouchable('zookeeper') };
+    const servers: LabServers = {
+      info,
+      network: network({}),
+      topology: 'single',
+      instances: [untouchable('app-0')],
+      redlock: [],
+      zookeeper: untouchable('zookeeper'),
+    };
     live = await startLiveServer(servers, { ...loadLiveConfig({}), port: 0 }, options.assets(), 0);
     page = await openPage(live.url, 'en-US');
     await page.page.waitForSelector('body[data-state="idle"]');

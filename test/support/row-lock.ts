@@ -9,9 +9,7 @@ export async function holdRowLock(login: ConnectionOptions): Promise<{ lockWaits
   return {
     /** Other connections of the lab's user running a FOR UPDATE right now: waiting on this lock (the user sees its own threads without PROCESS). */
     async lockWaits() {
-      const [rows] = await conn.query(
-        "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE '%FOR UPDATE%'",
-      );
+      const [rows] = await conn.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE '%FOR UPDATE%'");
       return Number((rows as { n: unknown }[])[0]?.n ?? 0);
     },
     async release() {

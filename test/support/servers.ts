@@ -38,31 +38,35 @@ export interface RunningServers {
 export function withServers(wanted: ServersWanted): { readonly current: RunningServers } {
   let servers: ManagedServer[] = [];
   const stop = async () => void (await Promise.allSettled(servers.map((s) => s.stop())));
-  return withFixture('servers', async (dir) => {
-    fs.mkdirSync(path.join(dir, 'logs'));
-    const config = await freeClusterConfig(dir, 0);
-    const bin = ensureBinaries();
-    const redisPorts = config.ports.redlock.slice(0, wanted.redis ?? 0);
-    const redis = redisPorts.map((port, i) => new ManagedServer(redisSpec(`redis-${i}`, port, dir, bin)));
-    const mysql = wanted.mysql ? [new ManagedServer(mariadbSpec(config, dir, bin))] : [];
-    const zookeeper = wanted.zookeeper ? [new ManagedServer(zookeeperSpec('zookeeper', config.ports.zookeeper, dir, bin))] : [];
-    const etcd = wanted.etcd ? [new ManagedServer(etcdSpec('etcd', { client: config.ports.etcd, peer: config.ports.etcdPeer }, dir, bin))] : [];
-    const postgres = wanted.postgres ? [new ManagedServer(postgresSpec(config.postgres, config.ports.postgres, dir, bin))] : [];
-    servers = [...redis, ...mysql, ...zookeeper, ...etcd, ...postgres];
-    const started = await Promise.allSettled(servers.map((s) => s.start()));
-    const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) {
-      await stop();
-      throw failed.reason;
-    }
-    if (wanted.mysql) await runMigrations(migrationConfig(config));
-    if (wanted.postgres) await runPostgresMigrations(postgresMigrationConfig(config));
-    return {
-      redis: redisPorts.map((port) => `redis://127.0.0.1:${port}`),
-      mysql: { ...migrationConfig(config), poolSize: 10 },
-      zookeeper: `127.0.0.1:${config.ports.zookeeper}`,
-      etcd: `http://127.0.0.1:${config.ports.etcd}`,
-      postgres: { ...postgresMigrationConfig(config), poolSize: 10 },
-    };
-  }, stop);
+  return withFixture(
+    'servers',
+    async (dir) => {
+      fs.mkdirSync(path.join(dir, 'logs'));
+      const config = await freeClusterConfig(dir, 0);
+      const bin = ensureBinaries();
+      const redisPorts = config.ports.redlock.slice(0, wanted.redis ?? 0);
+      const redis = redisPorts.map((port, i) => new ManagedServer(redisSpec(`redis-${i}`, port, dir, bin)));
+      const mysql = wanted.mysql ? [new ManagedServer(mariadbSpec(config, dir, bin))] : [];
+      const zookeeper = wanted.zookeeper ? [new ManagedServer(zookeeperSpec('zookeeper', config.ports.zookeeper, dir, bin))] : [];
+      const etcd = wanted.etcd ? [new ManagedServer(etcdSpec('etcd', { client: config.ports.etcd, peer: config.ports.etcdPeer }, dir, bin))] : [];
+      const postgres = wanted.postgres ? [new ManagedServer(postgresSpec(config.postgres, config.ports.postgres, dir, bin))] : [];
+      servers = [...redis, ...mysql, ...zookeeper, ...etcd, ...postgres];
+      const started = await Promise.allSettled(servers.map((s) => s.start()));
+      const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) {
+        await stop();
+        throw failed.reason;
+      }
+      if (wanted.mysql) await runMigrations(migrationConfig(config));
+      if (wanted.postgres) await runPostgresMigrations(postgresMigrationConfig(config));
+      return {
+        redis: redisPorts.map((port) => `redis://127.0.0.1:${port}`),
+        mysql: { ...migrationConfig(config), poolSize: 10 },
+        zookeeper: `127.0.0.1:${config.ports.zookeeper}`,
+        etcd: `http://127.0.0.1:${config.ports.etcd}`,
+        postgres: { ...postgresMigrationConfig(config), poolSize: 10 },
+      };
+    },
+    stop,
+  );
 }

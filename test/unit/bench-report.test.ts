@@ -7,7 +7,18 @@ import { expectedOutcome } from '../../bench/measure.js';
 import { chosenStrategies, COURSE_LINE, parseBenchArgs, UsageError } from '../../bench/options.js';
 import { raceSize, rotated } from '../../bench/bench.js';
 import { oversoldOf } from '../../src/load/race.js';
-import { asExpected, orderRuns, unansweredOf, verdictOf, withStandings, worstOf, type BenchReport, type RaceFigures, type RunResult, type Topology } from '../../report/bench/report.js';
+import {
+  asExpected,
+  orderRuns,
+  unansweredOf,
+  verdictOf,
+  withStandings,
+  worstOf,
+  type BenchReport,
+  type RaceFigures,
+  type RunResult,
+  type Topology,
+} from '../../report/bench/report.js';
 import { spreadOf, standings, type Spread } from '../../report/bench/stats.js';
 import { niceMax, renderBarChart } from '../../report/svg.js';
 import { renderMarkdown } from '../../report/bench/table.js';
@@ -27,25 +38,49 @@ const CATALOG = [entry('none', 'baseline', 'oversells', 'oversells'), entry('mut
 
 const spread = (...samples: number[]): Spread => spreadOf(samples);
 
-function run(strategy: string, topology: Topology, over: { ok?: number; left?: number; goodput?: Spread; family?: string; expected?: 'exact' | 'oversells' } = {}): RunResult {
+function run(
+  strategy: string,
+  topology: Topology,
+  over: { ok?: number; left?: number; goodput?: Spread; family?: string; expected?: 'exact' | 'oversells' } = {},
+): RunResult {
   const ok = over.ok ?? 5000;
   const left = over.left ?? 0;
   const race: RaceFigures = {
-    requests: 5000, initial: 5000, ok, soldOut: 0, byAnswer: { 200: ok }, refused: 0, unexpected: 0, left, deducted: 5000 - left,
-    oversold: oversoldOf(ok, 5000, left), unanswered: 0, seconds: 5, truncated: false,
+    requests: 5000,
+    initial: 5000,
+    ok,
+    soldOut: 0,
+    byAnswer: { 200: ok },
+    refused: 0,
+    unexpected: 0,
+    left,
+    deducted: 5000 - left,
+    oversold: oversoldOf(ok, 5000, left),
+    unanswered: 0,
+    seconds: 5,
+    truncated: false,
   };
   const ms = spread(10, 12, 14);
   return {
-    strategy, family: over.family ?? 'baseline', store: 'mysql', topology, expected: over.expected ?? 'exact', race,
+    strategy,
+    family: over.family ?? 'baseline',
+    store: 'mysql',
+    topology,
+    expected: over.expected ?? 'exact',
+    race,
     throughput: { goodput: over.goodput ?? spread(900, 1000, 1100), refusedPerSec: spread(0, 0, 0), p50Ms: ms, p99Ms: ms },
-    worst: { oversold: race.oversold, unanswered: 0 }, efficiency: null, rank: 0, tiesWith: [],
+    worst: { oversold: race.oversold, unanswered: 0 },
+    efficiency: null,
+    rank: 0,
+    tiesWith: [],
   };
 }
 
 function report(runs: RunResult[]): BenchReport {
   const o = parseBenchArgs([]);
   return {
-    stamp: '2026-11-22T00-00-00', date: '2026-11-22T00:00:00.000Z',
+    stamp: '2026-11-22T00-00-00',
+    date: '2026-11-22T00:00:00.000Z',
     machine: { nproc: 2, cpu: 'test cpu', node: 'v20', platform: 'Linux' },
     options: { ...o },
     target: { three: 'http://127.0.0.1:8080', one: 'http://127.0.0.1:8000', source: 'test' },
@@ -114,9 +149,25 @@ describe('bench arithmetic', () => {
   });
 
   it('reports the worst count check, never a median: any oversell wins over exact runs', () => {
-    expect(worstOf([{ oversold: 0, unanswered: 0 }, { oversold: 3, unanswered: 0 }, { oversold: 1, unanswered: 0 }])).toEqual({ oversold: 3, unanswered: 0 });
-    expect(worstOf([{ oversold: 0, unanswered: 2 }, { oversold: -5, unanswered: 1 }])).toEqual({ oversold: -5, unanswered: 1 });
-    expect(worstOf([{ oversold: 0, unanswered: 0 }, { oversold: -1, unanswered: 4 }])).toEqual({ oversold: -1, unanswered: 4 });
+    expect(
+      worstOf([
+        { oversold: 0, unanswered: 0 },
+        { oversold: 3, unanswered: 0 },
+        { oversold: 1, unanswered: 0 },
+      ]),
+    ).toEqual({ oversold: 3, unanswered: 0 });
+    expect(
+      worstOf([
+        { oversold: 0, unanswered: 2 },
+        { oversold: -5, unanswered: 1 },
+      ]),
+    ).toEqual({ oversold: -5, unanswered: 1 });
+    expect(
+      worstOf([
+        { oversold: 0, unanswered: 0 },
+        { oversold: -1, unanswered: 4 },
+      ]),
+    ).toEqual({ oversold: -1, unanswered: 4 });
   });
 
   it('sizes a race from goodput, within 100 and 1000 units, except the course rows and fixed sizes', () => {
@@ -152,7 +203,12 @@ describe('bench arithmetic', () => {
 
   it('orders runs as the catalog does, one instance before three', () => {
     expect(orderRuns(RUNS, CATALOG).map((r) => `${r.strategy}/${r.topology}`)).toEqual([
-      'none/one', 'none/three', 'mutex/one', 'mutex/three', 'sql-update/one', 'sql-update/three',
+      'none/one',
+      'none/three',
+      'mutex/one',
+      'mutex/three',
+      'sql-update/one',
+      'sql-update/three',
     ]);
   });
 
@@ -177,7 +233,18 @@ describe('bench options and target', () => {
 
   it('defaults to 3 rounds of 1.5 s windows at 100 connections, races sized by goodput and the course size for none and mutex', () => {
     const o = parseBenchArgs([]);
-    expect(o).toMatchObject({ rounds: 3, warmupSeconds: 0.5, windowSeconds: 1.5, connections: 100, workMs: 0, requests: 1100, initial: 1000, raceSeconds: 1.5, maxSeconds: 60, out: 'bench/results' });
+    expect(o).toMatchObject({
+      rounds: 3,
+      warmupSeconds: 0.5,
+      windowSeconds: 1.5,
+      connections: 100,
+      workMs: 0,
+      requests: 1100,
+      initial: 1000,
+      raceSeconds: 1.5,
+      maxSeconds: 60,
+      out: 'bench/results',
+    });
     expect(o).toMatchObject({ courseRequests: 5100, courseInitial: 5000, courseStrategies: ['none', 'mutex'] });
     expect(o.strategies).toBeUndefined();
     expect(parseBenchArgs(['--strategies', 'none, sql-update', '--requests', '200']).strategies).toEqual(['none', 'sql-update']);
@@ -191,16 +258,29 @@ describe('bench options and target', () => {
   });
 
   const recorded: ClusterInfo = {
-    dir: '/tmp/x', nginx: 'http://127.0.0.1:8080', instances: ['http://127.0.0.1:8000', 'http://127.0.0.1:8100'],
-    mysql: { host: '127.0.0.1', port: 13306, user: 'u', password: 'p', database: 'd' }, redis: 'redis://127.0.0.1:16379', redlock: [], zookeeper: '127.0.0.1:12181',
+    dir: '/tmp/x',
+    nginx: 'http://127.0.0.1:8080',
+    instances: ['http://127.0.0.1:8000', 'http://127.0.0.1:8100'],
+    mysql: { host: '127.0.0.1', port: 13306, user: 'u', password: 'p', database: 'd' },
+    redis: 'redis://127.0.0.1:16379',
+    redlock: [],
+    zookeeper: '127.0.0.1:12181',
   };
 
   it('takes the recorded native cluster by default, flags and env over it', () => {
     const t = resolveTarget(parseBenchArgs([]), {}, recorded);
     expect(t).toMatchObject({ three: 'http://127.0.0.1:8080', one: 'http://127.0.0.1:8000', stores: { mysql: recorded.mysql, redis: recorded.redis } });
     // another front: no instance unless given, stores from flags
-    const other = resolveTarget(parseBenchArgs(['--target', 'http://localhost:9080', '--mysql', 'mysql://a:b@127.0.0.1:3307/s', '--redis', 'redis://127.0.0.1:6380']), {}, recorded);
-    expect(other).toMatchObject({ three: 'http://localhost:9080', one: undefined, stores: { mysql: { host: '127.0.0.1', port: 3307, user: 'a', password: 'b', database: 's' }, redis: 'redis://127.0.0.1:6380' } });
+    const other = resolveTarget(
+      parseBenchArgs(['--target', 'http://localhost:9080', '--mysql', 'mysql://a:b@127.0.0.1:3307/s', '--redis', 'redis://127.0.0.1:6380']),
+      {},
+      recorded,
+    );
+    expect(other).toMatchObject({
+      three: 'http://localhost:9080',
+      one: undefined,
+      stores: { mysql: { host: '127.0.0.1', port: 3307, user: 'a', password: 'b', database: 's' }, redis: 'redis://127.0.0.1:6380' },
+    });
     expect(other.stores.postgres).toBeUndefined();
     // PostgreSQL from --postgres (as compose's bench passes it), its port defaulting to 5432
     const pg = resolveTarget(parseBenchArgs(['--target', 'http://localhost:9080', '--postgres', 'postgres://a:b%40c@127.0.0.1/s']), {}, recorded);
@@ -262,7 +342,7 @@ describe('bench report', () => {
     expect(html).toContain('<code>npm run live</code> and open <code>http://127.0.0.1:8090/?strategy=none</code>');
   });
 
-  it('shows a run that sold nothing in its windows as such, with its race\'s refusals, never as 0.00× or a rank', () => {
+  it("shows a run that sold nothing in its windows as such, with its race's refusals, never as 0.00× or a rank", () => {
     const nothing = { ...run('lib-redlock', 'three', { ok: 25, left: 75, goodput: spread(0, 0, 0) }), efficiency: 0, rank: 33 };
     nothing.race = { ...nothing.race, requests: 200, initial: 100, refused: 175 };
     const cells = runCells(nothing);
@@ -284,7 +364,7 @@ describe('bench report', () => {
     expect(runCells(run('zk-watch', 'three'))[RUN_COLUMNS.indexOf('msgs/sale')]).toBe('–');
   });
 
-  it('draws each goodput bar with a whisker over its rounds\' min–max, and none where the rounds agree', () => {
+  it("draws each goodput bar with a whisker over its rounds' min–max, and none where the rounds agree", () => {
     const chart = renderBarChart({
       title: 't',
       unit: 'sold/s',
@@ -328,9 +408,12 @@ describe("the README's summary: the strategy to use", () => {
     ({ scenario: 'etcd-lease', strategy, variant, store: 'mysql', oversold, doubleDeductions: 0, recoverMs, recoverBoundMs: 10_000 }) as unknown as FaultRow;
   it('is never one a fault breaks where another of its family holds, whatever its speed', () => {
     const rows = [
-      row('etcd-lock', 'unfenced pause', 20), row('etcd-lock-no-recheck', 'unfenced pause', 20), // both break: a lease's lesson, not a flaw
-      row('etcd-lock', "waiter's lease revoked", 0), row('etcd-lock-no-recheck', "waiter's lease revoked", 1),
-      row('lock-table', 'holder crash', 0), row('lock-table-basic', 'holder crash', 0, null),
+      row('etcd-lock', 'unfenced pause', 20),
+      row('etcd-lock-no-recheck', 'unfenced pause', 20), // both break: a lease's lesson, not a flaw
+      row('etcd-lock', "waiter's lease revoked", 0),
+      row('etcd-lock-no-recheck', "waiter's lease revoked", 1),
+      row('lock-table', 'holder crash', 0),
+      row('lock-table-basic', 'holder crash', 0, null),
     ];
     expect([...brokenWhereOthersHold(rows, ['etcd-lock', 'etcd-lock-no-recheck'])]).toEqual(['etcd-lock-no-recheck']);
     expect([...brokenWhereOthersHold(rows, ['lock-table', 'lock-table-basic'])]).toEqual(['lock-table-basic']);

@@ -9,7 +9,14 @@ const entry = (name: string, family: string): CatalogEntry => ({
   expected: { oneInstance: 'exact', threeInstances: 'exact' },
   stores: ['mysql'],
 });
-const catalog = [entry('none', 'baseline'), entry('mutex', 'baseline'), entry('zk-watch', 'zookeeper'), entry('etcd-lock', 'etcd'), entry('pg-update', 'postgres'), entry('pg-advisory-xact', 'postgres')];
+const catalog = [
+  entry('none', 'baseline'),
+  entry('mutex', 'baseline'),
+  entry('zk-watch', 'zookeeper'),
+  entry('etcd-lock', 'etcd'),
+  entry('pg-update', 'postgres'),
+  entry('pg-advisory-xact', 'postgres'),
+];
 const names = (list: CatalogEntry[]) => list.map((s) => s.name);
 
 describe('--family', () => {

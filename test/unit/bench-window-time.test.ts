@@ -24,19 +24,26 @@ describe("a throughput window's time", () => {
 
   it('summarizes the median and max of each part and names the longest drains', () => {
     const w = (drain: number, reset = 30): WindowTime => ({ reset, start: 1, warmup: 500, measured: 1_500, drain, stop: 5, reply: 1, read: 4 });
-    const s = summarizeWindowTimes(new Map([
-      ['sql-update/one', [w(100), w(120), w(140)]],
-      ['zk-sequential/one', [w(8_000, 90), w(7_000), w(9_000)]],
-      ['mutex/one', [w(300), w(200), w(250)]],
-    ]), 2);
+    const s = summarizeWindowTimes(
+      new Map([
+        ['sql-update/one', [w(100), w(120), w(140)]],
+        ['zk-sequential/one', [w(8_000, 90), w(7_000), w(9_000)]],
+        ['mutex/one', [w(300), w(200), w(250)]],
+      ]),
+      2,
+    );
     expect(s?.windows).toBe(9);
     expect(s?.parts.drain).toEqual({ median: 250, max: 9_000 });
     expect(s?.parts.reset).toEqual({ median: 30, max: 90 });
     expect(s?.total).toEqual({ median: 2_041 + 250, max: 2_041 + 9_000 });
-    expect(s?.longestDrains).toEqual([{ cell: 'zk-sequential/one', median: 8_000 }, { cell: 'mutex/one', median: 250 }]);
+    expect(s?.longestDrains).toEqual([
+      { cell: 'zk-sequential/one', median: 8_000 },
+      { cell: 'mutex/one', median: 250 },
+    ]);
     const lines = windowTimeLines(s!);
     expect(lines[0]).toContain('median of 9');
-    for (const label of ['reset', 'load start', 'warm-up', 'measured', 'drain', 'load stop', 'reply', 'store read']) expect(lines.some((l) => l.includes(label))).toBe(true);
+    for (const label of ['reset', 'load start', 'warm-up', 'measured', 'drain', 'load stop', 'reply', 'store read'])
+      expect(lines.some((l) => l.includes(label))).toBe(true);
     expect(lines.at(-1)).toContain('zk-sequential/one 8.00 s');
   });
 

@@ -11,7 +11,18 @@ const exact: ChaosStrategy = { name: 'sql-update', store: 'mysql', fenced: false
 const lease: ChaosStrategy = { name: 'redlock', store: 'mysql', fenced: false, locks: true, mayOversellUnderPause: true, mayLoseInFailover: false };
 const onRedis: ChaosStrategy = { name: 'redis-lua-decr', store: 'redis', fenced: false, locks: false, mayOversellUnderPause: false, mayLoseInFailover: true };
 
-const req = (id: string, strategy: string, outcome: Outcome): Request => ({ id, via: 'nginx', role: 'load', outcome, startedAt: 0, ms: 1, strategy, store: 'mysql', at: 1_000, end: 1_001 });
+const req = (id: string, strategy: string, outcome: Outcome): Request => ({
+  id,
+  via: 'nginx',
+  role: 'load',
+  outcome,
+  startedAt: 0,
+  ms: 1,
+  strategy,
+  store: 'mysql',
+  at: 1_000,
+  end: 1_001,
+});
 const ok: Outcome = { kind: 'answer', status: 200 };
 
 /** Three 200s, one unknown that committed, one refusal: 4 sold, 4 deducted. */
@@ -41,9 +52,22 @@ function clean(): ChaosHistory {
 // The builders of the hand-built histories below.
 const answer = (status: number, error?: string): Outcome => ({ kind: 'answer', status, ...(error && { error }) });
 const at = (r: Request, ms: number): Request => ({ ...r, at: ms, end: ms + 1 });
-const turn = (strategy: string, startMs: number, endMs: number, leftBefore: number, leftAfter: number, store: 'mysql' | 'redis' = 'mysql'): ChaosHistory['slices'][number] => ({ strategy, store, startMs, endMs, leftBefore, leftAfter, kind: 'load' });
+const turn = (
+  strategy: string,
+  startMs: number,
+  endMs: number,
+  leftBefore: number,
+  leftAfter: number,
+  store: 'mysql' | 'redis' = 'mysql',
+): ChaosHistory['slices'][number] => ({ strategy, store, startMs, endMs, leftBefore, leftAfter, kind: 'load' });
 /** One strategy, no fault, recovered: only what the test adds can fail it. */
-const history = (s: ChaosStrategy, requests: Request[], slices: ChaosHistory['slices'], sales: Record<string, number>, faults: ChaosHistory['faults'] = []): ChaosHistory => ({
+const history = (
+  s: ChaosStrategy,
+  requests: Request[],
+  slices: ChaosHistory['slices'],
+  sales: Record<string, number>,
+  faults: ChaosHistory['faults'] = [],
+): ChaosHistory => ({
   ...clean(),
   strategies: [s],
   requests,
@@ -101,7 +125,7 @@ describe('the chaos checker', () => {
     expect(failures).toContain('no 200 within 30000 ms');
   });
 
-  it("reports, without failing, an oversell the catalog allows: a lease lock without fencing under a pause", () => {
+  it('reports, without failing, an oversell the catalog allows: a lease lock without fencing under a pause', () => {
     const h = clean();
     h.strategies = [lease];
     h.requests = h.requests.map((r) => ({ ...r, strategy: 'redlock' }));
@@ -177,10 +201,18 @@ describe('the chaos checker over hand-built histories', () => {
   };
 
   describe('a sale answered after a refusal', () => {
-    for (const refusal of [answer(503, 'lock_timeout'), answer(409, 'sold_out'), answer(503, 'busy'), { kind: 'unreachable', reason: 'ECONNREFUSED' } as const]) {
+    for (const refusal of [
+      answer(503, 'lock_timeout'),
+      answer(409, 'sold_out'),
+      answer(503, 'busy'),
+      { kind: 'unreachable', reason: 'ECONNREFUSED' } as const,
+    ]) {
       const key = refusal.kind === 'answer' ? `${refusal.status} ${refusal.error}` : 'unreachable';
       it(`a sale GET /sales records behind ${key} fails, whatever the store's count says`, () => {
-        const h = history(exact, [req('c.ok', 'sql-update', ok), req('c.no', 'sql-update', refusal)], [turn('sql-update', 0, 5_000, 10, 8)], { 'c.ok': 1, 'c.no': 1 });
+        const h = history(exact, [req('c.ok', 'sql-update', ok), req('c.no', 'sql-update', refusal)], [turn('sql-update', 0, 5_000, 10, 8)], {
+          'c.ok': 1,
+          'c.no': 1,
+        });
         const v = judged(h);
         expect(v).toMatchObject({ exact: false, asCatalogSays: false, ok: false, refused: 1, saleWithoutAnswer: ['c.no'] });
         expect(v.failures).toContain('sql-update: sold with an answer that allows no sale: c.no');
@@ -188,15 +220,31 @@ describe('the chaos checker over hand-built histories', () => {
     }
 
     it('is never what a pause excuses, even on a lease lock the catalog lets oversell', () => {
-      const h = history(lease, [req('c.ok', 'redlock', ok), req('c.no', 'redlock', answer(503, 'lock_lost'))], [turn('redlock', 0, 5_000, 10, 8)], { 'c.ok': 1, 'c.no': 1 }, [pause]);
+      const h = history(
+        lease,
+        [req('c.ok', 'redlock', ok), req('c.no', 'redlock', answer(503, 'lock_lost'))],
+        [turn('redlock', 0, 5_000, 10, 8)],
+        { 'c.ok': 1, 'c.no': 1 },
+        [pause],
+      );
       expect(judged(h)).toMatchObject({ pausedDuringItsSlices: true, asCatalogSays: false, ok: false });
     });
 
     it('a 200 after a 409 sold_out in the same turn is judged by the count: exact when a unit was there for it, oversold 1 when none was', () => {
       // A unit put back by a failed write makes a later sale after a sold_out legitimate: the count tells.
-      const requests = [at(req('c.1', 'sql-update', ok), 1_000), at(req('c.2', 'sql-update', answer(409, 'sold_out')), 1_100), at(req('c.3', 'sql-update', ok), 1_200)];
+      const requests = [
+        at(req('c.1', 'sql-update', ok), 1_000),
+        at(req('c.2', 'sql-update', answer(409, 'sold_out')), 1_100),
+        at(req('c.3', 'sql-update', ok), 1_200),
+      ];
       const sales = { 'c.1': 1, 'c.3': 1 };
-      expect(judged(history(exact, requests, [turn('sql-update', 0, 5_000, 2, 0)], sales))).toMatchObject({ exact: true, ok: true, sold: 2, deducted: 2, refused: 1 });
+      expect(judged(history(exact, requests, [turn('sql-update', 0, 5_000, 2, 0)], sales))).toMatchObject({
+        exact: true,
+        ok: true,
+        sold: 2,
+        deducted: 2,
+        refused: 1,
+      });
       const v = judged(history(exact, requests, [turn('sql-update', 0, 5_000, 1, 0)], sales));
       expect(v).toMatchObject({ exact: false, ok: false, sold: 2, deducted: 1, oversold: 1 });
       expect(v.failures).toContain('sql-update: oversold 1: 2 sold, 1 deducted');
@@ -219,7 +267,10 @@ describe('the chaos checker over hand-built histories', () => {
       const h = history(exact, requests, [turn('sql-update', 5_500, 9_000, 9, 7), turn('sql-update', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1, 'c.3': 1 });
       const v = judged(h);
       expect(v).toMatchObject({ sold: 3, deducted: 3, oversold: 1, exact: false, ok: false });
-      expect(v.problems).toEqual(['oversold 1: 3 sold, 3 deducted (turn by turn: 2 sold, 1 deducted in the turn at 0.0 s)', '1 unit(s) deducted that no answer or sale record accounts for']);
+      expect(v.problems).toEqual([
+        'oversold 1: 3 sold, 3 deducted (turn by turn: 2 sold, 1 deducted in the turn at 0.0 s)',
+        '1 unit(s) deducted that no answer or sale record accounts for',
+      ]);
     });
 
     it('is reported, not failed, on a lease lock only when a pause overlapped the turn that oversold', () => {
@@ -229,10 +280,20 @@ describe('the chaos checker over hand-built histories', () => {
       expect(judged(history(lease, requests, slices, sales, [pause]))).toMatchObject({ oversold: 1, asCatalogSays: true, ok: true });
       // The pause struck the other turn: the oversold turn had no pause to answer for it.
       const elsewhere = { ...pause, injectedMs: 6_000, healedMs: 7_000 };
-      expect(judged(history(lease, requests, slices, sales, [elsewhere]))).toMatchObject({ oversold: 1, pausedDuringItsSlices: true, asCatalogSays: false, ok: false });
+      expect(judged(history(lease, requests, slices, sales, [elsewhere]))).toMatchObject({
+        oversold: 1,
+        pausedDuringItsSlices: true,
+        asCatalogSays: false,
+        ok: false,
+      });
       // Nor does a pause excuse a unit deducted that nothing accounts for, in any turn.
       const unaccounted = [turn('redlock', 0, 5_000, 10, 9), turn('redlock', 5_500, 9_000, 9, 7)];
-      expect(judged(history(lease, requests, unaccounted, sales, [pause, elsewhere]))).toMatchObject({ oversold: 1, unaccounted: 1, asCatalogSays: false, ok: false });
+      expect(judged(history(lease, requests, unaccounted, sales, [pause, elsewhere]))).toMatchObject({
+        oversold: 1,
+        unaccounted: 1,
+        asCatalogSays: false,
+        ok: false,
+      });
     });
 
     it('a strategy with sales and no turn counted around them has deducted nothing: all it sold is oversold', () => {
@@ -246,7 +307,11 @@ describe('the chaos checker over hand-built histories', () => {
       const failover = { kind: 'failover-redis', target: 'redis', injectedMs: 500, healedMs: 2_000 } as const;
       expect(judged(history(onRedis, requests, slices, { 'c.2': 1 }, [failover]))).toMatchObject({ soldNotRecorded: ['c.1'], asCatalogSays: true, ok: true });
       const later = { ...failover, injectedMs: 6_000, healedMs: 7_000 };
-      expect(judged(history(onRedis, requests, slices, { 'c.2': 1 }, [later]))).toMatchObject({ failoverDuringItsSlices: true, asCatalogSays: false, ok: false });
+      expect(judged(history(onRedis, requests, slices, { 'c.2': 1 }, [later]))).toMatchObject({
+        failoverDuringItsSlices: true,
+        asCatalogSays: false,
+        ok: false,
+      });
       // An oversell (the lock's key lost with the failover: two holders) likewise, in the turn it struck only.
       const raced = [at(req('c.1', onRedis.name, ok), 1_000), at(req('c.3', onRedis.name, ok), 1_100), at(req('c.2', onRedis.name, ok), 6_000)];
       const all = { 'c.1': 1, 'c.2': 1, 'c.3': 1 };
@@ -254,7 +319,11 @@ describe('the chaos checker over hand-built histories', () => {
       expect(judged(history(onRedis, raced, slices, all, [later]))).toMatchObject({ oversold: 1, asCatalogSays: false, ok: false });
       // A unit gone with no sale to account for it is no lost write.
       const gone = [slices[0]!, { ...slices[1]!, leftAfter: 7 }];
-      expect(judged(history(onRedis, requests, gone, { 'c.1': 1, 'c.2': 1 }, [failover, later]))).toMatchObject({ unaccounted: 1, asCatalogSays: false, ok: false });
+      expect(judged(history(onRedis, requests, gone, { 'c.1': 1, 'c.2': 1 }, [failover, later]))).toMatchObject({
+        unaccounted: 1,
+        asCatalogSays: false,
+        ok: false,
+      });
     });
   });
 
@@ -269,7 +338,14 @@ describe('the chaos checker over hand-built histories', () => {
       it(`a ${name} that GET /sales records counts as sold: exact when the store lost the unit, oversold 1 when it did not`, () => {
         const requests = [req('c.ok', 'sql-update', ok), req('c.u', 'sql-update', outcome)];
         const sales = { 'c.ok': 1, 'c.u': 1 };
-        expect(judged(history(exact, requests, [turn('sql-update', 0, 5_000, 10, 8)], sales))).toMatchObject({ sold: 2, deducted: 2, unknown: 1, refused: 0, exact: true, ok: true });
+        expect(judged(history(exact, requests, [turn('sql-update', 0, 5_000, 10, 8)], sales))).toMatchObject({
+          sold: 2,
+          deducted: 2,
+          unknown: 1,
+          refused: 0,
+          exact: true,
+          ok: true,
+        });
         const v = judged(history(exact, requests, [turn('sql-update', 0, 5_000, 10, 9)], sales));
         expect(v).toMatchObject({ sold: 2, deducted: 1, oversold: 1, exact: false, ok: false });
       });
@@ -277,7 +353,13 @@ describe('the chaos checker over hand-built histories', () => {
 
     it('one that GET /sales does not record sold nothing: a unit gone with it is one nothing accounts for', () => {
       const requests = [req('c.ok', 'sql-update', ok), req('c.u', 'sql-update', answer(503, 'outcome_unknown'))];
-      expect(judged(history(exact, requests, [turn('sql-update', 0, 5_000, 10, 9)], { 'c.ok': 1 }))).toMatchObject({ sold: 1, deducted: 1, unknown: 1, exact: true, ok: true });
+      expect(judged(history(exact, requests, [turn('sql-update', 0, 5_000, 10, 9)], { 'c.ok': 1 }))).toMatchObject({
+        sold: 1,
+        deducted: 1,
+        unknown: 1,
+        exact: true,
+        ok: true,
+      });
       const v = judged(history(exact, requests, [turn('sql-update', 0, 5_000, 10, 8)], { 'c.ok': 1 }));
       expect(v).toMatchObject({ sold: 1, deducted: 2, exact: false, ok: false });
       expect(v.problems).toEqual(['1 unit(s) deducted that no answer or sale record accounts for']);
@@ -310,15 +392,34 @@ describe('the chaos checker over hand-built histories', () => {
 // A verdict says how much it saw: a strategy whose turns saw too few requests, or no fault, is not
 // judged (issue 41: two strategies were called exact on one request each).
 describe('the chaos checker: a strategy that saw too little is not judged', () => {
-  const many = (strategy: string, n: number, from = 1_000): Request[] => Array.from({ length: n }, (_, i) => ({ ...req(`c.${strategy}.${i}`, strategy, ok), at: from + i, end: from + i + 1 }));
+  const many = (strategy: string, n: number, from = 1_000): Request[] =>
+    Array.from({ length: n }, (_, i) => ({ ...req(`c.${strategy}.${i}`, strategy, ok), at: from + i, end: from + i + 1 }));
   const sold = (requests: Request[]) => Object.fromEntries(requests.map((r) => [r.id, 1]));
-  const load = (strategy: string, startMs: number, endMs: number, units: number, kind: 'load' | 'recovery' = 'load') => ({ strategy, store: 'mysql' as const, startMs, endMs, leftBefore: 1_000, leftAfter: 1_000 - units, kind });
-  const base = (requests: Request[], slices: ChaosHistory['slices'], faults: ChaosHistory['faults']): ChaosHistory => ({ ...clean(), requests, slices, faults, sales: sold(requests) });
+  const load = (strategy: string, startMs: number, endMs: number, units: number, kind: 'load' | 'recovery' = 'load') => ({
+    strategy,
+    store: 'mysql' as const,
+    startMs,
+    endMs,
+    leftBefore: 1_000,
+    leftAfter: 1_000 - units,
+    kind,
+  });
+  const base = (requests: Request[], slices: ChaosHistory['slices'], faults: ChaosHistory['faults']): ChaosHistory => ({
+    ...clean(),
+    requests,
+    slices,
+    faults,
+    sales: sold(requests),
+  });
   const freeze = (injectedMs: number) => ({ kind: 'freeze-instance' as const, target: 'app-0', injectedMs, healedMs: injectedMs + 1_000 });
 
   it(`one request, exact: not judged, with what it saw and the least it needs (${CHAOS_NEEDS.requests} requests, ${CHAOS_NEEDS.faults} fault)`, () => {
     const v = checkHistory(base(many('sql-update', 1), [load('sql-update', 0, 5_000, 1)], [freeze(500)]));
-    expect(v.strategies[0]).toMatchObject({ exact: true, seen: { requests: 1, faults: 1 }, notJudged: `1 requests and 1 faults in its turns; judging needs ${CHAOS_NEEDS.requests} and ${CHAOS_NEEDS.faults}` });
+    expect(v.strategies[0]).toMatchObject({
+      exact: true,
+      seen: { requests: 1, faults: 1 },
+      notJudged: `1 requests and 1 faults in its turns; judging needs ${CHAOS_NEEDS.requests} and ${CHAOS_NEEDS.faults}`,
+    });
     expect(v.notJudged).toEqual(['sql-update']);
     // Not judged is not failed: nothing it saw was wrong.
     expect(v.ok).toBe(true);
@@ -332,7 +433,10 @@ describe('the chaos checker: a strategy that saw too little is not judged', () =
   });
 
   it('a fault outside its load turns (between turns, or during its recovery probes) is not one it saw, nor are the probes its requests', () => {
-    const requests = [...many('sql-update', CHAOS_NEEDS.requests), ...many('sql-update', 10, 20_500).map((r) => ({ ...r, id: `${r.id}.probe`, role: 'probe' }))];
+    const requests = [
+      ...many('sql-update', CHAOS_NEEDS.requests),
+      ...many('sql-update', 10, 20_500).map((r) => ({ ...r, id: `${r.id}.probe`, role: 'probe' })),
+    ];
     const slices = [load('sql-update', 0, 5_000, CHAOS_NEEDS.requests), load('sql-update', 20_000, 21_000, 10, 'recovery')];
     const v = checkHistory(base(requests, slices, [freeze(6_000), freeze(20_200)]));
     expect(v.strategies[0]).toMatchObject({ exact: true, seen: { requests: CHAOS_NEEDS.requests, faults: 0 } });
@@ -367,7 +471,9 @@ function frozenMasterFailedOver(opts: { downFlagged?: boolean } = {}): MasterRea
   return {
     reads,
     sentinels: async () =>
-      failedOver ? [calm(B), calm(B), calm(B)] : [{ port: A, flags: opts.downFlagged ? ['master', 's_down', 'o_down', 'failover_in_progress'] : ['master'] }, calm(A), calm(A)],
+      failedOver
+        ? [calm(B), calm(B), calm(B)]
+        : [{ port: A, flags: opts.downFlagged ? ['master', 's_down', 'o_down', 'failover_in_progress'] : ['master'] }, calm(A), calm(A)],
     count: async (port) => {
       reads.push(port);
       if (port === B) return 94;
@@ -438,8 +544,23 @@ describe('the chaos checker: windows, partitions and reports', () => {
   };
   /** Two 200s in a turn [0, 5 s] that deducted one unit: oversold 1, on the lease lock. */
   const raced = (faults: ChaosHistory['faults'], extra: Partial<ChaosHistory> = {}) =>
-    judged({ ...history(lease, [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100)], [turn('redlock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, faults), ...extra });
-  const partition = (grudge: Record<string, string[]>, injectedMs = 500, healedMs = 2_000) => ({ kind: 'partition-halves' as const, target: 'net', injectedMs, healedMs, partition: { grudge, text: 'cut' } });
+    judged({
+      ...history(
+        lease,
+        [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100)],
+        [turn('redlock', 0, 5_000, 10, 9)],
+        { 'c.1': 1, 'c.2': 1 },
+        faults,
+      ),
+      ...extra,
+    });
+  const partition = (grudge: Record<string, string[]>, injectedMs = 500, healedMs = 2_000) => ({
+    kind: 'partition-halves' as const,
+    target: 'net',
+    injectedMs,
+    healedMs,
+    partition: { grudge, text: 'cut' },
+  });
 
   it('a partition that cut an instance from a server is a pause; one that cut no instance is not', () => {
     expect(raced([partition({ 'app-0': ['mysql'], mysql: ['app-0'] })])).toMatchObject({ pausedDuringItsSlices: true, asCatalogSays: true, ok: true });
@@ -451,31 +572,67 @@ describe('the chaos checker: windows, partitions and reports', () => {
 
   it('on the replicated topology, a partition that cut a Redis server from a Sentinel is a failover; elsewhere, or cutting nothing of the kind, it is not', () => {
     const requests = [at(req('c.1', onRedis.name, ok), 1_000), at(req('c.2', onRedis.name, ok), 1_100)].map((r) => ({ ...r, store: 'redis' as const }));
-    const h = (faults: ChaosHistory['faults'], replicated: boolean) => ({ ...history(onRedis, requests, [turn(onRedis.name, 0, 5_000, 10, 9, 'redis')], { 'c.1': 1, 'c.2': 1 }, faults), replicated });
+    const h = (faults: ChaosHistory['faults'], replicated: boolean) => ({
+      ...history(onRedis, requests, [turn(onRedis.name, 0, 5_000, 10, 9, 'redis')], { 'c.1': 1, 'c.2': 1 }, faults),
+      replicated,
+    });
     const cut = partition({ 'sentinel-0': ['redis'], redis: ['sentinel-0'] });
-    expect(judged(h([cut], true))).toMatchObject({ failoverDuringItsSlices: true, asCatalogSays: true, allowedBy: 'a Redis failover loses acknowledged writes (§2.9)', ok: true });
+    expect(judged(h([cut], true))).toMatchObject({
+      failoverDuringItsSlices: true,
+      asCatalogSays: true,
+      allowedBy: 'a Redis failover loses acknowledged writes (§2.9)',
+      ok: true,
+    });
     expect(judged(h([cut], false))).toMatchObject({ failoverDuringItsSlices: false, asCatalogSays: false, ok: false });
     expect(judged(h([partition({ 'sentinel-0': ['mysql'], mysql: ['sentinel-0'] })], true))).toMatchObject({ failoverDuringItsSlices: false, ok: false });
-    expect(judged(h([{ kind: 'freeze-mysql', target: 'mysql', injectedMs: 500, healedMs: 2_000 }], true))).toMatchObject({ failoverDuringItsSlices: false, ok: false });
+    expect(judged(h([{ kind: 'freeze-mysql', target: 'mysql', injectedMs: 500, healedMs: 2_000 }], true))).toMatchObject({
+      failoverDuringItsSlices: false,
+      ok: false,
+    });
   });
 
   it('names the allowance: a pause’s oversell is the catalog’s', () => {
-    expect(raced([{ kind: 'pause-holder', target: 'app-0', injectedMs: 500, healedMs: 2_000 }])).toMatchObject({ allowedBy: 'catalog: holderPause oversells', asCatalogSays: true });
+    expect(raced([{ kind: 'pause-holder', target: 'app-0', injectedMs: 500, healedMs: 2_000 }])).toMatchObject({
+      allowedBy: 'catalog: holderPause oversells',
+      asCatalogSays: true,
+    });
     expect(raced([])).not.toHaveProperty('allowedBy');
   });
 
   it('a fault’s window is [injected, healed): one healed as the turn begins, or injected as it ends, did not strike it', () => {
-    const pauseAt = (injectedMs: number, healedMs?: number) => ({ kind: 'pause-holder' as const, target: 'app-0', injectedMs, ...(healedMs !== undefined && { healedMs }) });
+    const pauseAt = (injectedMs: number, healedMs?: number) => ({
+      kind: 'pause-holder' as const,
+      target: 'app-0',
+      injectedMs,
+      ...(healedMs !== undefined && { healedMs }),
+    });
     expect(raced([pauseAt(5_000, 6_000)])).toMatchObject({ pausedDuringItsSlices: false, ok: false });
     expect(raced([pauseAt(4_999, 6_000)])).toMatchObject({ pausedDuringItsSlices: true, ok: true });
     // A turn [1 s, 5 s]: healed at its start, not struck; a ms later, struck.
     const later = (faults: ChaosHistory['faults']) =>
-      judged(history(lease, [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100)], [turn('redlock', 1_000, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, faults));
+      judged(
+        history(
+          lease,
+          [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100)],
+          [turn('redlock', 1_000, 5_000, 10, 9)],
+          { 'c.1': 1, 'c.2': 1 },
+          faults,
+        ),
+      );
     expect(later([pauseAt(0, 1_000)])).toMatchObject({ pausedDuringItsSlices: false, ok: false, seen: { faults: 0 } });
     expect(later([pauseAt(0, 1_001)])).toMatchObject({ pausedDuringItsSlices: true, ok: true, seen: { faults: 1 } });
     // Never healed by the nemesis: the fault lasts until the final heal (lastHealMs).
     expect(later([pauseAt(0)])).toMatchObject({ pausedDuringItsSlices: true, ok: true });
-    const healedEarly = { ...history(lease, [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100)], [turn('redlock', 1_000, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, [pauseAt(0)]), lastHealMs: 1_000 };
+    const healedEarly = {
+      ...history(
+        lease,
+        [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100)],
+        [turn('redlock', 1_000, 5_000, 10, 9)],
+        { 'c.1': 1, 'c.2': 1 },
+        [pauseAt(0)],
+      ),
+      lastHealMs: 1_000,
+    };
     expect(judged(healedEarly)).toMatchObject({ pausedDuringItsSlices: false, ok: false });
   });
 
@@ -491,10 +648,17 @@ describe('the chaos checker: windows, partitions and reports', () => {
     const v = judged(history(exact, requests, [turn('sql-update', 0, 5_000, 10, 8), turn('sql-update', 5_500, 9_000, 8, 7)], { 'c.1': 1, 'c.2': 1, 'c.3': 1 }));
     expect(v.problems[0]).toBe('oversold 1: 3 sold, 3 deducted (turn by turn: 2 sold, 1 deducted in the turn at 5.5 s)');
     // Two turns oversold, a third deducting what nobody bought: each oversold turn named, in order.
-    const spread = [at(req('c.1', 'sql-update', ok), 1_000), at(req('c.2', 'sql-update', ok), 1_100), at(req('c.3', 'sql-update', ok), 6_000), at(req('c.4', 'sql-update', ok), 6_100)];
+    const spread = [
+      at(req('c.1', 'sql-update', ok), 1_000),
+      at(req('c.2', 'sql-update', ok), 1_100),
+      at(req('c.3', 'sql-update', ok), 6_000),
+      at(req('c.4', 'sql-update', ok), 6_100),
+    ];
     const turns = [turn('sql-update', 0, 5_000, 10, 9), turn('sql-update', 5_500, 9_000, 9, 8), turn('sql-update', 9_500, 12_000, 8, 6)];
     const both = judged(history(exact, spread, turns, { 'c.1': 1, 'c.2': 1, 'c.3': 1, 'c.4': 1 }));
-    expect(both.problems[0]).toBe('oversold 2: 4 sold, 4 deducted (turn by turn: 2 sold, 1 deducted in the turn at 0.0 s; 2 sold, 1 deducted in the turn at 5.5 s)');
+    expect(both.problems[0]).toBe(
+      'oversold 2: 4 sold, 4 deducted (turn by turn: 2 sold, 1 deducted in the turn at 0.0 s; 2 sold, 1 deducted in the turn at 5.5 s)',
+    );
     const six = Array.from({ length: 6 }, (_, i) => req(`c.${i}`, 'sql-update', ok));
     const doubled = judged(history(exact, six, [turn('sql-update', 0, 5_000, 20, 8)], Object.fromEntries(six.map((r) => [r.id, 2]))));
     expect(doubled.problems).toContain('deducted more than once: c.0, c.1, c.2, c.3, c.4 … (6)');
@@ -505,26 +669,70 @@ describe('the chaos checker: windows, partitions and reports', () => {
   it('a pause excuses an oversell only: not with a 200 missing from GET /sales, nor with an undocumented answer', () => {
     const pause = { kind: 'pause-holder' as const, target: 'app-0', injectedMs: 500, healedMs: 2_000 };
     // c.3's 200 is not in /sales, and the turn still sold one unit more than it deducted.
-    const missing = judged(history(lease, [req('c.1', 'redlock', ok), req('c.2', 'redlock', ok), req('c.3', 'redlock', ok)], [turn('redlock', 0, 5_000, 10, 8)], { 'c.1': 1, 'c.2': 1 }, [pause]));
+    const missing = judged(
+      history(
+        lease,
+        [req('c.1', 'redlock', ok), req('c.2', 'redlock', ok), req('c.3', 'redlock', ok)],
+        [turn('redlock', 0, 5_000, 10, 8)],
+        { 'c.1': 1, 'c.2': 1 },
+        [pause],
+      ),
+    );
     expect(missing).toMatchObject({ oversold: 1, soldNotRecorded: ['c.3'], asCatalogSays: false, ok: false });
-    const odd = judged(history(lease, [req('c.1', 'redlock', ok), req('c.2', 'redlock', ok), req('c.x', 'redlock', answer(500, 'internal'))], [turn('redlock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, [pause]));
+    const odd = judged(
+      history(
+        lease,
+        [req('c.1', 'redlock', ok), req('c.2', 'redlock', ok), req('c.x', 'redlock', answer(500, 'internal'))],
+        [turn('redlock', 0, 5_000, 10, 9)],
+        { 'c.1': 1, 'c.2': 1 },
+        [pause],
+      ),
+    );
     expect(odd).toMatchObject({ oversold: 1, undocumented: ['c.x → 500 internal'], asCatalogSays: false, ok: false });
   });
 
   it('a failover excuses lost writes only where they can be lost: a 200 missing from a MySQL store’s /sales is never one, nor a sale behind a refusal or an undocumented answer', () => {
     // An unfenced lock on the main Redis, its stock on MySQL: the lock may be lost in a failover, the MySQL sale records may not.
-    const lockOnRedis: ChaosStrategy = { name: 'redis-lock', store: 'mysql', fenced: false, locks: true, mayOversellUnderPause: false, mayLoseInFailover: true };
+    const lockOnRedis: ChaosStrategy = {
+      name: 'redis-lock',
+      store: 'mysql',
+      fenced: false,
+      locks: true,
+      mayOversellUnderPause: false,
+      mayLoseInFailover: true,
+    };
     const failover = { kind: 'failover-redis' as const, target: 'redis', injectedMs: 500, healedMs: 2_000 };
     const two = [req('c.1', 'redis-lock', ok), req('c.2', 'redis-lock', ok)];
-    expect(judged(history(lockOnRedis, two, [turn('redis-lock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, [failover]))).toMatchObject({ oversold: 1, asCatalogSays: true, ok: true });
-    expect(judged(history(lockOnRedis, two, [turn('redis-lock', 0, 5_000, 10, 9)], { 'c.1': 1 }, [failover]))).toMatchObject({ soldNotRecorded: ['c.2'], asCatalogSays: false, ok: false });
+    expect(judged(history(lockOnRedis, two, [turn('redis-lock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, [failover]))).toMatchObject({
+      oversold: 1,
+      asCatalogSays: true,
+      ok: true,
+    });
+    expect(judged(history(lockOnRedis, two, [turn('redis-lock', 0, 5_000, 10, 9)], { 'c.1': 1 }, [failover]))).toMatchObject({
+      soldNotRecorded: ['c.2'],
+      asCatalogSays: false,
+      ok: false,
+    });
     const refusedSale = [...two, req('c.r', 'redis-lock', answer(503, 'lock_timeout'))];
-    expect(judged(history(lockOnRedis, refusedSale, [turn('redis-lock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1, 'c.r': 1 }, [failover]))).toMatchObject({ oversold: 1, saleWithoutAnswer: ['c.r'], asCatalogSays: false, ok: false });
+    expect(judged(history(lockOnRedis, refusedSale, [turn('redis-lock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1, 'c.r': 1 }, [failover]))).toMatchObject({
+      oversold: 1,
+      saleWithoutAnswer: ['c.r'],
+      asCatalogSays: false,
+      ok: false,
+    });
     const oddAnswer = [...two, req('c.x', 'redis-lock', answer(500, 'internal'))];
-    expect(judged(history(lockOnRedis, oddAnswer, [turn('redis-lock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, [failover]))).toMatchObject({ oversold: 1, asCatalogSays: false, ok: false });
+    expect(judged(history(lockOnRedis, oddAnswer, [turn('redis-lock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, [failover]))).toMatchObject({
+      oversold: 1,
+      asCatalogSays: false,
+      ok: false,
+    });
     // On the Redis store, a lost sale record is a lost write, but only in a turn the failover struck.
     const onStore = [req('c.1', onRedis.name, ok), req('c.2', onRedis.name, ok)].map((r) => ({ ...r, store: 'redis' as const }));
-    expect(judged(history(onRedis, onStore, [turn(onRedis.name, 0, 5_000, 10, 8, 'redis')], { 'c.1': 1 }, [failover]))).toMatchObject({ soldNotRecorded: ['c.2'], asCatalogSays: true, ok: true });
+    expect(judged(history(onRedis, onStore, [turn(onRedis.name, 0, 5_000, 10, 8, 'redis')], { 'c.1': 1 }, [failover]))).toMatchObject({
+      soldNotRecorded: ['c.2'],
+      asCatalogSays: true,
+      ok: true,
+    });
     // c.2 recorded twice and the count down by two: nothing lost, nothing unaccounted, one id applied twice.
     const double = judged(history(onRedis, onStore, [turn(onRedis.name, 0, 5_000, 10, 8, 'redis')], { 'c.1': 1, 'c.2': 2 }, [failover]));
     expect(double).toMatchObject({ double: ['c.2'], unaccounted: 0, oversold: 0, asCatalogSays: false, ok: false });
@@ -578,16 +786,22 @@ describe('the chaos checker: windows, partitions and reports', () => {
     expect(v.failures).toContain("sql-update: the run's own requests refused as bad input, so they judge nothing: c.2 → 400 X-Request-Id");
     expect(raced([{ kind: 'pause-holder', target: 'app-0', injectedMs: 500, healedMs: 2_000 }])).toMatchObject({ asCatalogSays: true });
     const pausedWithBad = judged({
-      ...history(lease, [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100), at(req('c.3', 'redlock', bad), 1_200)], [turn('redlock', 0, 5_000, 10, 9)], { 'c.1': 1, 'c.2': 1 }, [
-        { kind: 'pause-holder', target: 'app-0', injectedMs: 500, healedMs: 2_000 },
-      ]),
+      ...history(
+        lease,
+        [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100), at(req('c.3', 'redlock', bad), 1_200)],
+        [turn('redlock', 0, 5_000, 10, 9)],
+        { 'c.1': 1, 'c.2': 1 },
+        [{ kind: 'pause-holder', target: 'app-0', injectedMs: 500, healedMs: 2_000 }],
+      ),
     });
     expect(pausedWithBad).toMatchObject({ oversold: 1, pausedDuringItsSlices: true, asCatalogSays: false, ok: false });
     // Nor a failover, on a strategy whose stock lives on the Redis that failed over.
     const onRedisReq = (id: string, outcome: Outcome, ms: number) => ({ ...at(req(id, onRedis.name, outcome), ms), store: 'redis' as const });
     const failedOver = (requests: Request[]) =>
       judged({
-        ...history(onRedis, requests, [turn(onRedis.name, 0, 5_000, 10, 9, 'redis')], { 'c.1': 1, 'c.2': 1 }, [{ kind: 'failover-redis', target: 'redis', injectedMs: 500, healedMs: 2_000 }]),
+        ...history(onRedis, requests, [turn(onRedis.name, 0, 5_000, 10, 9, 'redis')], { 'c.1': 1, 'c.2': 1 }, [
+          { kind: 'failover-redis', target: 'redis', injectedMs: 500, healedMs: 2_000 },
+        ]),
         replicated: true,
       });
     const lost = [onRedisReq('c.1', ok, 1_000), onRedisReq('c.2', ok, 1_100)];
@@ -600,7 +814,12 @@ describe('the chaos checker: windows, partitions and reports', () => {
     const h: ChaosHistory = {
       ...clean(),
       strategies: [exact, lease],
-      requests: [at(req('c.s1', 'sql-update', ok), 1_000), at(req('c.s2', 'sql-update', ok), 1_100), at(req('c.r1', 'redlock', ok), 6_000), at(req('c.r2', 'redlock', ok), 6_100)],
+      requests: [
+        at(req('c.s1', 'sql-update', ok), 1_000),
+        at(req('c.s2', 'sql-update', ok), 1_100),
+        at(req('c.r1', 'redlock', ok), 6_000),
+        at(req('c.r2', 'redlock', ok), 6_100),
+      ],
       slices: [turn('sql-update', 0, 5_000, 10, 8), turn('redlock', 5_500, 9_000, 8, 7)],
       // A pause over redlock's turn only: its oversell is the catalog's; sql-update's allowances are not redlock's.
       faults: [{ kind: 'pause-holder', target: 'app-0', injectedMs: 6_000, healedMs: 7_000 }],
@@ -614,15 +833,30 @@ describe('the chaos checker: windows, partitions and reports', () => {
   });
 
   it('a pause must have struck every oversold turn, and any one fault of the kind in a turn will do', () => {
-    const requests = [at(req('c.1', 'redlock', ok), 1_000), at(req('c.2', 'redlock', ok), 1_100), at(req('c.3', 'redlock', ok), 6_000), at(req('c.4', 'redlock', ok), 6_100)];
+    const requests = [
+      at(req('c.1', 'redlock', ok), 1_000),
+      at(req('c.2', 'redlock', ok), 1_100),
+      at(req('c.3', 'redlock', ok), 6_000),
+      at(req('c.4', 'redlock', ok), 6_100),
+    ];
     const slices = [turn('redlock', 0, 5_000, 10, 9), turn('redlock', 5_500, 9_000, 9, 8)];
     const sales = { 'c.1': 1, 'c.2': 1, 'c.3': 1, 'c.4': 1 };
     const pauseIn = (injectedMs: number) => ({ kind: 'pause-holder' as const, target: 'app-0', injectedMs, healedMs: injectedMs + 1_000 });
     const kill = { kind: 'kill-mysql' as const, target: 'mysql', injectedMs: 500, healedMs: 8_000 };
     // Both turns oversold; a pause in the first only.
-    expect(judged(history(lease, requests, slices, sales, [pauseIn(500)]))).toMatchObject({ oversold: 2, pausedDuringItsSlices: true, asCatalogSays: false, ok: false });
+    expect(judged(history(lease, requests, slices, sales, [pauseIn(500)]))).toMatchObject({
+      oversold: 2,
+      pausedDuringItsSlices: true,
+      asCatalogSays: false,
+      ok: false,
+    });
     // A pause in each, beside a fault that is no pause: excused.
-    expect(judged(history(lease, requests, slices, sales, [kill, pauseIn(500), pauseIn(6_000)]))).toMatchObject({ oversold: 2, pausedDuringItsSlices: true, asCatalogSays: true, ok: true });
+    expect(judged(history(lease, requests, slices, sales, [kill, pauseIn(500), pauseIn(6_000)]))).toMatchObject({
+      oversold: 2,
+      pausedDuringItsSlices: true,
+      asCatalogSays: true,
+      ok: true,
+    });
     // A pause outside every turn did not pause it, and a fault that is no pause inside one neither.
     expect(judged(history(lease, requests, slices, sales, [pauseIn(20_000), kill]))).toMatchObject({ pausedDuringItsSlices: false, ok: false });
   });
@@ -631,7 +865,8 @@ describe('the chaos checker: windows, partitions and reports', () => {
     const requests = [at(req('c.1', onRedis.name, ok), 1_000), at(req('c.2', onRedis.name, ok), 1_100)].map((r) => ({ ...r, store: 'redis' as const }));
     const failover = { kind: 'failover-redis' as const, target: 'redis', injectedMs: 500, healedMs: 2_000 };
     const kill = { kind: 'kill-mysql' as const, target: 'mysql', injectedMs: 500, healedMs: 2_000 };
-    const h = (faults: ChaosHistory['faults']) => judged(history(onRedis, requests, [turn(onRedis.name, 0, 5_000, 10, 9, 'redis')], { 'c.1': 1, 'c.2': 1 }, faults));
+    const h = (faults: ChaosHistory['faults']) =>
+      judged(history(onRedis, requests, [turn(onRedis.name, 0, 5_000, 10, 9, 'redis')], { 'c.1': 1, 'c.2': 1 }, faults));
     expect(h([kill, failover])).toMatchObject({ failoverDuringItsSlices: true, asCatalogSays: true, ok: true });
     expect(h([{ ...failover, injectedMs: 20_000, healedMs: 21_000 }, kill])).toMatchObject({ failoverDuringItsSlices: false, ok: false });
   });
@@ -645,14 +880,20 @@ describe('the chaos checker: windows, partitions and reports', () => {
 
   it('an oversold strategy with no turn counted is struck by no fault: a pause does not excuse it', () => {
     const pause = { kind: 'pause-holder' as const, target: 'app-0', injectedMs: 500, healedMs: 2_000 };
-    expect(judged(history(lease, [req('c.1', 'redlock', ok)], [], { 'c.1': 1 }, [pause]))).toMatchObject({ oversold: 1, pausedDuringItsSlices: false, asCatalogSays: false, ok: false });
+    expect(judged(history(lease, [req('c.1', 'redlock', ok)], [], { 'c.1': 1 }, [pause]))).toMatchObject({
+      oversold: 1,
+      pausedDuringItsSlices: false,
+      asCatalogSays: false,
+      ok: false,
+    });
   });
 
   it('counts a fault during a load turn as seen, whatever other turns (recovery probes) it has', () => {
     const requests = Array.from({ length: 3 }, (_, i) => at(req(`c.${i}`, 'sql-update', ok), 1_000 + i));
     const slices = [turn('sql-update', 0, 5_000, 10, 7), { ...turn('sql-update', 20_000, 21_000, 7, 7), kind: 'recovery' as const }];
-    const v = judged(history(exact, requests, slices, { 'c.0': 1, 'c.1': 1, 'c.2': 1 }, [{ kind: 'freeze-instance', target: 'app-0', injectedMs: 500, healedMs: 2_000 }]));
+    const v = judged(
+      history(exact, requests, slices, { 'c.0': 1, 'c.1': 1, 'c.2': 1 }, [{ kind: 'freeze-instance', target: 'app-0', injectedMs: 500, healedMs: 2_000 }]),
+    );
     expect(v.seen).toEqual({ requests: 3, faults: 1 });
   });
 });
-

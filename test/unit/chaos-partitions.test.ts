@@ -84,7 +84,14 @@ describe('the plan draws partitions on the hosts topology', () => {
         }
         const rest = nodes.filter((x) => x !== bridgeNode[0]);
         const sideA = rest.filter((x) => x === rest[0] || hears(g, x, rest[0]!));
-        same(g, cut(sideA, rest.filter((x) => !sideA.includes(x))), 'two sides and a bridge');
+        same(
+          g,
+          cut(
+            sideA,
+            rest.filter((x) => !sideA.includes(x)),
+          ),
+          'two sides and a bridge',
+        );
         break;
       }
       case 'partition-majorities-ring': {
@@ -113,7 +120,10 @@ describe('the plan draws partitions on the hosts topology', () => {
     for (const nodes of [SINGLE_NODES, REPLICATED_NODES]) {
       for (const seed of [1, 2, 3, 42]) {
         const cuts = partitionsOf(planFaults({ ...shape, seed, partitionNodes: nodes }));
-        expect(cuts.flatMap((f) => shapeProblems(f, nodes)), `seed ${seed}`).toEqual([]);
+        expect(
+          cuts.flatMap((f) => shapeProblems(f, nodes)),
+          `seed ${seed}`,
+        ).toEqual([]);
       }
     }
   });
@@ -143,7 +153,18 @@ describe('the checker on partitions', () => {
   const lease: ChaosStrategy = { name: 'redlock', store: 'mysql', fenced: false, locks: true, mayOversellUnderPause: true, mayLoseInFailover: false };
   const onRedis: ChaosStrategy = { name: 'redis-lua-decr', store: 'redis', fenced: false, locks: false, mayOversellUnderPause: false, mayLoseInFailover: true };
   const ok: Outcome = { kind: 'answer', status: 200 };
-  const req = (id: string, s: ChaosStrategy, atMs: number): Request => ({ id, via: 'nginx', role: 'load', outcome: ok, startedAt: 0, ms: 1, strategy: s.name, store: s.store, at: atMs, end: atMs + 1 });
+  const req = (id: string, s: ChaosStrategy, atMs: number): Request => ({
+    id,
+    via: 'nginx',
+    role: 'load',
+    outcome: ok,
+    startedAt: 0,
+    ms: 1,
+    strategy: s.name,
+    store: s.store,
+    at: atMs,
+    end: atMs + 1,
+  });
   const partition = (grudge: Grudge, injectedMs: number, healedMs: number): FaultEvent => ({
     kind: 'partition-halves',
     target: NETWORK_TARGET,
@@ -178,10 +199,20 @@ describe('the checker on partitions', () => {
   const holderCut = cut(['app-0'], ['redis', 'redlock-0', 'redlock-1', 'redlock-2']);
 
   it("a lease lock's oversell is reported in the turn a cut struck an instance, and fails in any other turn", () => {
-    expect(verdict(oversoldFirstTurn(lease, [partition(holderCut, 500, 2_000)]))).toMatchObject({ oversold: 1, pausedDuringItsSlices: true, asCatalogSays: true, ok: true });
+    expect(verdict(oversoldFirstTurn(lease, [partition(holderCut, 500, 2_000)]))).toMatchObject({
+      oversold: 1,
+      pausedDuringItsSlices: true,
+      asCatalogSays: true,
+      ok: true,
+    });
     expect(verdict(oversoldFirstTurn(lease, [partition(holderCut, 6_000, 7_000)]))).toMatchObject({ oversold: 1, asCatalogSays: false, ok: false });
     // a cut that parts no instance from anything could not have struck a holder
-    expect(verdict(oversoldFirstTurn(lease, [partition(cut(['redis'], ['mysql']), 500, 2_000)]))).toMatchObject({ oversold: 1, pausedDuringItsSlices: false, asCatalogSays: false, ok: false });
+    expect(verdict(oversoldFirstTurn(lease, [partition(cut(['redis'], ['mysql']), 500, 2_000)]))).toMatchObject({
+      oversold: 1,
+      pausedDuringItsSlices: false,
+      asCatalogSays: false,
+      ok: false,
+    });
   });
 
   it("an exact strategy's oversell fails whatever the cut, and a double sale is never excused", () => {
@@ -194,7 +225,12 @@ describe('the checker on partitions', () => {
 
   it('on the replicated topology, what a failover loses is reported only in a turn a cut parted a Redis server from a Sentinel', () => {
     const split = cut(['redis', 'app-0'], ['sentinel-0', 'sentinel-1', 'sentinel-2', 'redis-replica', 'app-1', 'app-2']);
-    expect(verdict(oversoldFirstTurn(onRedis, [partition(split, 500, 2_000)], true))).toMatchObject({ oversold: 1, failoverDuringItsSlices: true, asCatalogSays: true, ok: true });
+    expect(verdict(oversoldFirstTurn(onRedis, [partition(split, 500, 2_000)], true))).toMatchObject({
+      oversold: 1,
+      failoverDuringItsSlices: true,
+      asCatalogSays: true,
+      ok: true,
+    });
     // the single topology has no Sentinel to fail over
     expect(verdict(oversoldFirstTurn(onRedis, [partition(split, 500, 2_000)], false))).toMatchObject({ asCatalogSays: false, ok: false });
     expect(verdict(oversoldFirstTurn(onRedis, [partition(cut(['app-0'], ['mysql']), 500, 2_000)], true))).toMatchObject({ asCatalogSays: false, ok: false });
@@ -244,9 +280,20 @@ describe('the network between turns', () => {
 
 describe('the report', () => {
   it('names the topology and lists each cut with its grudge and the time its links healed', () => {
-    expect([topologyOf({}), topologyOf({ replicated: true }), topologyOf({ hosts: true }), topologyOf({ hosts: true, replicated: true })]).toEqual(['single', 'replicated', 'hosts', 'hosts,replicated']);
+    expect([topologyOf({}), topologyOf({ replicated: true }), topologyOf({ hosts: true }), topologyOf({ hosts: true, replicated: true })]).toEqual([
+      'single',
+      'replicated',
+      'hosts',
+      'hosts,replicated',
+    ]);
     const grudge = cut(['app-0'], ['redis']);
-    const f: FaultEvent = { kind: 'partition-isolate', target: NETWORK_TARGET, injectedMs: 1_000, healedMs: 9_500, partition: { grudge, text: describeGrudge(grudge), healMs: 4_000 } };
+    const f: FaultEvent = {
+      kind: 'partition-isolate',
+      target: NETWORK_TARGET,
+      injectedMs: 1_000,
+      healedMs: 9_500,
+      partition: { grudge, text: describeGrudge(grudge), healMs: 4_000 },
+    };
     expect(faultLine(f)).toBe('1.0–9.5 s partition-isolate network (app-0 drops redis; redis drops app-0; links healed at 4.0 s)');
     expect(faultLine({ ...f, healedMs: 4_000 })).toBe('1.0–4.0 s partition-isolate network (app-0 drops redis; redis drops app-0)');
   });

@@ -70,11 +70,13 @@ async function exec(file: string, args: string[]): Promise<{ code: number; stdou
 
 describe('the CLIs', () => {
   it('print their usage on stdout for --help and exit 0; name an unknown flag on stderr and exit 2', async () => {
-    const results = await Promise.all(CLIS.map(async ([file, args]) => ({
-      file,
-      help: await exec(file, [...args, '--help']),
-      bad: await exec(file, ['--nonsense=1', ...args]),
-    })));
+    const results = await Promise.all(
+      CLIS.map(async ([file, args]) => ({
+        file,
+        help: await exec(file, [...args, '--help']),
+        bad: await exec(file, ['--nonsense=1', ...args]),
+      })),
+    );
     for (const { file, help, bad } of results) {
       expect({ file, code: help.code, usage: help.stdout.startsWith('usage: npm run ') }).toEqual({ file, code: 0, usage: true });
       expect({ file, code: bad.code, stdout: bad.stdout }).toEqual({ file, code: 2, stdout: '' });

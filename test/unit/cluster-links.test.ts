@@ -36,7 +36,21 @@ describe('delayed links', () => {
   it('puts a forwarder in front of every server but nginx, on ports none of the servers use, and points the clients at them', async () => {
     const cfg = await withLinks(loadClusterConfig({ CLUSTER_RTT_MS: '2' }));
     const keys = linkTargets(cfg).map((t) => t.key);
-    expect(keys).toEqual(['mysql', 'redis', 'redlock-0', 'redlock-1', 'redlock-2', 'redlock-3', 'redlock-4', 'zookeeper', 'etcd', 'postgres', 'app-8000', 'app-8100', 'app-8200']);
+    expect(keys).toEqual([
+      'mysql',
+      'redis',
+      'redlock-0',
+      'redlock-1',
+      'redlock-2',
+      'redlock-3',
+      'redlock-4',
+      'zookeeper',
+      'etcd',
+      'postgres',
+      'app-8000',
+      'app-8100',
+      'app-8200',
+    ]);
     const ports = Object.values(cfg.links ?? {});
     expect(new Set(ports).size).toBe(keys.length);
     const serverPorts = [cfg.ports.nginx, ...linkTargets(cfg).map((t) => t.port)];
@@ -63,7 +77,9 @@ describe('delayed links', () => {
     const specs = linkSpecs(cfg, '/tmp/x');
     expect(specs.map((s) => s.name)).toEqual(keys.map((k) => `link-${k}`));
     const mysqlLink = specs[0]?.launch();
-    expect(mysqlLink?.args).toEqual(expect.arrayContaining(['--listen', `127.0.0.1:${links.mysql}`, '--target', '127.0.0.1:13306', '--rtt-file', '/tmp/x/rtt/link-mysql']));
+    expect(mysqlLink?.args).toEqual(
+      expect.arrayContaining(['--listen', `127.0.0.1:${links.mysql}`, '--target', '127.0.0.1:13306', '--rtt-file', '/tmp/x/rtt/link-mysql']),
+    );
     // the forwarders stop after every server, so a draining instance still reaches its servers
     expect(inStopOrder([{ name: 'link-mysql' }, { name: 'mysql' }, { name: 'app-8000' }]).map((s) => s.name)).toEqual(['app-8000', 'mysql', 'link-mysql']);
   });
@@ -82,7 +98,9 @@ describe('delayed links', () => {
   it('replicated: the replica, the Sentinels and each ensemble node quorum ports are linked; a node reaches the others through their forwarders', async () => {
     const cfg = await withLinks(loadClusterConfig({ CLUSTER_RTT_MS: '0.5', TOPOLOGY: 'replicated' }));
     const keys = linkTargets(cfg).map((t) => t.key);
-    expect(keys).toEqual(expect.arrayContaining(['redis-replica', 'sentinel-0', 'sentinel-2', 'zookeeper-2', 'zookeeper-peer', 'zookeeper-1-election', 'zookeeper-2-peer']));
+    expect(keys).toEqual(
+      expect.arrayContaining(['redis-replica', 'sentinel-0', 'sentinel-2', 'zookeeper-2', 'zookeeper-peer', 'zookeeper-1-election', 'zookeeper-2-peer']),
+    );
     expect(keys).toHaveLength(2 + 1 + 3 + 5 + 3 + 6 + 3 + 3 + 1 + 3);
     const links = cfg.links ?? {};
     const service = loadServiceConfig(serviceEnvFor(cfg, 8000));
@@ -92,7 +110,9 @@ describe('delayed links', () => {
     expect(service.etcd.endpoints).toEqual(['etcd', 'etcd-1', 'etcd-2'].map((n) => `http://127.0.0.1:${links[n]}`));
     expect(etcdCluster(cfg).members).toEqual(['etcd', 'etcd-1', 'etcd-2'].map((name) => ({ name, peerUrl: `http://127.0.0.1:${links[`${name}-peer`]}` })));
 
-    const lines = zooCfg(12182, '/data', ensembleMember(cfg, 1)).split('\n').filter((l) => l.startsWith('server.'));
+    const lines = zooCfg(12182, '/data', ensembleMember(cfg, 1))
+      .split('\n')
+      .filter((l) => l.startsWith('server.'));
     expect(lines).toEqual([
       `server.1=127.0.0.1:${links['zookeeper-peer']}:${links['zookeeper-election']}`,
       'server.2=127.0.0.1:12889:13889', // its own: the ports it listens on
@@ -105,15 +125,29 @@ describe('delayed links', () => {
     expect(selectLinks(forwarders, undefined)).toEqual(forwarders);
     expect(selectLinks(forwarders, ['redlock-4'])).toEqual([{ name: 'link-redlock-4' }]);
     expect(() => selectLinks(forwarders, ['redlock-9'])).toThrow('no link in front of redlock-9 (links: mysql, redlock-4, zookeeper-1-peer)');
-    const record = { rttMs: 2, links: [{ name: 'mysql', server: 's', forwarder: 'f' }, { name: 'redlock-4', server: 's', forwarder: 'f' }] };
+    const record = {
+      rttMs: 2,
+      links: [
+        { name: 'mysql', server: 's', forwarder: 'f' },
+        { name: 'redlock-4', server: 's', forwarder: 'f' },
+      ],
+    };
     const far = retimedRecord(record, 20, ['redlock-4']);
-    expect(far).toEqual({ rttMs: 2, links: [{ name: 'mysql', server: 's', forwarder: 'f' }, { name: 'redlock-4', server: 's', forwarder: 'f', rttMs: 20 }] });
+    expect(far).toEqual({
+      rttMs: 2,
+      links: [
+        { name: 'mysql', server: 's', forwarder: 'f' },
+        { name: 'redlock-4', server: 's', forwarder: 'f', rttMs: 20 },
+      ],
+    });
     // the cluster's round trip again: every link's, none apart
     expect(retimedRecord({ ...record, ...far }, 0.5, undefined)).toEqual({ rttMs: 0.5, links: record.links });
   });
 
-  it('renders nginx with its upstreams at the instances\' forwarders, on loopback', () => {
-    const conf = renderNginxConf(fs.readFileSync('nginx/nginx.conf', 'utf8'), 8080, [8000, 8100], { addresses: { listen: '127.0.0.1', upstream: (p) => `127.0.0.1:${p + 20000}` } });
+  it("renders nginx with its upstreams at the instances' forwarders, on loopback", () => {
+    const conf = renderNginxConf(fs.readFileSync('nginx/nginx.conf', 'utf8'), 8080, [8000, 8100], {
+      addresses: { listen: '127.0.0.1', upstream: (p) => `127.0.0.1:${p + 20000}` },
+    });
     expect(conf).toMatch(/server 127\.0\.0\.1:28000;\s+server 127\.0\.0\.1:28100;/);
     expect(conf.match(/^\s*127\.0\.0\.1\s+1;$/gm)).toHaveLength(1);
   });

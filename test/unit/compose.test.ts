@@ -41,7 +41,12 @@ const dockerCompose = which('docker-compose');
 
 /** A Python with PyYAML: Debian's docker-compose is written in one, so it is there whenever compose is. */
 function pythonWithYaml(): string | undefined {
-  const shebang = dockerCompose && fs.readFileSync(dockerCompose, 'utf8').split('\n')[0]?.replace(/^#!\s*/, '');
+  const shebang =
+    dockerCompose &&
+    fs
+      .readFileSync(dockerCompose, 'utf8')
+      .split('\n')[0]
+      ?.replace(/^#!\s*/, '');
   for (const py of [shebang, 'python3']) {
     if (!py) continue;
     try {
@@ -63,7 +68,8 @@ const IN_CI = process.env.CI === 'true';
 const canRun = (...tools: (string | undefined)[]) => IN_CI || tools.every((t) => t !== undefined);
 
 function need(tool: string | undefined, what: string): string {
-  if (tool === undefined) throw new Error(`${what} is not installed, and CI=true runs the docker-compose checks that need it (Debian: apt-get install docker-compose)`);
+  if (tool === undefined)
+    throw new Error(`${what} is not installed, and CI=true runs the docker-compose checks that need it (Debian: apt-get install docker-compose)`);
   return tool;
 }
 const toJson = 'import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))';
@@ -98,16 +104,19 @@ function published(s: Service): Published[] {
   });
 }
 
-const env = (s: Service): Record<string, string> =>
-  Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, v === null ? '' : String(v)]));
+const env = (s: Service): Record<string, string> => Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, v === null ? '' : String(v)]));
 
 const APPS = ['app1', 'app2', 'app3'];
 const native = loadClusterConfig({});
 
 describe('docker-compose.yml', () => {
-  it.runIf(canRun(dockerCompose))('is a valid compose file (docker-compose config -q)', () => {
-    execFileSync(need(dockerCompose, 'docker-compose'), ['-f', COMPOSE, 'config', '-q'], { cwd: ROOT, stdio: 'pipe' });
-  }, 30_000);
+  it.runIf(canRun(dockerCompose))(
+    'is a valid compose file (docker-compose config -q)',
+    () => {
+      execFileSync(need(dockerCompose, 'docker-compose'), ['-f', COMPOSE, 'config', '-q'], { cwd: ROOT, stdio: 'pipe' });
+    },
+    30_000,
+  );
 
   describe.runIf(canRun(python))('agrees with itself and with the native cluster', () => {
     let compose: Compose = { services: {} };
@@ -121,18 +130,45 @@ describe('docker-compose.yml', () => {
     };
 
     it('has every server the lab needs, and the optional ones only in their profiles', () => {
-      const names = Object.entries(compose.services).filter(([, s]) => !s.profiles).map(([n]) => n).sort();
-      expect(names).toEqual(['app1', 'app2', 'app3', 'migrate', 'mysql', 'nginx', 'redis', 'redlock1', 'redlock2', 'redlock3', 'redlock4', 'redlock5', 'zookeeper', 'postgres', 'etcd'].sort());
+      const names = Object.entries(compose.services)
+        .filter(([, s]) => !s.profiles)
+        .map(([n]) => n)
+        .sort();
+      expect(names).toEqual(
+        [
+          'app1',
+          'app2',
+          'app3',
+          'migrate',
+          'mysql',
+          'nginx',
+          'redis',
+          'redlock1',
+          'redlock2',
+          'redlock3',
+          'redlock4',
+          'redlock5',
+          'zookeeper',
+          'postgres',
+          'etcd',
+        ].sort(),
+      );
       expect(svc('mysql').image).toMatch(/^mysql:8/);
-      const optional = Object.entries(compose.services).filter(([, s]) => s.profiles).map(([n, s]) => [n, s.profiles]).sort();
-      expect(optional).toEqual([['live', ['live']], ['prometheus', ['metrics']]]);
+      const optional = Object.entries(compose.services)
+        .filter(([, s]) => s.profiles)
+        .map(([n, s]) => [n, s.profiles])
+        .sort();
+      expect(optional).toEqual([
+        ['live', ['live']],
+        ['prometheus', ['metrics']],
+      ]);
     });
 
     it('scrapes the three instances from Prometheus (prometheus/compose.yml)', () => {
       const mount = (svc('prometheus').volumes ?? []).map((v) => (typeof v === 'string' ? v : `${v.source}:${v.target}`)).join(' ');
       expect(mount).toContain('prometheus/compose.yml:/etc/prometheus/prometheus.yml');
       const conf = fs.readFileSync(path.join(ROOT, 'prometheus/compose.yml'), 'utf8');
-      const targets = [.../targets:\s*\[([^\]]*)\]/.exec(conf)?.[1]?.matchAll(/'([\w.-]+:\d+)'/g) ?? []].map((m) => m[1]);
+      const targets = [...(/targets:\s*\[([^\]]*)\]/.exec(conf)?.[1]?.matchAll(/'([\w.-]+:\d+)'/g) ?? [])].map((m) => m[1]);
       expect(targets).toEqual(APPS.map((a) => `${a}:${env(svc(a)).PORT}`));
       expect(conf).toMatch(/honor_labels: true/);
     });
@@ -222,9 +258,13 @@ describe('docker-compose.yml', () => {
 });
 
 describe('docker-compose.replicated.yml', () => {
-  it.runIf(canRun(dockerCompose))('is a valid override of docker-compose.yml (docker-compose config -q)', () => {
-    execFileSync(need(dockerCompose, 'docker-compose'), ['-f', COMPOSE, '-f', REPLICATED, 'config', '-q'], { cwd: ROOT, stdio: 'pipe' });
-  }, 30_000); // docker-compose v1 (Python) takes seconds to start on a busy 2-core machine
+  it.runIf(canRun(dockerCompose))(
+    'is a valid override of docker-compose.yml (docker-compose config -q)',
+    () => {
+      execFileSync(need(dockerCompose, 'docker-compose'), ['-f', COMPOSE, '-f', REPLICATED, 'config', '-q'], { cwd: ROOT, stdio: 'pipe' });
+    },
+    30_000,
+  ); // docker-compose v1 (Python) takes seconds to start on a busy 2-core machine
 
   describe.runIf(canRun(dockerCompose, python))('defines the native replicated topology', () => {
     let compose: Compose = { services: {} };
@@ -239,9 +279,11 @@ describe('docker-compose.replicated.yml', () => {
     const native = loadClusterConfig({ TOPOLOGY: 'replicated' }).replicated;
     const commandOf = (s: Service) => (Array.isArray(s.command) ? s.command.join(' ') : String(s.command));
 
-    it('adds a replica of the main Redis and three Sentinels watching it under the service\'s master name', () => {
+    it("adds a replica of the main Redis and three Sentinels watching it under the service's master name", () => {
       expect(commandOf(svc('redis-replica'))).toMatch(/--replicaof redis 6379/);
-      const sentinels = Object.keys(compose.services).filter((n) => n.startsWith('sentinel')).sort();
+      const sentinels = Object.keys(compose.services)
+        .filter((n) => n.startsWith('sentinel'))
+        .sort();
       expect(sentinels).toHaveLength(native?.sentinels.length ?? 0);
       for (const name of sentinels) expect(commandOf(svc(name))).toContain(`sentinel monitor ${SENTINEL_MASTER_NAME} redis 6379 2`);
       // no published ports: Sentinel's addresses only work inside the compose network
@@ -249,7 +291,9 @@ describe('docker-compose.replicated.yml', () => {
     });
 
     it('makes ZooKeeper a three-node ensemble that every node and every instance agrees on', () => {
-      const nodes = Object.keys(compose.services).filter((n) => n.startsWith('zookeeper')).sort();
+      const nodes = Object.keys(compose.services)
+        .filter((n) => n.startsWith('zookeeper'))
+        .sort();
       expect(nodes).toHaveLength(native?.zookeeper.length ?? 0);
       const servers = nodes.map((n) => env(svc(n)).ZOO_SERVERS);
       expect(new Set(servers).size).toBe(1);
@@ -267,7 +311,11 @@ describe('docker-compose.replicated.yml', () => {
           expect(svc(a).depends_on?.[host]?.condition).toBe('service_healthy');
         }
         const zk = cfg.zookeeper.connect.split(',').map((h) => h.split(':')[0] ?? '');
-        expect(zk.sort()).toEqual(Object.keys(compose.services).filter((n) => n.startsWith('zookeeper')).sort());
+        expect(zk.sort()).toEqual(
+          Object.keys(compose.services)
+            .filter((n) => n.startsWith('zookeeper'))
+            .sort(),
+        );
       }
     });
   });

@@ -30,7 +30,13 @@ describe('configuration', () => {
   });
 
   it('points an instance of the replicated topology at its Sentinels and at every ensemble node', () => {
-    const cluster = loadClusterConfig({ TOPOLOGY: 'replicated', ZK_PORT: '4004', ZK_ENSEMBLE_PORTS: '4005,4006', SENTINEL_PORTS: '4010,4011,4012', REDIS_PASSWORD: 'pw' });
+    const cluster = loadClusterConfig({
+      TOPOLOGY: 'replicated',
+      ZK_PORT: '4004',
+      ZK_ENSEMBLE_PORTS: '4005,4006',
+      SENTINEL_PORTS: '4010,4011,4012',
+      REDIS_PASSWORD: 'pw',
+    });
     expect(loadClusterConfig({}).replicated).toBeUndefined();
     const service = loadServiceConfig(serviceEnvFor(cluster, 9000));
     expect(service.zookeeper.connect).toBe('127.0.0.1:4004,127.0.0.1:4005,127.0.0.1:4006');

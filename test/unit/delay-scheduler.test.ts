@@ -31,7 +31,11 @@ function runAll(scheduler: DelayScheduler, dues: readonly number[]): Promise<Ran
 }
 
 /** Due order, and scheduling order among equal dues: what the scheduler promises. */
-const promisedOrder = (dues: readonly number[]): number[] => dues.map((due, id) => ({ due, id })).sort((a, b) => a.due - b.due || a.id - b.id).map((e) => e.id);
+const promisedOrder = (dues: readonly number[]): number[] =>
+  dues
+    .map((due, id) => ({ due, id }))
+    .sort((a, b) => a.due - b.due || a.id - b.id)
+    .map((e) => e.id);
 
 describe('DelayScheduler', () => {
   it('runs 300 callbacks scheduled in shuffled order by due, ties in scheduling order, none early', async () => {

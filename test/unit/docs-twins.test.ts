@@ -18,7 +18,11 @@ import { BENCH_WORDS } from '../../report/bench/words.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
-const pages = (dir: string) => fs.readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.md')).sort();
+const pages = (dir: string) =>
+  fs
+    .readdirSync(path.join(ROOT, dir))
+    .filter((f) => f.endsWith('.md'))
+    .sort();
 
 const ENGLISH = pages('docs');
 const CHINESE = fs.existsSync(path.join(ROOT, ZH_DOCS)) ? pages(ZH_DOCS) : [];
@@ -54,7 +58,10 @@ function headings(text: string): Heading[] {
     const m = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
     if (!m) return [];
     const plain = (m[2] as string).replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '');
-    const base = plain.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const base = plain
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     return [{ level: (m[1] as string).length, slug: n === 0 ? base : `${base}-${n}` }];
@@ -107,7 +114,9 @@ const BLOCK = /<!-- generated:([a-z-]+) -->\n([\s\S]*?)<!-- \/generated:\1 -->/g
 const blocks = (text: string) => new Map([...text.matchAll(BLOCK)].map((m) => [m[1] as string, m[2] as string]));
 
 /** Words with a digit in them, which are no figure: the topologies' labels ("1 instance" is 单实例). */
-const LABELS = Object.values(BENCH_WORDS).flatMap((w) => Object.values(w.topology)).sort((a, b) => b.length - a.length);
+const LABELS = Object.values(BENCH_WORDS)
+  .flatMap((w) => Object.values(w.topology))
+  .sort((a, b) => b.length - a.length);
 
 /**
  * A block's figures: each table row's numbers (sorted, as a sentence may order them otherwise), then
@@ -155,7 +164,8 @@ function outline(file: string, text: string): string[] {
     const heading = /^(#{1,6})\s/.exec(line)?.[1];
     if (heading) out.push(heading);
     const bare = line.replace(/`[^`\n]*`/g, '');
-    for (const m of bare.matchAll(/!\[[^\]]*\]\(([^)\s]+)[^)]*\)|<img\b[^>]*?\ssrc="([^"]+)"/g)) out.push(`figure ${normalise(file, (m[1] ?? m[2]) as string)}`);
+    for (const m of bare.matchAll(/!\[[^\]]*\]\(([^)\s]+)[^)]*\)|<img\b[^>]*?\ssrc="([^"]+)"/g))
+      out.push(`figure ${normalise(file, (m[1] ?? m[2]) as string)}`);
     if (/^\|(\s*:?-+:?\s*\|)+\s*$/.test(line) && lines[i - 1]?.startsWith('|')) out.push('table');
   });
   return out;
@@ -184,7 +194,10 @@ describe('the Chinese twins of docs/', () => {
 
     it('have the same headings, level by level', () => {
       both();
-      const levels = (file: string) => headingsOf(file).map((h) => '#'.repeat(h.level)).join(' ');
+      const levels = (file: string) =>
+        headingsOf(file)
+          .map((h) => '#'.repeat(h.level))
+          .join(' ');
       expect(levels(zh), `${zh} against ${en}`).toEqual(levels(en));
     });
 
@@ -202,17 +215,28 @@ describe('the Chinese twins of docs/', () => {
     it('point only at headings that exist', () => {
       const [a, b] = both();
       const broken = [...linkTargets(a).map((t) => [en, t] as const), ...linkTargets(b).map((t) => [zh, t] as const)]
-        .filter(([from, t]) => normalise(from, t).includes('#?')).map(([from, t]) => `${from} → ${t}`);
+        .filter(([from, t]) => normalise(from, t).includes('#?'))
+        .map(([from, t]) => `${from} → ${t}`);
       expect(broken).toEqual([]);
     });
 
     it('link, each, to pages in its own language', () => {
       const [a, b] = both();
-      const pageLinks = (file: string, text: string) => linkTargets(text).filter((t) => !/^[a-z][a-z0-9+.-]*:|^#/i.test(t) && t.split('#')[0]?.endsWith('.md'))
-        .map((t) => path.relative(ROOT, path.resolve(ROOT, path.dirname(file), t.split('#')[0] as string)));
+      const pageLinks = (file: string, text: string) =>
+        linkTargets(text)
+          .filter((t) => !/^[a-z][a-z0-9+.-]*:|^#/i.test(t) && t.split('#')[0]?.endsWith('.md'))
+          .map((t) => path.relative(ROOT, path.resolve(ROOT, path.dirname(file), t.split('#')[0] as string)));
       const chinese = (f: string) => f === README_ZH || f.startsWith(`${ZH_DOCS}/`);
-      expect(pageLinks(en, a).filter(chinese).map((f) => `${en} → ${f}`)).toEqual([]);
-      expect(pageLinks(zh, b).filter((f) => !chinese(f)).map((f) => `${zh} → ${f}`)).toEqual([]);
+      expect(
+        pageLinks(en, a)
+          .filter(chinese)
+          .map((f) => `${en} → ${f}`),
+      ).toEqual([]);
+      expect(
+        pageLinks(zh, b)
+          .filter((f) => !chinese(f))
+          .map((f) => `${zh} → ${f}`),
+      ).toEqual([]);
     });
   });
 
@@ -240,7 +264,10 @@ describe('README.md and README.zh-CN.md', () => {
   });
 
   it('have the same headings, level by level', () => {
-    const levels = (file: string) => headingsOf(file).map((h) => '#'.repeat(h.level)).join(' ');
+    const levels = (file: string) =>
+      headingsOf(file)
+        .map((h) => '#'.repeat(h.level))
+        .join(' ');
     expect(levels(zh), `${zh} against ${en}`).toEqual(levels(en));
   });
 
@@ -255,21 +282,24 @@ describe('README.md and README.zh-CN.md', () => {
 
   it('point only at headings that exist', () => {
     const broken = [...linkTargets(read(en)).map((t) => [en, t] as const), ...linkTargets(read(zh)).map((t) => [zh, t] as const)]
-      .filter(([from, t]) => normalise(from, t).includes('#?')).map(([from, t]) => `${from} → ${t}`);
+      .filter(([from, t]) => normalise(from, t).includes('#?'))
+      .map(([from, t]) => `${from} → ${t}`);
     expect(broken).toEqual([]);
   });
 });
 
 describe('the parity checks themselves', () => {
   it('find a block, a figure or a table that is missing or out of place in an outline', () => {
-    const en = '# A\n\n![chart](results.svg)\n\n<!-- generated:summary -->\n| a | b |\n| --- | --- |\n| 1 | 2 |\n<!-- /generated:summary -->\n\n## B\n\n| x | y | z |\n|---|---|---|\n| 1 | 2 | 3 |\n';
+    const en =
+      '# A\n\n![chart](results.svg)\n\n<!-- generated:summary -->\n| a | b |\n| --- | --- |\n| 1 | 2 |\n<!-- /generated:summary -->\n\n## B\n\n| x | y | z |\n|---|---|---|\n| 1 | 2 | 3 |\n';
     const zh = '# 甲\n\n<!-- generated:summary -->\n<!-- /generated:summary -->\n\n![图](results.svg)\n\n## 乙\n';
     expect(outline('docs/x.md', en)).toEqual(['#', 'figure docs/results.svg', 'block summary', '##', 'table']);
     expect(outline(`${ZH_DOCS}/x.md`, zh)).toEqual(['#', 'block summary', 'figure docs/results.svg', '##']);
   });
 
   it('find a figure that differs, a heading that is missing and a link with no counterpart', () => {
-    const en = '# A\n\n## B\n\n<!-- generated:results -->\n| 1 instance | y |\n| --- | --- |\n| 12 | 3.5 |\n<!-- /generated:results -->\n\nSee [b](#b) and [c](cluster.md).\n';
+    const en =
+      '# A\n\n## B\n\n<!-- generated:results -->\n| 1 instance | y |\n| --- | --- |\n| 12 | 3.5 |\n<!-- /generated:results -->\n\nSee [b](#b) and [c](cluster.md).\n';
     const zh = '# 甲\n\n<!-- generated:results -->\n| 单实例 | y |\n| --- | --- |\n| 12 | 3.6 |\n<!-- /generated:results -->\n\n见 [乙](#乙)。\n';
     expect(figureDiffs(en, zh)).toEqual([{ block: 'results', en: ['row 1: 12 3.5'], zh: ['row 1: 12 3.6'] }]);
     expect(headings(zh).length).toBeLessThan(headings(en).length);

@@ -21,7 +21,13 @@ import { ENV_VARIABLES } from '../../src/env.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
-const pagesIn = (dir: string) => (fs.existsSync(path.join(ROOT, dir)) ? fs.readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.md')).map((f) => `${dir}/${f}`) : []);
+const pagesIn = (dir: string) =>
+  fs.existsSync(path.join(ROOT, dir))
+    ? fs
+        .readdirSync(path.join(ROOT, dir))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `${dir}/${f}`)
+    : [];
 const DOCS = ['README.md', 'README.zh-CN.md', ...pagesIn('docs'), ...pagesIn(ZH_DOCS)];
 const texts = new Map(DOCS.map((d) => [d, read(d)]));
 
@@ -31,8 +37,9 @@ function found(re: RegExp, docs: ReadonlyMap<string, string> = texts): { name: s
 }
 
 /** The names not in `known`, as "name (doc)", so a failure says what to fix and where. */
-const unknown = (names: { name: string; where: string }[], known: (n: string) => boolean) =>
-  [...new Set(names.filter((n) => !known(n.name)).map((n) => `${n.name} (${n.where})`))];
+const unknown = (names: { name: string; where: string }[], known: (n: string) => boolean) => [
+  ...new Set(names.filter((n) => !known(n.name)).map((n) => `${n.name} (${n.where})`)),
+];
 
 const backticked = () => found(/`([^`\n]+)`/g);
 
@@ -57,7 +64,8 @@ const FLAGS: Record<string, readonly string[]> = {
 };
 
 function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && e.name.endsWith('.ts'))
     .map((e) => path.join(e.parentPath, e.name));
 }
@@ -92,7 +100,8 @@ const STRATEGIES = new Set(
 const NOT_STRATEGIES = new Set([...SCENARIOS.map((s) => s.name), 'redis-server', 'redis-semaphore', 'mariadb-server']);
 
 /** The compose stand-ins' files (their entrypoints read the official images' variables). */
-const STANDIN_FILES = fs.readdirSync(path.join(ROOT, 'src/compose/standins'), { recursive: true, withFileTypes: true })
+const STANDIN_FILES = fs
+  .readdirSync(path.join(ROOT, 'src/compose/standins'), { recursive: true, withFileTypes: true })
   .filter((e) => e.isFile())
   .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)));
 
@@ -103,31 +112,49 @@ const STANDIN_FILES = fs.readdirSync(path.join(ROOT, 'src/compose/standins'), { 
 const VARIABLES = new Set([
   ...ENV_VARIABLES,
   ...['docker-compose.yml', 'docker-compose.replicated.yml'].flatMap((f) => [...read(f).matchAll(/\$\{(\w+)/g)].map((m) => m[1] as string)),
-  ...['docker-compose.yml', 'docker-compose.replicated.yml', 'Dockerfile', ...STANDIN_FILES].flatMap((f) => [...read(f).matchAll(/\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/g)].map((m) => m[1] as string)),
+  ...['docker-compose.yml', 'docker-compose.replicated.yml', 'Dockerfile', ...STANDIN_FILES].flatMap((f) =>
+    [...read(f).matchAll(/\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/g)].map((m) => m[1] as string),
+  ),
 ]);
 /** UPPER_CASE words the docs show that are not variables (SQL, a column attribute). */
 const NOT_VARIABLES = new Set(['AUTO_INCREMENT', 'LOCK_NAME', 'CAP_NET_ADMIN']); // SQL words and a Linux capability
 
 /** Output folders the runs create (git-ignored), which a fresh clone does not have. */
-const IGNORED = read('.gitignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
-const TOP_DIRS = fs.readdirSync(ROOT, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules').map((e) => e.name);
+const IGNORED = read('.gitignore')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#'));
+const TOP_DIRS = fs
+  .readdirSync(ROOT, { withFileTypes: true })
+  .filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules')
+  .map((e) => e.name);
 
 function pathExists(rel: string): boolean {
   if (IGNORED.some((i) => rel.startsWith(i))) return true;
   if (!rel.includes('*')) return fs.existsSync(path.join(ROOT, rel));
   const dir = path.dirname(rel);
-  const pattern = new RegExp(`^${path.basename(rel).replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+  const pattern = new RegExp(
+    `^${path
+      .basename(rel)
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')}$`,
+  );
   return fs.existsSync(path.join(ROOT, dir)) && fs.readdirSync(path.join(ROOT, dir)).some((f) => pattern.test(f));
 }
 
 // --- what the docs name ---
 
 /** `npm run X -- args` up to the end of its line, code span or comment. */
-const invocations = () => found(/npm run ([\w:-]+ -- [^`#\n)]*)/g).map(({ name, where }) => {
-  // a quoted argument is one value (`--command "npm run lab -- --stop"`: that one is matched on its own)
-  const [script = '', , ...args] = name.replace(/"[^"]*"/g, 'VALUE').replace(/"/g, '').trim().split(/\s+/);
-  return { script, args, where };
-});
+const invocations = () =>
+  found(/npm run ([\w:-]+ -- [^`#\n)]*)/g).map(({ name, where }) => {
+    // a quoted argument is one value (`--command "npm run lab -- --stop"`: that one is matched on its own)
+    const [script = '', , ...args] = name
+      .replace(/"[^"]*"/g, 'VALUE')
+      .replace(/"/g, '')
+      .trim()
+      .split(/\s+/);
+    return { script, args, where };
+  });
 
 describe('the docs', () => {
   it('name only npm scripts that package.json has', () => {
@@ -140,16 +167,24 @@ describe('the docs', () => {
     const given = invocations();
     expect(given.length).toBeGreaterThan(5);
     const bad = given.flatMap(({ script, args, where }) =>
-      args.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0] as string)
-        .filter((flag) => !(FLAGS[script] ?? []).includes(flag)).map((flag) => `npm run ${script} -- --${flag} (${where})`),
+      args
+        .filter((a) => a.startsWith('--'))
+        .map((a) => a.slice(2).split('=')[0] as string)
+        .filter((flag) => !(FLAGS[script] ?? []).includes(flag))
+        .map((flag) => `npm run ${script} -- --${flag} (${where})`),
     );
     expect(bad).toEqual([]);
   });
 
   it('give npm run cluster only its commands', () => {
-    const bad = invocations().filter((i) => i.script === 'cluster').flatMap(({ args, where }) =>
-      (args[0] ?? '').split('|').filter((c) => !(CLUSTER_COMMANDS as readonly string[]).includes(c)).map((c) => `${c} (${where})`),
-    );
+    const bad = invocations()
+      .filter((i) => i.script === 'cluster')
+      .flatMap(({ args, where }) =>
+        (args[0] ?? '')
+          .split('|')
+          .filter((c) => !(CLUSTER_COMMANDS as readonly string[]).includes(c))
+          .map((c) => `${c} (${where})`),
+      );
     expect(bad).toEqual([]);
   });
 
@@ -168,7 +203,9 @@ describe('the docs', () => {
   it('name only environment variables that src/config.ts or the compose files read', () => {
     const named = [
       ...backticked().filter(({ name }) => /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(name)),
-      ...backticked().filter(({ name }) => /^[A-Z][A-Z0-9_]*=/.test(name)).map(({ name, where }) => ({ name: name.split('=')[0] as string, where })),
+      ...backticked()
+        .filter(({ name }) => /^[A-Z][A-Z0-9_]*=/.test(name))
+        .map(({ name, where }) => ({ name: name.split('=')[0] as string, where })),
     ].filter(({ name }) => !NOT_VARIABLES.has(name));
     expect(named.length).toBeGreaterThan(10);
     expect(unknown(named, (v) => VARIABLES.has(v))).toEqual([]);
@@ -180,7 +217,12 @@ describe('the docs', () => {
       ...backticked().filter(({ name }) => STRATEGY_SHAPE.test(name) && !NOT_STRATEGIES.has(name)),
       ...found(/strategy=([\w-]+)/g).filter(({ name }) => name !== 'NAME'),
       // `--strategies a,b` in a usage text names no strategy
-      ...found(/--strateg(?:y|ies) ([\w,-]+)/g).flatMap(({ name, where }) => name.split(',').filter((n) => n.length > 1).map((n) => ({ name: n, where }))),
+      ...found(/--strateg(?:y|ies) ([\w,-]+)/g).flatMap(({ name, where }) =>
+        name
+          .split(',')
+          .filter((n) => n.length > 1)
+          .map((n) => ({ name: n, where })),
+      ),
     ];
     expect(unknown(named, (s) => STRATEGIES.has(s))).toEqual([]);
   });
@@ -198,7 +240,12 @@ describe('the docs', () => {
 
   it('keep every table cell short', () => {
     const long = [...texts].flatMap(([doc, text]) =>
-      text.split('\n').filter((l) => l.startsWith('|')).flatMap((l) => l.split(/(?<!\\)\|/)).filter((c) => c.length > 300).map((c) => `${doc}: ${c.slice(0, 60)}…`),
+      text
+        .split('\n')
+        .filter((l) => l.startsWith('|'))
+        .flatMap((l) => l.split(/(?<!\\)\|/))
+        .filter((c) => c.length > 300)
+        .map((c) => `${doc}: ${c.slice(0, 60)}…`),
     );
     expect(long).toEqual([]);
   });
@@ -207,7 +254,10 @@ describe('the docs', () => {
     for (const [doc, text] of texts) {
       const opened = [...text.matchAll(/<!-- generated:([a-z-]+) -->/g)].map((m) => m[1]);
       expect(blockNames(text), doc).toEqual(opened);
-      expect(opened.filter((n) => !(GENERATED_BLOCKS as readonly (string | undefined)[]).includes(n)), doc).toEqual([]);
+      expect(
+        opened.filter((n) => !(GENERATED_BLOCKS as readonly (string | undefined)[]).includes(n)),
+        doc,
+      ).toEqual([]);
     }
   });
 });

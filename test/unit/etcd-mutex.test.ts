@@ -56,7 +56,11 @@ class MiniEtcd {
   }
 
   readonly kv = {
-    txn: async (req: { compare: { key: Buffer; create_revision: number | string }[]; success: Record<string, unknown>[]; failure?: Record<string, unknown>[] }) => {
+    txn: async (req: {
+      compare: { key: Buffer; create_revision: number | string }[];
+      success: Record<string, unknown>[];
+      failure?: Record<string, unknown>[];
+    }) => {
       this.log.push('txn');
       const succeeded = req.compare.every((c) => String(this.keys.get(c.key.toString())?.create ?? 0) === String(c.create_revision));
       const ops = (succeeded ? req.success : req.failure) ?? [];

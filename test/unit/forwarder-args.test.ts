@@ -53,7 +53,10 @@ describe('the edges of what the forwarder accepts', () => {
   it('ports: 0 to listen on (any free port) but not to target; 1 and 65535 either way; 65536 neither', () => {
     expect(parseEndpoint('a:0', '--listen', true)).toEqual({ host: 'a', port: 0 });
     expect(() => parseEndpoint('a:0', '--target', false)).toThrow('--target must be HOST:PORT with a port from 1 to 65535, got "a:0"');
-    for (const [flag, zero] of [['--listen', true], ['--target', false]] as const) {
+    for (const [flag, zero] of [
+      ['--listen', true],
+      ['--target', false],
+    ] as const) {
       expect(parseEndpoint('a:1', flag, zero)).toEqual({ host: 'a', port: 1 });
       expect(parseEndpoint('a:65535', flag, zero)).toEqual({ host: 'a', port: 65535 });
       expect(() => parseEndpoint('a:65536', flag, zero)).toThrow(`${flag} must be HOST:PORT with a port from ${zero ? 0 : 1} to 65535, got "a:65536"`);

@@ -111,7 +111,13 @@ async function compare(rttMs: number, blocks = 4, perBlock = 50): Promise<Compar
     directTimes.push(...(await pings(direct, perBlock, b === 0 ? 20 : 2)));
     viaTimes.push(...(await pings(via, perBlock, b === 0 ? 20 : 2)));
   }
-  return { direct: median(directTimes), via: median(viaTimes), viaMin: Math.min(...viaTimes), added: low(viaTimes) - low(directTimes), delayed: forwarder.stats().delayed };
+  return {
+    direct: median(directTimes),
+    via: median(viaTimes),
+    viaMin: Math.min(...viaTimes),
+    added: low(viaTimes) - low(directTimes),
+    delayed: forwarder.stats().delayed,
+  };
 }
 
 /**

@@ -27,14 +27,22 @@ function tableUnder(text: string, heading: string): string[][] {
     if (line.startsWith('|')) table.push(line);
     else if (table.length > 0) break;
   }
-  return table.slice(2).map((l) => l.replace(/^\||\|\s*$/g, '').split('|').map((c) => c.trim()));
+  return table.slice(2).map((l) =>
+    l
+      .replace(/^\||\|\s*$/g, '')
+      .split('|')
+      .map((c) => c.trim()),
+  );
 }
 
 /** Each idea's term and the other names not to use, from a glossary's table. */
 function termsOf(rows: string[][], termAt: number, othersAt: number): { term: string; others: string[] }[] {
   return rows.map((cells) => ({
     term: (cells[termAt] ?? '').replace(/`/g, ''),
-    others: (cells[othersAt] ?? '').split(/[、,，]/).map((s) => s.replace(/`/g, '').trim()).filter((s) => s !== ''),
+    others: (cells[othersAt] ?? '')
+      .split(/[、,，]/)
+      .map((s) => s.replace(/`/g, '').trim())
+      .filter((s) => s !== ''),
   }));
 }
 
@@ -48,14 +56,22 @@ const GENERATED = /<!-- generated:([a-z-]+) -->\n[\s\S]*?<!-- \/generated:\1 -->
 /** Where a text says one of the other names: `file:line name`, in prose or (marked) in a generated block. */
 function otherNames(file: string, text: string, names: readonly string[]): { at: string; name: string; generated: boolean }[] {
   const blocks = [...text.matchAll(GENERATED)].map((m) => [m.index, m.index + m[0].length] as const);
-  return names.flatMap((name) => [...text.matchAll(new RegExp(name, 'g'))].map((m) => {
-    const line = text.slice(0, m.index).split('\n').length;
-    return { at: `${file}:${line}`, name, generated: blocks.some(([s, e]) => m.index >= s && m.index < e) };
-  }));
+  return names.flatMap((name) =>
+    [...text.matchAll(new RegExp(name, 'g'))].map((m) => {
+      const line = text.slice(0, m.index).split('\n').length;
+      return { at: `${file}:${line}`, name, generated: blocks.some(([s, e]) => m.index >= s && m.index < e) };
+    }),
+  );
 }
 
-const chinese = () => [README_ZH, ...fs.readdirSync(path.join(ROOT, ZH_DOCS)).filter((f) => f.endsWith('.md')).map((f) => `${ZH_DOCS}/${f}`)]
-  .filter((f) => f !== GLOSSARY_ZH);
+const chinese = () =>
+  [
+    README_ZH,
+    ...fs
+      .readdirSync(path.join(ROOT, ZH_DOCS))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `${ZH_DOCS}/${f}`),
+  ].filter((f) => f !== GLOSSARY_ZH);
 
 describe('one term per idea in Chinese', () => {
   it('has its table in both glossaries, naming the same terms and other names', () => {
@@ -66,13 +82,19 @@ describe('one term per idea in Chinese', () => {
 
   it('uses no other name in the prose of docs/zh-CN/ and README.zh-CN.md', () => {
     const names = TERMS.flatMap((t) => t.others);
-    const found = chinese().flatMap((f) => otherNames(f, read(f), names)).filter((o) => !o.generated).map((o) => `${o.at} ${o.name}`);
+    const found = chinese()
+      .flatMap((f) => otherNames(f, read(f), names))
+      .filter((o) => !o.generated)
+      .map((o) => `${o.at} ${o.name}`);
     expect(found).toEqual([]);
   });
 
   it('uses none in the generated blocks either, but those code still says (FROM_CODE)', () => {
     const names = TERMS.flatMap((t) => t.others);
-    const found = chinese().flatMap((f) => otherNames(f, read(f), names)).filter((o) => o.generated && !(o.name in FROM_CODE)).map((o) => `${o.at} ${o.name}`);
+    const found = chinese()
+      .flatMap((f) => otherNames(f, read(f), names))
+      .filter((o) => o.generated && !(o.name in FROM_CODE))
+      .map((o) => `${o.at} ${o.name}`);
     expect(found).toEqual([]);
   });
 

@@ -121,14 +121,22 @@ describe('sleepOffered', () => {
 
   it('returns the grant a holder passed on, the sleep cut short by the claim', async () => {
     const handoffs = new Handoffs<string, number>();
-    const asleep = sleepOffered(handoffs.offer(R, 'a'), (claimed) => claimed, async () => undefined);
+    const asleep = sleepOffered(
+      handoffs.offer(R, 'a'),
+      (claimed) => claimed,
+      async () => undefined,
+    );
     handoffs.claim(R)?.settle(7);
     expect(await asleep).toBe(7);
   });
 
-  it('surfaces a failed claim\'s error', async () => {
+  it("surfaces a failed claim's error", async () => {
     const handoffs = new Handoffs<string, number>();
-    const asleep = sleepOffered(handoffs.offer(R, 'a'), (claimed) => claimed, async () => undefined);
+    const asleep = sleepOffered(
+      handoffs.offer(R, 'a'),
+      (claimed) => claimed,
+      async () => undefined,
+    );
     const lost = new Error('reply lost');
     handoffs.claim(R)?.fail(lost);
     await expect(asleep).rejects.toBe(lost);

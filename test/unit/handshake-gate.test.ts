@@ -36,7 +36,14 @@ describe('HandshakeGate: a pool opens its connections a few at a time', () => {
     const gate = new HandshakeGate(1, (err) => err instanceof Unreachable);
     const hs = [heldHandshake(), heldHandshake(), heldHandshake()];
     const started: number[] = [];
-    const passes = hs.map((h, i) => gate.through(() => (started.push(i), h.run())).then(() => 'opened', (err: unknown) => err));
+    const passes = hs.map((h, i) =>
+      gate
+        .through(() => (started.push(i), h.run()))
+        .then(
+          () => 'opened',
+          (err: unknown) => err,
+        ),
+    );
     await settle();
     const down = new Unreachable('timeout expired');
     hs[0]!.fail(down);
@@ -46,10 +53,15 @@ describe('HandshakeGate: a pool opens its connections a few at a time', () => {
     await expect(gate.through(async () => undefined)).resolves.toBeUndefined();
   });
 
-  it('any other failure is that connection\'s alone: the next queued one still tries', async () => {
+  it("any other failure is that connection's alone: the next queued one still tries", async () => {
     const gate = new HandshakeGate(1, (err) => err instanceof Unreachable);
     const hs = [heldHandshake(), heldHandshake()];
-    const passes = hs.map((h) => gate.through(h.run).then(() => 'opened', (err: unknown) => (err as Error).message));
+    const passes = hs.map((h) =>
+      gate.through(h.run).then(
+        () => 'opened',
+        (err: unknown) => (err as Error).message,
+      ),
+    );
     await settle();
     hs[0]!.fail(new Error('password authentication failed'));
     await settle();

@@ -38,7 +38,7 @@ describe('HoldCounter', () => {
     expect(again).not.toBe(data);
   });
 
-  it('refuses (-1) a release with no hold, or of an earlier first hold\'s data, leaving the count alone', () => {
+  it("refuses (-1) a release with no hold, or of an earlier first hold's data, leaving the count alone", () => {
     const holds = new HoldCounter<object>();
     const key = { resource: R, owner: 'o1' };
     expect(holds.leave(key, {})).toBe(-1);
@@ -151,7 +151,7 @@ describe('OwnerReentrant', () => {
     expect(released).toBe(1);
   });
 
-  it('forgets a failed acquire: the owner\'s next acquire tries the inner lock again', async () => {
+  it("forgets a failed acquire: the owner's next acquire tries the inner lock again", async () => {
     const mutex = new InProcessMutexLock();
     const lock = new OwnerReentrant(mutex, 'exclusive');
     const blocker = await mutex.acquire(R, opts('blocker'));

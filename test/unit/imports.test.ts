@@ -22,7 +22,10 @@ function sourceFiles(dir: string): string[] {
 /** Each file's relative imports, as the .ts files they name. */
 function importGraph(files: readonly string[], read: (file: string) => string): Map<string, Set<string>> {
   return new Map(
-    files.map((f) => [f, new Set([...read(f).matchAll(IMPORT)].map((m) => path.normalize(path.join(path.dirname(f), m[1] as string)).replace(/\.js$/, '.ts')))]),
+    files.map((f) => [
+      f,
+      new Set([...read(f).matchAll(IMPORT)].map((m) => path.normalize(path.join(path.dirname(f), m[1] as string)).replace(/\.js$/, '.ts'))),
+    ]),
   );
 }
 
@@ -50,20 +53,27 @@ describe('imports', () => {
   });
 
   it('keeps src/ free of the tools built on it (bench, faults, live, compose) and of the report kit', () => {
-    const backwards = [...graph].flatMap(([f, deps]) => (f.startsWith('src/') ? [...deps].filter((d) => TOOLS.some((t) => d.startsWith(t))).map((d) => `${f} → ${d}`) : []));
+    const backwards = [...graph].flatMap(([f, deps]) =>
+      f.startsWith('src/') ? [...deps].filter((d) => TOOLS.some((t) => d.startsWith(t))).map((d) => `${f} → ${d}`) : [],
+    );
     expect(backwards).toEqual([]);
   });
 
   it('keeps the bench free of the fault lab, and both free of the docs generator that reads them', () => {
-    const upward = (from: string, to: readonly string[]) => [...graph].flatMap(([f, deps]) => (f.startsWith(from) ? [...deps].filter((d) => to.some((t) => d.startsWith(t))).map((d) => `${f} → ${d}`) : []));
+    const upward = (from: string, to: readonly string[]) =>
+      [...graph].flatMap(([f, deps]) => (f.startsWith(from) ? [...deps].filter((d) => to.some((t) => d.startsWith(t))).map((d) => `${f} → ${d}`) : []));
     expect(upward('bench/', ['faults/', 'docgen/'])).toEqual([]);
     expect(upward('faults/', ['docgen/'])).toEqual([]);
   });
 
   it('keeps the bench a tool no other folder imports, and the report kit free of every tool that uses it', () => {
-    const intoBench = [...graph].flatMap(([f, deps]) => (f.startsWith('bench/') ? [] : [...deps].filter((d) => d.startsWith('bench/')).map((d) => `${f} → ${d}`)));
+    const intoBench = [...graph].flatMap(([f, deps]) =>
+      f.startsWith('bench/') ? [] : [...deps].filter((d) => d.startsWith('bench/')).map((d) => `${f} → ${d}`),
+    );
     expect(intoBench).toEqual([]);
-    const fromReport = [...graph].flatMap(([f, deps]) => (f.startsWith('report/') ? [...deps].filter((d) => TOOLS.some((t) => t !== 'report/' && d.startsWith(t))).map((d) => `${f} → ${d}`) : []));
+    const fromReport = [...graph].flatMap(([f, deps]) =>
+      f.startsWith('report/') ? [...deps].filter((d) => TOOLS.some((t) => t !== 'report/' && d.startsWith(t))).map((d) => `${f} → ${d}`) : [],
+    );
     expect(fromReport).toEqual([]);
   });
 

@@ -30,13 +30,20 @@ const selector: Schema = {
   properties: {
     namespaces: { type: 'array', items: str },
     labelSelectors: { type: 'object', additionalProperties: str },
-    expressionSelectors: { type: 'array', items: { type: 'object', required: ['key', 'operator'], properties: { key: str, operator: str, values: { type: 'array', items: str } } } },
+    expressionSelectors: {
+      type: 'array',
+      items: { type: 'object', required: ['key', 'operator'], properties: { key: str, operator: str, values: { type: 'array', items: str } } },
+    },
     annotationSelectors: { type: 'object', additionalProperties: str },
     fieldSelectors: { type: 'object', additionalProperties: str },
     pods: { type: 'object', additionalProperties: { type: 'array', items: str } },
   },
 };
-const metadata: Schema = { type: 'object', required: ['name'], properties: { name: str, labels: { type: 'object', additionalProperties: str }, annotations: { type: 'object', additionalProperties: str } } };
+const metadata: Schema = {
+  type: 'object',
+  required: ['name'],
+  properties: { name: str, labels: { type: 'object', additionalProperties: str }, annotations: { type: 'object', additionalProperties: str } },
+};
 const kind = (name: string, spec: Schema): Schema => ({
   type: 'object',
   required: ['apiVersion', 'kind', 'metadata', 'spec'],
@@ -54,7 +61,15 @@ const CHAOS_MESH_SCHEMAS: Record<string, Schema> = {
       selector,
       direction: { type: 'string', enum: ['to', 'from', 'both'] },
       target: { type: 'object', required: ['mode', 'selector'], properties: { mode: { type: 'string', enum: MODES }, value: str, selector } },
-      delay: { type: 'object', required: ['latency'], properties: { latency: { type: 'string', pattern: /^[0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h)$/ }, jitter: { type: 'string', pattern: /^[0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h)$/ }, correlation: str } },
+      delay: {
+        type: 'object',
+        required: ['latency'],
+        properties: {
+          latency: { type: 'string', pattern: /^[0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h)$/ },
+          jitter: { type: 'string', pattern: /^[0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h)$/ },
+          correlation: str,
+        },
+      },
       duration: { type: 'string', pattern: DURATION },
     },
   }),
@@ -83,7 +98,8 @@ function schemaProblems(value: unknown, schema: Schema, at = ''): string[] {
     return [];
   }
   if (schema.type === 'integer') return Number.isInteger(value) ? [] : [`${where}: not an integer`];
-  if (schema.type === 'array') return Array.isArray(value) ? value.flatMap((v, i) => schemaProblems(v, schema.items ?? str, `${at}[${i}]`)) : [`${where}: not a list`];
+  if (schema.type === 'array')
+    return Array.isArray(value) ? value.flatMap((v, i) => schemaProblems(v, schema.items ?? str, `${at}[${i}]`)) : [`${where}: not a list`];
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`${where}: not an object`];
   const entries = Object.entries(value as Record<string, unknown>);
   const missing = (schema.required ?? []).filter((r) => !(r in value)).map((r) => `${at}.${r}: required`);
@@ -99,8 +115,18 @@ function schemaProblems(value: unknown, schema: Schema, at = ''): string[] {
 const experiments: Experiment[] = chaosFiles().flatMap((f) => f.experiments);
 
 describe('the Chaos Mesh experiments', () => {
-  it('cover the issue\'s faults: a holder cut, RedLock 3|2, Sentinel split brain, a ZooKeeper leader cut off, 2 ms on every link, an instance killed', () => {
-    expect(chaosFiles().map((f) => f.name)).toEqual(expect.arrayContaining(['holder-cut-from-redis', 'holder-cut-from-zookeeper', 'redlock-split-3-2', 'redis-split-brain', 'zk-leader-partition', 'delay-2ms-rtt', 'instance-kill']));
+  it("cover the issue's faults: a holder cut, RedLock 3|2, Sentinel split brain, a ZooKeeper leader cut off, 2 ms on every link, an instance killed", () => {
+    expect(chaosFiles().map((f) => f.name)).toEqual(
+      expect.arrayContaining([
+        'holder-cut-from-redis',
+        'holder-cut-from-zookeeper',
+        'redlock-split-3-2',
+        'redis-split-brain',
+        'zk-leader-partition',
+        'delay-2ms-rtt',
+        'instance-kill',
+      ]),
+    );
   });
 
   it.each(experiments.map((e) => [e.metadata.name, e] as const))('%s fits its CRD', (_name, e) => {
@@ -115,14 +141,20 @@ describe('the Chaos Mesh experiments', () => {
   it('select pods the topology it needs runs', () => {
     for (const f of chaosFiles()) {
       const workloads = topologyObjects(f.overlay).filter((o): o is Deployment | StatefulSet => o instanceof Deployment || o instanceof StatefulSet);
-      const podNames = workloads.flatMap((w) => (w instanceof StatefulSet ? Array.from({ length: w.spec?.replicas ?? 1 }, (_v, i) => `${w.metadata?.name}-${i}`) : []));
+      const podNames = workloads.flatMap((w) =>
+        w instanceof StatefulSet ? Array.from({ length: w.spec?.replicas ?? 1 }, (_v, i) => `${w.metadata?.name}-${i}`) : [],
+      );
       const labelSets = workloads.map((w) => w.spec?.template.metadata?.labels ?? {});
       for (const e of f.experiments) {
         const selectors = [e.spec.selector, ...('target' in e.spec && e.spec.target ? [e.spec.target.selector] : [])];
         for (const s of selectors) {
           // The holder's and the leader's labels are put on by hand when the experiment is applied (docs/kubernetes.md).
           const labels = Object.entries(s.labelSelectors ?? {}).filter(([k]) => !HAND_LABELS.includes(k));
-          if (labels.length > 0) expect(labelSets.some((l) => labels.every(([k, v]) => l[k] === v)), `${e.metadata.name}: ${JSON.stringify(s)}`).toBe(true);
+          if (labels.length > 0)
+            expect(
+              labelSets.some((l) => labels.every(([k, v]) => l[k] === v)),
+              `${e.metadata.name}: ${JSON.stringify(s)}`,
+            ).toBe(true);
           for (const x of s.expressionSelectors ?? []) {
             if (HAND_LABELS.includes(x.key)) continue;
             for (const v of x.values ?? []) expect(podNames, e.metadata.name).toContain(v);

@@ -20,7 +20,12 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 /** GET routes of the Express app, listed from its router: createApp only registers them, so stand-ins for its dependencies do. */
 function servedGetPaths(): string[] {
   const config = loadServiceConfig({});
-  const app = createApp({ config, logger: {}, stock: {}, redis: {} } as never, { list: () => [] } as never, { routes: () => undefined } as never, { isDraining: false } as never);
+  const app = createApp(
+    { config, logger: {}, stock: {}, redis: {} } as never,
+    { list: () => [] } as never,
+    { routes: () => undefined } as never,
+    { isDraining: false } as never,
+  );
   const stack = (app as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }).router.stack;
   return stack.flatMap((l) => (l.route?.methods.get ? [l.route.path] : []));
 }
@@ -57,7 +62,7 @@ describe.each(OVERLAYS)('the %s topology', (overlay) => {
   const objects = topologyObjects(overlay);
   const workloads = objects.filter(isWorkload);
 
-  it('validates every object against Kubernetes\' schema', () => {
+  it("validates every object against Kubernetes' schema", () => {
     expect(objects.length).toBeGreaterThan(10);
     for (const o of objects) expect(() => o.validate(), `${o.kind} ${o.metadata?.name}`).not.toThrow();
   });
@@ -65,14 +70,23 @@ describe.each(OVERLAYS)('the %s topology', (overlay) => {
   it('gives the instances every variable the native cluster sets, and only variables the service reads', () => {
     for (const w of workloads.filter((x) => x.metadata?.name?.startsWith(APP))) {
       const given = envNames(podSpec(w)?.containers[0] as IContainer, objects);
-      expect(nativeEnv(overlay).filter((v) => !given.includes(v)), `${w.metadata?.name} lacks`).toEqual([]);
-      expect(given.filter((v) => !ENV_VARIABLES.includes(v)), `${w.metadata?.name} sets what the service never reads`).toEqual([]);
+      expect(
+        nativeEnv(overlay).filter((v) => !given.includes(v)),
+        `${w.metadata?.name} lacks`,
+      ).toEqual([]);
+      expect(
+        given.filter((v) => !ENV_VARIABLES.includes(v)),
+        `${w.metadata?.name} sets what the service never reads`,
+      ).toEqual([]);
     }
   });
 
   it('probes the instances on routes the app serves, on the port it listens on', () => {
     const served = servedGetPaths();
-    const probes = [...probesOf(appContainer(objects)), ...workloads.filter((w) => w.metadata?.name === 'nginx').flatMap((w) => probesOf(podSpec(w)?.containers[0] as IContainer))];
+    const probes = [
+      ...probesOf(appContainer(objects)),
+      ...workloads.filter((w) => w.metadata?.name === 'nginx').flatMap((w) => probesOf(podSpec(w)?.containers[0] as IContainer)),
+    ];
     const paths = probes.flatMap((p) => (p.httpGet ? [p.httpGet.path] : []));
     expect(paths.length).toBeGreaterThanOrEqual(4);
     expect(paths.filter((p) => !served.includes(p ?? ''))).toEqual([]);
@@ -131,7 +145,7 @@ describe.each(OVERLAYS)('the %s topology', (overlay) => {
 });
 
 describe('the images', () => {
-  it('are the ones docker compose runs, and the service\'s own image carries the package version', () => {
+  it("are the ones docker compose runs, and the service's own image carries the package version", () => {
     const compose = ['docker-compose.yml', 'docker-compose.replicated.yml'].map((f) => fs.readFileSync(path.join(ROOT, f), 'utf8')).join('\n');
     for (const image of Object.values(IMAGES)) expect(compose).toContain(`image: ${image}`);
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -148,19 +162,21 @@ describe('the checks themselves', () => {
     expect(envNames(c, objects).filter((v) => !ENV_VARIABLES.includes(v))).toEqual(['MYSQL_HOSTNAME']);
   });
 
-  it('refuse a Deployment without a selector (Kubernetes\' schema)', () => {
+  it("refuse a Deployment without a selector (Kubernetes' schema)", () => {
     const broken = new Deployment(JSON.parse(JSON.stringify(appDeployment(objects).toJSON())) as Deployment);
     delete (broken.spec as { selector?: unknown }).selector;
     expect(() => broken.validate()).toThrow(/selector/);
   });
 
-  it('list the app\'s routes from its router', () => {
+  it("list the app's routes from its router", () => {
     expect(servedGetPaths()).toEqual(expect.arrayContaining(['/health', '/noop', '/stock']));
     expect(servedGetPaths()).not.toContain('/ready');
   });
 
   it('resolve the env from the ConfigMap', () => {
-    expect(envNames(appContainer(objects), objects)).toEqual(expect.arrayContaining(['INSTANCE_ID', 'MYSQL_PASSWORD', 'MYSQL_HOST', 'REDLOCK_URLS', 'ETCD_ENDPOINTS']));
+    expect(envNames(appContainer(objects), objects)).toEqual(
+      expect.arrayContaining(['INSTANCE_ID', 'MYSQL_PASSWORD', 'MYSQL_HOST', 'REDLOCK_URLS', 'ETCD_ENDPOINTS']),
+    );
     expect(PORTS.app).toBe(loadServiceConfig({}).port);
   });
 });

@@ -99,11 +99,31 @@ describe("the fault lab's lock facts, read from the catalog", () => {
     expect(locks.all).toEqual(names);
     expect(locks.zk).toEqual(names.filter((s) => CLAIM[s as keyof typeof CLAIM] === 'session'));
     expect(locks.singleRedis).toEqual(SINGLE_REDIS_LOCKS);
-    const facts = Object.fromEntries(locks.all.map((s) => [s, { claim: locks.claimOf(s), fenceable: locks.fenceable(s), home: locks.homeStoreOf(s), lease500: locks.leaseMsOf(s, 500), lease1001: locks.leaseMsOf(s, 1_001) }]));
+    const facts = Object.fromEntries(
+      locks.all.map((s) => [
+        s,
+        {
+          claim: locks.claimOf(s),
+          fenceable: locks.fenceable(s),
+          home: locks.homeStoreOf(s),
+          lease500: locks.leaseMsOf(s, 500),
+          lease1001: locks.leaseMsOf(s, 1_001),
+        },
+      ]),
+    );
     const was = Object.fromEntries(
       names.map((s) => {
         const whole = WHOLE_SECOND_LEASES.includes(s);
-        return [s, { claim: CLAIM[s as keyof typeof CLAIM], fenceable: !UNFENCED.includes(s), home: POSTGRES_LOCKS.includes(s) ? 'postgres' : 'mysql', lease500: whole ? 1_000 : 500, lease1001: whole ? 2_000 : 1_001 }];
+        return [
+          s,
+          {
+            claim: CLAIM[s as keyof typeof CLAIM],
+            fenceable: !UNFENCED.includes(s),
+            home: POSTGRES_LOCKS.includes(s) ? 'postgres' : 'mysql',
+            lease500: whole ? 1_000 : 500,
+            lease1001: whole ? 2_000 : 1_001,
+          },
+        ];
       }),
     );
     expect(facts).toEqual(was);
@@ -115,7 +135,12 @@ describe("the fault lab's lock facts, read from the catalog", () => {
       const declared = parseDeclared(await served(catalog));
       for (const name of labLocks(declared).singleRedis) {
         const d = declared.get(name);
-        expect({ name, family: d?.family, fencing: d?.fencing, lostReply: d?.expected.faults?.lostReply }).toEqual({ name, family: 'redis', fencing: 'redis', lostReply: 'released by its owner' });
+        expect({ name, family: d?.family, fencing: d?.fencing, lostReply: d?.expected.faults?.lostReply }).toEqual({
+          name,
+          family: 'redis',
+          fencing: 'redis',
+          lostReply: 'released by its owner',
+        });
       }
     } finally {
       await catalog.close();
@@ -123,12 +148,33 @@ describe("the fault lab's lock facts, read from the catalog", () => {
   });
 
   it('give a lock strategy added to the catalog its facts, with no edit under faults/', async () => {
-    const lock = (expiry: LockWithExpiry['expiry'], fencing?: 'redis'): LockWithExpiry<Lease> => ({ expiry, lostAcquire: 'released by its owner', ...(fencing && { fencing }), acquire: async () => inert() });
+    const lock = (expiry: LockWithExpiry['expiry'], fencing?: 'redis'): LockWithExpiry<Lease> => ({
+      expiry,
+      lostAcquire: 'released by its owner',
+      ...(fencing && { fencing }),
+      acquire: async () => inert(),
+    });
     const expected = { oneInstance: 'exact', threeInstances: 'exact' } as const;
     const added: FamilyFactory = async (d) => ({
       strategies: declareStrategies(d, [
-        { name: 'new-lease-lock', family: 'redis', course: 'beyond the course', description: { en: '', zh: '' }, expected, lock: lock('lease', 'redis'), faultLab: true },
-        { name: 'new-session-lock', family: 'zookeeper', course: 'beyond the course', description: { en: '', zh: '' }, expected, lock: lock('session'), faultLab: { wholeSecondLeases: true } },
+        {
+          name: 'new-lease-lock',
+          family: 'redis',
+          course: 'beyond the course',
+          description: { en: '', zh: '' },
+          expected,
+          lock: lock('lease', 'redis'),
+          faultLab: true,
+        },
+        {
+          name: 'new-session-lock',
+          family: 'zookeeper',
+          course: 'beyond the course',
+          description: { en: '', zh: '' },
+          expected,
+          lock: lock('session'),
+          faultLab: { wholeSecondLeases: true },
+        },
         { name: 'new-unmeasured-lock', family: 'redis', course: 'beyond the course', description: { en: '', zh: '' }, expected, lock: lock('none') },
       ]),
     });
@@ -136,7 +182,14 @@ describe("the fault lab's lock facts, read from the catalog", () => {
     expect(locks.all).toEqual(['new-lease-lock', 'new-session-lock']);
     expect(locks.zk).toEqual(['new-session-lock']);
     expect(locks.singleRedis).toEqual([]);
-    expect(locks.facts('new-lease-lock')).toEqual({ name: 'new-lease-lock', claim: 'ttl', fenceable: true, homeStore: 'mysql', wholeSecondLeases: false, lostReplyCase: false });
+    expect(locks.facts('new-lease-lock')).toEqual({
+      name: 'new-lease-lock',
+      claim: 'ttl',
+      fenceable: true,
+      homeStore: 'mysql',
+      wholeSecondLeases: false,
+      lostReplyCase: false,
+    });
     expect(locks.leaseMsOf('new-session-lock', 1_500)).toBe(2_000);
     expect(() => locks.facts('new-unmeasured-lock')).toThrow(/declares no fault outcomes for new-unmeasured-lock/);
   });

@@ -19,7 +19,13 @@ describe('the language of an answer', () => {
     expect(parseLang({}, 'fr, zh-CN;q=0.8')).toBe('zh');
     expect(parseLang({}, undefined)).toBe('en');
     for (const lang of ['fr', 'zh-CN', '', ['en', 'zh']]) {
-      const err = (() => { try { parseLang({ lang }, undefined); } catch (e) { return e; } })();
+      const err = (() => {
+        try {
+          parseLang({ lang }, undefined);
+        } catch (e) {
+          return e;
+        }
+      })();
       expect(err, String(lang)).toBeInstanceOf(BadRequestError);
       expect((err as BadRequestError).param).toBe('lang');
     }

@@ -12,13 +12,16 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 function ignored(): Set<string> {
   const file = path.join(ROOT, '.gitignore');
   const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n') : [];
-  return new Set(lines.map((l) => l.trim().replace(/^\//, '').replace(/\/$/, '')).filter((l) => l !== '' && !l.startsWith('#') && !l.includes('/') && !l.includes('*')));
+  return new Set(
+    lines.map((l) => l.trim().replace(/^\//, '').replace(/\/$/, '')).filter((l) => l !== '' && !l.startsWith('#') && !l.includes('/') && !l.includes('*')),
+  );
 }
 
 /** The folders of `dir` (relative to the repository), as `dir/name/`, or `name/` at the top. */
 function folders(dir: string): string[] {
   const skip = new Set(['.git', ...ignored()]);
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })
+  return fs
+    .readdirSync(path.join(ROOT, dir), { withFileTypes: true })
     .filter((e) => e.isDirectory() && !skip.has(e.name))
     .map((e) => (dir === '.' ? `${e.name}/` : `${dir}/${e.name}/`))
     .sort();
@@ -26,7 +29,10 @@ function folders(dir: string): string[] {
 
 /** The paths a layout page's rows name in their first column, each in backticks. */
 function layoutPaths(text: string): string[] {
-  return text.split('\n').filter((l) => l.startsWith('| `')).flatMap((l) => [...(l.split(' | ')[0] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] as string));
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('| `'))
+    .flatMap((l) => [...(l.split(' | ')[0] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] as string));
 }
 
 /** The folders no row covers: a row names the folder itself or a path inside it. */

@@ -14,7 +14,9 @@ describe('live page dictionaries', () => {
   it('has no empty entry, and the Chinese is Chinese', () => {
     for (const [k, v] of [...Object.entries(en), ...Object.entries(zh)]) expect(v.trim(), k).not.toBe('');
     const han = /\p{Script=Han}/u;
-    const notHan = Object.entries(zh).filter(([, v]) => !han.test(v)).map(([k]) => k);
+    const notHan = Object.entries(zh)
+      .filter(([, v]) => !han.test(v))
+      .map(([k]) => k);
     expect(notHan).toEqual([]);
   });
 

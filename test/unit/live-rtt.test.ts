@@ -55,25 +55,55 @@ describe('withRtt', () => {
   it('retimes the links for the body and sets them back after, telling the pages each time', async () => {
     const links = fakeLinks(0);
     const events: LiveEvent[] = [];
-    const seen = await withRtt(links, 2, (e) => events.push(e), async () => links.rttMs());
+    const seen = await withRtt(
+      links,
+      2,
+      (e) => events.push(e),
+      async () => links.rttMs(),
+    );
     expect(seen).toBe(2);
     expect(links.set).toEqual([2, 0]);
-    expect(events).toEqual([{ type: 'rtt', rttMs: 2 }, { type: 'rtt', rttMs: 0 }]);
+    expect(events).toEqual([
+      { type: 'rtt', rttMs: 2 },
+      { type: 'rtt', rttMs: 0 },
+    ]);
   });
 
   it('sets them back when the body throws', async () => {
     const links = fakeLinks(2);
-    await expect(withRtt(links, 0, () => undefined, async () => Promise.reject(new Error('race failed')))).rejects.toThrow('race failed');
+    await expect(
+      withRtt(
+        links,
+        0,
+        () => undefined,
+        async () => Promise.reject(new Error('race failed')),
+      ),
+    ).rejects.toThrow('race failed');
     expect(links.set).toEqual([0, 2]);
     expect(links.rttMs()).toBe(2);
   });
 
   it('touches nothing without a round trip asked, or when the links are there already', async () => {
     const links = fakeLinks(2);
-    await withRtt(links, undefined, () => undefined, async () => undefined);
-    await withRtt(links, 2, () => undefined, async () => undefined);
+    await withRtt(
+      links,
+      undefined,
+      () => undefined,
+      async () => undefined,
+    );
+    await withRtt(
+      links,
+      2,
+      () => undefined,
+      async () => undefined,
+    );
     const none = fakeLinks(0, false);
-    await withRtt(none, 2, () => undefined, async () => undefined);
+    await withRtt(
+      none,
+      2,
+      () => undefined,
+      async () => undefined,
+    );
     expect(links.set).toEqual([]);
     expect(none.set).toEqual([]);
   });

@@ -21,7 +21,14 @@ const untouchable = (name: string): Proc => {
 
 /** An instance that answers only GET /strategies (what the lab reads at start). */
 function standInInstance(): Promise<http.Server> {
-  const strategy = { name: 'sql-update', family: 'sql', course: '§1', description: 'one statement', expected: { oneInstance: 'exact', threeInstances: 'exact' }, stores: ['mysql'] };
+  const strategy = {
+    name: 'sql-update',
+    family: 'sql',
+    course: '§1',
+    description: 'one statement',
+    expected: { oneInstance: 'exact', threeInstances: 'exact' },
+    stores: ['mysql'],
+  };
   const server = http.createServer((req, res) => {
     const ok = req.method === 'GET' && (req.url ?? '').startsWith('/strategies');
     res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
@@ -41,7 +48,15 @@ beforeAll(async () => {
 /** The lab's view of a cluster: the stand-in instance, and servers it must never touch. */
 function labServers(): LabServers {
   const base = `http://127.0.0.1:${(instance.address() as AddressInfo).port}`;
-  const info: ClusterInfo = { dir: '', nginx: base, instances: [base], mysql: { host: '127.0.0.1', port: 0, user: '', password: '', database: '' }, redis: '', redlock: [], zookeeper: '' };
+  const info: ClusterInfo = {
+    dir: '',
+    nginx: base,
+    instances: [base],
+    mysql: { host: '127.0.0.1', port: 0, user: '', password: '', database: '' },
+    redis: '',
+    redlock: [],
+    zookeeper: '',
+  };
   return { info, network: network({}), topology: 'single', instances: [untouchable('app-0')], redlock: [], zookeeper: untouchable('zookeeper') };
 }
 
@@ -168,7 +183,7 @@ describe('the live lab refuses cross-origin preflights and names unknown routes'
   });
 });
 
-describe('behind a published port (a container: listening beyond loopback), the Host port is not the lab\'s to check', () => {
+describe("behind a published port (a container: listening beyond loopback), the Host port is not the lab's to check", () => {
   it('any port with a loopback name is served; another name still is not', async () => {
     // 127.0.0.2 is loopback to the kernel but not one of the names the lab treats as local, as 0.0.0.0 in a container is not.
     const published = await startLiveServer(labServers(), { host: '127.0.0.2', port: 0, maxRequests: 100, maxSeconds: 10 }, { script: '', style: '' }, 0);

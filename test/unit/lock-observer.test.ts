@@ -40,16 +40,25 @@ describe('the lock scope reports to the observer of the work', () => {
 
   it('a lease lost during the work, a release that found it gone, a fencing refusal', async () => {
     const lost = new AbortController();
-    const lock: Lock = { acquire: async () => leaseOf(R, lost.signal, async () => { throw new LockNotHeldError(R); }) };
+    const lock: Lock = {
+      acquire: async () =>
+        leaseOf(R, lost.signal, async () => {
+          throw new LockNotHeldError(R);
+        }),
+    };
     const { seen, observer } = recorder();
     await observedBy(observer, () => withLock(lock, R, opts, async () => lost.abort('expired')));
     expect(seen).toEqual(['waited acquired', 'lease_lost', 'held', 'release_after_expiry']);
 
     const fenced = recorder();
     const plain: Lock = { acquire: async () => leaseOf(R, new AbortController().signal, async () => undefined) };
-    await expect(observedBy(fenced.observer, () => withLock(plain, R, opts, async () => {
-      throw new FencedError({ source: 'mysql', token: 1n } as never, 'write');
-    }))).rejects.toThrow(FencedError);
+    await expect(
+      observedBy(fenced.observer, () =>
+        withLock(plain, R, opts, async () => {
+          throw new FencedError({ source: 'mysql', token: 1n } as never, 'write');
+        }),
+      ),
+    ).rejects.toThrow(FencedError);
     expect(fenced.seen).toEqual(['waited acquired', 'fencing_refused', 'held']);
   });
 

@@ -29,7 +29,14 @@ describe('leaseOf', () => {
 
   it('offers a fencing token only when the lock issues one', async () => {
     expect(leaseOf(R, neverLost, async () => undefined).fencingToken).toBeUndefined();
-    expect(await leaseOf(R, neverLost, async () => undefined, async () => 7n).fencingToken?.()).toBe(7n);
+    expect(
+      await leaseOf(
+        R,
+        neverLost,
+        async () => undefined,
+        async () => 7n,
+      ).fencingToken?.(),
+    ).toBe(7n);
   });
 });
 

@@ -31,7 +31,7 @@ describe.each(['nginx.conf', 'compose.conf'])('nginx/%s', (file) => {
     expect(conf).toMatch(/^\s*limit_conn_status 503;/m);
   });
 
-  it("answers past its capacity with the documented 503 busy, naming nginx", () => {
+  it('answers past its capacity with the documented 503 busy, naming nginx', () => {
     const body = /location @busy \{[^}]*return 503 '([^']+)\\n';/.exec(conf)?.[1] ?? '';
     const key = answerKeyOfBody(503, body);
     expect(key).toBe('503 busy (nginx)');

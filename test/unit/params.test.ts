@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { loadServiceConfig } from '../../src/config.js';
-import { BadRequestError, CHECK_PARAMS, LEAK_KB_MAX, parseCheckParams, parseClockOffset, parseRequestId, parseResetBody, RETRY_MS_MIN } from '../../src/http/params.js';
+import {
+  BadRequestError,
+  CHECK_PARAMS,
+  LEAK_KB_MAX,
+  parseCheckParams,
+  parseClockOffset,
+  parseRequestId,
+  parseResetBody,
+  RETRY_MS_MIN,
+} from '../../src/http/params.js';
 import { FencedError } from '../../src/fencing.js';
 import { describeError } from '../../src/http/errors.js';
 import { PostgresConnectionError, pgFailure } from '../../src/db/postgres-pool.js';
@@ -152,12 +161,14 @@ describe('GET /check/lock parameters', () => {
     const off = rejection(() => parseCheckParams({ leakKb: '64' }, catalog, 'alpha', limits, false));
     expect([off.param, off.message]).toEqual(['leakKb', 'leakKb is for the fault lab: start the instance with FAULT_INJECTION=1']);
     expect(rejection(() => parseCheckParams({ leakKb: '0' }, catalog, 'alpha', limits)).param).toBe('leakKb');
-    for (const value of ['1025', '-1', '1.5', 'abc', '', ['1', '2']]) expect(rejection(() => parseCheckParams({ leakKb: value }, catalog, 'alpha', limits, true)).param).toBe('leakKb');
+    for (const value of ['1025', '-1', '1.5', 'abc', '', ['1', '2']])
+      expect(rejection(() => parseCheckParams({ leakKb: value }, catalog, 'alpha', limits, true)).param).toBe('leakKb');
   });
 
   it('takes a lock clock offset (POST /fault/clock) of whole ms within an hour either way, naming offsetMs otherwise', () => {
     expect(parseClockOffset({ offsetMs: -5_000 })).toBe(-5_000);
-    for (const body of [{}, { offsetMs: 1.5 }, { offsetMs: 3_600_001 }, { offsetMs: '5' }, undefined]) expect(rejection(() => parseClockOffset(body)).param).toBe('offsetMs');
+    for (const body of [{}, { offsetMs: 1.5 }, { offsetMs: 3_600_001 }, { offsetMs: '5' }, undefined])
+      expect(rejection(() => parseClockOffset(body)).param).toBe('offsetMs');
   });
 
   it('takes an X-Request-Id of safe characters and names the header otherwise', () => {
@@ -221,7 +232,9 @@ describe('error answers', () => {
     await expect(fail(refused)).rejects.toBeInstanceOf(DependencyDownError);
     await expect(fail(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).rejects.toBeInstanceOf(DependencyDownError);
     await expect(fail(new Error('Command timed out'))).rejects.toBeInstanceOf(OutcomeUnknownError);
-    await expect(fail(Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST' }))).rejects.toBeInstanceOf(OutcomeUnknownError);
+    await expect(
+      fail(Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST' })),
+    ).rejects.toBeInstanceOf(OutcomeUnknownError);
     await expect(fail(new Error("Duplicate entry '1' for key 'PRIMARY'"))).rejects.not.toBeInstanceOf(OutcomeUnknownError);
     // A verdict made inside a wider call is kept.
     await expect(callDependency('redis', () => fail(new Error('Command timed out')))).rejects.toBeInstanceOf(OutcomeUnknownError);
@@ -229,7 +242,11 @@ describe('error answers', () => {
   });
 
   it("takes a Redis server's refusal to write (a minority master, a demoted one) as nothing applied: redis_unavailable, not a 500", async () => {
-    for (const message of ['NOREPLICAS Not enough good replicas to write.', "READONLY You can't write against a read only replica.", 'MASTERDOWN Link with MASTER is down']) {
+    for (const message of [
+      'NOREPLICAS Not enough good replicas to write.',
+      "READONLY You can't write against a read only replica.",
+      'MASTERDOWN Link with MASTER is down',
+    ]) {
       await expect(callDependencyWrite('redis', () => Promise.reject(new Error(message)))).rejects.toBeInstanceOf(DependencyDownError);
       await expect(callDependency('redis', () => Promise.reject(new Error(message)))).rejects.toBeInstanceOf(DependencyDownError);
     }

@@ -23,7 +23,10 @@ describe('the partition family', () => {
   it("reads nginx's bounds from the project's template: connect 2 s, read 120 s, idle 4 s, /check/lock never resent", () => {
     expect(nginxBounds()).toEqual({ connectMs: 2_000, readMs: 120_000, keepaliveMs: 4_000, workers: 2, neverResends: true });
     // a location's own read timeout wins over the server's, and a resend left on is seen
-    const template = fs.readFileSync(NGINX_TEMPLATE, 'utf8').replace(/(location = \/check\/lock \{)/, '$1\n            proxy_read_timeout 30s;').replace(/(location = \/check\/lock \{[^}]*?)proxy_next_upstream off;/, '$1');
+    const template = fs
+      .readFileSync(NGINX_TEMPLATE, 'utf8')
+      .replace(/(location = \/check\/lock \{)/, '$1\n            proxy_read_timeout 30s;')
+      .replace(/(location = \/check\/lock \{[^}]*?)proxy_next_upstream off;/, '$1');
     expect(nginxBounds(template)).toMatchObject({ readMs: 30_000, neverResends: false });
   });
 

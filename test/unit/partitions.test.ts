@@ -111,7 +111,8 @@ describe('addresses and prefixes: what is accepted and what is refused', () => {
   });
 
   it('refuses anything but four integers in 0..255, naming the text', () => {
-    for (const bad of ['1.2.3', '1.2.3.4.5', '1.2.3.256', '1.2.3.-1', '1.2.3.x', '1.2.3.1.5', '256.0.0.0']) expect(() => ipv4ToNumber(bad), bad).toThrow(`not an IPv4 address: ${bad}`);
+    for (const bad of ['1.2.3', '1.2.3.4.5', '1.2.3.256', '1.2.3.-1', '1.2.3.x', '1.2.3.1.5', '256.0.0.0'])
+      expect(() => ipv4ToNumber(bad), bad).toThrow(`not an IPv4 address: ${bad}`);
   });
 
   it('a bare address is a /32; /0 is everything; the base is masked', () => {
@@ -144,7 +145,8 @@ describe('addresses and prefixes: what is accepted and what is refused', () => {
 
 describe('the hosts layout: its id, its size, and finding a server in it', () => {
   it('takes an id of exactly six lower-case hex digits, naming a bad one', () => {
-    for (const bad of ['A1B2C3', 'a1b2c', 'a1b2c3d', 'xa1b2c3', 'a1b2c3x', 'a1b2g3']) expect(() => planHostsLayout(['mysql'], bad, '198.18.9.0/24'), bad).toThrow(`hosts layout id must be six hex digits, got ${bad}`);
+    for (const bad of ['A1B2C3', 'a1b2c', 'a1b2c3d', 'xa1b2c3', 'a1b2c3x', 'a1b2g3'])
+      expect(() => planHostsLayout(['mysql'], bad, '198.18.9.0/24'), bad).toThrow(`hosts layout id must be six hex digits, got ${bad}`);
   });
 
   it('places up to 253 servers in its /24 (.2 to .254), and refuses one more', () => {
@@ -195,7 +197,11 @@ describe("Jepsen's shapes: randomness, edges and what a grudge names", () => {
     for (const n of [4, 7]) {
       const nodes = Array.from({ length: n }, (_, i) => `m${i}`);
       const g = majoritiesRing(nodes, seeded(n));
-      for (const node of nodes) expect(nodes.filter((m) => hears(g, node, m)), `${n} nodes, ${node}`).toHaveLength(Math.floor(n / 2) + 1);
+      for (const node of nodes)
+        expect(
+          nodes.filter((m) => hears(g, node, m)),
+          `${n} nodes, ${node}`,
+        ).toHaveLength(Math.floor(n / 2) + 1);
     }
   });
 

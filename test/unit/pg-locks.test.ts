@@ -79,7 +79,10 @@ function xactResponder(o: { granted?: boolean; token?: string | null; lock?: Err
 describe('pg-advisory-xact over a stand-in pool', () => {
   it('lists what it sends: BEGIN, the wait’s bound, the lock, the token; COMMIT; the try form without the bound', () => {
     const pool = new StandInPool().asPool();
-    expect(new PgAdvisoryXactLock(pool).sql()).toEqual({ acquire: [XACT_SQL.begin, XACT_SQL.setLockTimeout, XACT_SQL.lock, XACT_SQL.token], release: [XACT_SQL.commit] });
+    expect(new PgAdvisoryXactLock(pool).sql()).toEqual({
+      acquire: [XACT_SQL.begin, XACT_SQL.setLockTimeout, XACT_SQL.lock, XACT_SQL.token],
+      release: [XACT_SQL.commit],
+    });
     expect(new PgAdvisoryXactLock(pool, 'try').sql()).toEqual({ acquire: [XACT_SQL.begin, XACT_SQL.tryLock, XACT_SQL.token], release: [XACT_SQL.commit] });
     expect(new PgAdvisoryXactLock(pool).fencing).toBe('postgres');
   });
@@ -218,7 +221,10 @@ describe('pg-advisory-xact over a stand-in pool', () => {
 
 describe('pg-advisory-session over a stand-in pool (the flaw kept)', () => {
   it('lists what it sends', () => {
-    expect(new PgAdvisorySessionLock(new StandInPool().asPool()).sql()).toEqual({ acquire: [SESSION_SQL.setLockTimeout, SESSION_SQL.lock, SESSION_SQL.resetLockTimeout], release: [SESSION_SQL.unlock] });
+    expect(new PgAdvisorySessionLock(new StandInPool().asPool()).sql()).toEqual({
+      acquire: [SESSION_SQL.setLockTimeout, SESSION_SQL.lock, SESSION_SQL.resetLockTimeout],
+      release: [SESSION_SQL.unlock],
+    });
   });
 
   it('locks on one pooled connection with its wait bounded and the bound put back, gives that connection back holding the lock, and unlocks on whichever comes next', async () => {
@@ -228,7 +234,11 @@ describe('pg-advisory-session over a stand-in pool (the flaw kept)', () => {
     expect(stand.log[0]).toBe(`1: ${SESSION_SQL.setLockTimeout} ["${waitMs}"]`);
     expect(waitMs).toBeGreaterThan(4_900);
     expect(waitMs).toBeLessThanOrEqual(5_000);
-    expect(stand.log.slice(1)).toEqual([`1: ${SESSION_SQL.lock} ["${SKEY}"] [bound ${BOUND_MS + waitMs}]`, `1: ${SESSION_SQL.resetLockTimeout}`, '1: released']);
+    expect(stand.log.slice(1)).toEqual([
+      `1: ${SESSION_SQL.lock} ["${SKEY}"] [bound ${BOUND_MS + waitMs}]`,
+      `1: ${SESSION_SQL.resetLockTimeout}`,
+      '1: released',
+    ]);
     // Nothing tells this holder of a loss.
     expect(lease.lost.aborted).toBe(false);
     expect(lease).not.toHaveProperty('fencingToken');

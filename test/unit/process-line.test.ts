@@ -75,7 +75,11 @@ class FakeLock implements Lock {
 const opts = (owner: string, extra: Partial<AcquireOptions> = {}): AcquireOptions => ({ ttlMs: 30_000, waitMs: 60_000, retryMs: 10, owner, ...extra });
 
 /** What an acquire came to, without letting its rejection go unhandled. */
-const outcome = (p: Promise<Lease>): Promise<Lease | Error> => p.then((l) => l, (err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+const outcome = (p: Promise<Lease>): Promise<Lease | Error> =>
+  p.then(
+    (l) => l,
+    (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+  );
 
 /** `n` requests queued in order behind a busy line, each checked to be in line before the next. */
 function queue(line: ProcessLine, owners: readonly string[]): Promise<Lease | Error>[] {
@@ -169,7 +173,7 @@ describe('ProcessLine: a hold lost while requests wait in line', () => {
   });
 });
 
-describe("ProcessLine: a head whose inner acquire fails", () => {
+describe('ProcessLine: a head whose inner acquire fails', () => {
   it('the line moves on: each next waiter asks in turn, and the line ends idle', async () => {
     const inner = new FakeLock();
     const line = new ProcessLine(inner);
@@ -275,7 +279,10 @@ describe('ProcessLine: waiters that leave, and the tokens of passes', () => {
   it(`tokens grow by one per pass within a run; after ${MAX_HANDOFF_STREAK} passes the next waiter asks afresh`, async () => {
     const { inner, line, lease: first } = await heldLine({ owner: 'p0', token: 100n });
     let lease = first;
-    const rest = queue(line, Array.from({ length: MAX_HANDOFF_STREAK + 1 }, (_, i) => `p${i + 1}`));
+    const rest = queue(
+      line,
+      Array.from({ length: MAX_HANDOFF_STREAK + 1 }, (_, i) => `p${i + 1}`),
+    );
     const tokens = [await lease.fencingToken!()];
     for (const next of rest.slice(0, MAX_HANDOFF_STREAK)) {
       await lease.release();
@@ -311,7 +318,12 @@ describe('ProcessLine: waiters that leave, and the tokens of passes', () => {
 
 describe('ProcessLine: what it declares, what it reports, and what a wait leaves behind', () => {
   it("declares the inner lock's fencing, expiry and lost-acquire, which the route and the docs read", () => {
-    const fenced: Lock = { fencing: 'zookeeper', expiry: 'session', lostAcquire: 'expires with its lease', acquire: async () => Promise.reject(new Error('not asked')) };
+    const fenced: Lock = {
+      fencing: 'zookeeper',
+      expiry: 'session',
+      lostAcquire: 'expires with its lease',
+      acquire: async () => Promise.reject(new Error('not asked')),
+    };
     const line = new ProcessLine(fenced);
     expect([line.fencing, line.expiry, line.lostAcquire]).toEqual(['zookeeper', 'session', 'expires with its lease']);
     expect(new ProcessLine(new FakeLock()).fencing).toBeUndefined();

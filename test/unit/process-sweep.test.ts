@@ -12,7 +12,7 @@ import { inNamespaces, sweep } from '../../src/net/sweep.js';
 import { removeTree } from '../../src/paths.js';
 
 describe("a server's recorded identity", () => {
-  it('is taken once its launchers have exec\'d it, never from the empty command line read mid-exec', () => {
+  it("is taken once its launchers have exec'd it, never from the empty command line read mid-exec", () => {
     expect(isServerCommandLine('')).toBe(false);
     expect(isServerCommandLine('ip netns exec stocklab-abcdef-nginx /usr/sbin/nginx -p /d/nginx/')).toBe(false);
     expect(isServerCommandLine('setpriv --reuid=postgres /usr/lib/postgresql/15/bin/postgres -D /d')).toBe(false);
@@ -20,7 +20,7 @@ describe("a server's recorded identity", () => {
   });
 });
 
-describe('finding processes by namespace (a /proc of the test\'s own)', () => {
+describe("finding processes by namespace (a /proc of the test's own)", () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-sweep-'));
   afterAll(() => removeTree(root));
   const proc = path.join(root, 'proc');
@@ -54,12 +54,28 @@ describe('finding processes by namespace (a /proc of the test\'s own)', () => {
 
   it("finds every process in the cluster's namespaces, by namespace, and none elsewhere; a namespace already gone finds nothing", () => {
     const find = inNamespaces(['stocklab-abcdef-nginx', 'stocklab-abcdef-redis', 'stocklab-abcdef-gone'], { proc, netnsDir });
-    expect(find().map((p) => [p.pid, p.namespace]).sort()).toEqual([[101, 'stocklab-abcdef-nginx'], [102, 'stocklab-abcdef-nginx'], [103, 'stocklab-abcdef-redis']]);
+    expect(
+      find()
+        .map((p) => [p.pid, p.namespace])
+        .sort(),
+    ).toEqual([
+      [101, 'stocklab-abcdef-nginx'],
+      [102, 'stocklab-abcdef-nginx'],
+      [103, 'stocklab-abcdef-redis'],
+    ]);
     expect(inNamespaces(['stocklab-abcdef-gone'], { proc, netnsDir })()).toEqual([]);
   });
 });
 
-const entry = (pid: number, cmdline: string, program: string, pgrp = pid): ProcEntry => ({ pid, pgrp, cmdline, program, state: 'S', startTime: String(pid), netns: '' });
+const entry = (pid: number, cmdline: string, program: string, pgrp = pid): ProcEntry => ({
+  pid,
+  pgrp,
+  cmdline,
+  program,
+  state: 'S',
+  startTime: String(pid),
+  netns: '',
+});
 
 describe("finding the cluster's servers by their command line", () => {
   const dir = '/srv/lab/.stocklab';
@@ -112,7 +128,13 @@ describe('a sweep', () => {
   });
 
   it('stops with SIGTERM what SIGTERM stops, SIGKILLs the rest after the grace, and signals a process forked meanwhile too', async () => {
-    const w = world([{ p: entry(1, 'a', 'nginx'), diesOn: ['SIGTERM'] }, { p: entry(2, 'b', 'java'), diesOn: ['SIGKILL'] }], [{ p: entry(3, 'c', 'postgres'), diesOn: ['SIGTERM'] }]);
+    const w = world(
+      [
+        { p: entry(1, 'a', 'nginx'), diesOn: ['SIGTERM'] },
+        { p: entry(2, 'b', 'java'), diesOn: ['SIGKILL'] },
+      ],
+      [{ p: entry(3, 'c', 'postgres'), diesOn: ['SIGTERM'] }],
+    );
     const stopped = await sweep(w.find, { graceMs: 100, send: w.send });
     expect(stopped.map((p) => p.pid).sort()).toEqual([1, 2, 3]);
     expect(w.sent.filter((s) => s.startsWith('SIGTERM')).sort()).toEqual(['SIGTERM 1', 'SIGTERM 2', 'SIGTERM 3']);

@@ -16,12 +16,15 @@ function fakeClock() {
 describe('PlanClock', () => {
   it('estimates from the plan, then corrects each phase by its finished steps', () => {
     const c = fakeClock();
-    const clock = new PlanClock([
-      { key: 'w1', phase: 'windows', seconds: 2 },
-      { key: 'w2', phase: 'windows', seconds: 2 },
-      { key: 'w3', phase: 'windows', seconds: 2 },
-      { key: 'r1', phase: 'races', seconds: 4 },
-    ], c.now);
+    const clock = new PlanClock(
+      [
+        { key: 'w1', phase: 'windows', seconds: 2 },
+        { key: 'w2', phase: 'windows', seconds: 2 },
+        { key: 'w3', phase: 'windows', seconds: 2 },
+        { key: 'r1', phase: 'races', seconds: 4 },
+      ],
+      c.now,
+    );
     expect(clock.status()).toEqual({ done: 0, total: 4, elapsedSeconds: 0, leftSeconds: 10 });
     clock.begin('w1');
     c.advance(1);
@@ -45,7 +48,13 @@ describe('PlanClock', () => {
 
   it('does not let a step of its own pace (a cluster start) correct the others', () => {
     const c = fakeClock();
-    const clock = new PlanClock([{ key: 'up', phase: 'cluster', seconds: 30, ownPace: true }, { key: 'w', phase: 'windows', seconds: 2 }], c.now);
+    const clock = new PlanClock(
+      [
+        { key: 'up', phase: 'cluster', seconds: 30, ownPace: true },
+        { key: 'w', phase: 'windows', seconds: 2 },
+      ],
+      c.now,
+    );
     clock.begin('up');
     c.advance(3);
     clock.end('up');
@@ -54,7 +63,13 @@ describe('PlanClock', () => {
 
   it('says where the time went, per phase and outside the steps', () => {
     const c = fakeClock();
-    const clock = new PlanClock([{ key: 'a', phase: 'windows', seconds: 1 }, { key: 'b', phase: 'races', seconds: 1 }], c.now);
+    const clock = new PlanClock(
+      [
+        { key: 'a', phase: 'windows', seconds: 1 },
+        { key: 'b', phase: 'races', seconds: 1 },
+      ],
+      c.now,
+    );
     c.advance(2);
     clock.begin('a');
     c.advance(3);
@@ -77,7 +92,15 @@ describe('PlanClock', () => {
 describe('the bench plan', () => {
   it('has every warm-up, ceiling, window and race apart of the run', () => {
     const o = parseBenchArgs(['--rounds', '3', '--warmup', '0.5', '--window', '1.5']);
-    const plan = benchPlan(o, [{ key: 'none/three', raceApart: true }, { key: 'sql-update/three', raceApart: false }], ['three'], true);
+    const plan = benchPlan(
+      o,
+      [
+        { key: 'none/three', raceApart: true },
+        { key: 'sql-update/three', raceApart: false },
+      ],
+      ['three'],
+      true,
+    );
     expect(plan.filter((s) => s.phase === 'windows')).toHaveLength(6);
     expect(plan.filter((s) => s.phase === 'ceiling')).toHaveLength(3);
     // sql-update's last window is its race
@@ -94,7 +117,8 @@ describe('the bench plan', () => {
     expect(soldOutUnits(o, 100_000)).toBe(o.courseInitial);
     expect(soldOutUnits(o, 5)).toBeUndefined();
     expect(soldOutUnits(o, 0)).toBeUndefined();
-    for (const args of [['--separate-races'], ['--full'], ['--requests', '300'], ['--rounds', '1'], ['--raceSeconds', '2']]) expect(parseBenchArgs(args).soldOutWindows).toBe(false);
+    for (const args of [['--separate-races'], ['--full'], ['--requests', '300'], ['--rounds', '1'], ['--raceSeconds', '2']])
+      expect(parseBenchArgs(args).soldOutWindows).toBe(false);
   });
 
   it('sizes a race from the goodput measured: units at that rate, the rest answered faster, at most maxSeconds', () => {
@@ -108,7 +132,10 @@ describe('Progress', () => {
     const c = fakeClock();
     const lines: string[] = [];
     const p = new Progress((l) => lines.push(l), undefined, false, c.now);
-    p.add([{ key: 'a', phase: 'windows', seconds: 10 }, { key: 'b', phase: 'windows', seconds: 10 }]);
+    p.add([
+      { key: 'a', phase: 'windows', seconds: 10 },
+      { key: 'b', phase: 'windows', seconds: 10 },
+    ]);
     await p.step('a', 'first', async () => {
       c.advance(5);
       p.transient('halfway');

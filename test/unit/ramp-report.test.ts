@@ -73,7 +73,17 @@ describe('the ramp', () => {
       ],
       false,
     );
-    expect(merged).toMatchObject({ byAnswer: { '200': 3, '503 busy (nginx)': 1 }, okTotal: 3, answeredTotal: 4, noAnswer: 1, noAnswerBy: { closed: 1 }, seconds: 3, nofile: 1024, p50Ms: 3, p99Ms: 400 });
+    expect(merged).toMatchObject({
+      byAnswer: { '200': 3, '503 busy (nginx)': 1 },
+      okTotal: 3,
+      answeredTotal: 4,
+      noAnswer: 1,
+      noAnswerBy: { closed: 1 },
+      seconds: 3,
+      nofile: 1024,
+      p50Ms: 3,
+      p99Ms: 400,
+    });
     expect(merged.latencies).toBeUndefined();
   });
 
@@ -92,7 +102,13 @@ describe('the ramp', () => {
   });
 
   it('shows each 503 reason, the unanswered by cause, and oversold as a lower bound when some went unanswered', () => {
-    const cells = rampCells(step('sql-update', 1000, { noAnswer: 3, noAnswerBy: { ECONNRESET: 2, closed: 1 }, byAnswer: { '200': 1000, '503 busy (nginx)': 700, '503 lock_timeout': 5, '502 unreadable': 4 } }));
+    const cells = rampCells(
+      step('sql-update', 1000, {
+        noAnswer: 3,
+        noAnswerBy: { ECONNRESET: 2, closed: 1 },
+        byAnswer: { '200': 1000, '503 busy (nginx)': 700, '503 lock_timeout': 5, '502 unreadable': 4 },
+      }),
+    );
     expect(cells[7]).toBe('700 busy (nginx), 5 lock_timeout');
     expect(cells[8]).toBe('4 502 unreadable');
     expect(cells[9]).toBe('3 (2 ECONNRESET, 1 closed)');

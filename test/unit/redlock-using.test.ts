@@ -31,7 +31,13 @@ const shortestPause = (s: RetrySettings) => Math.max(0, s.retryDelay + Math.floo
 const longestPause = (s: RetrySettings) => s.retryDelay + Math.floor(0.999999 * s.retryJitter);
 
 describe('LibRedlockUsingLock retry settings', () => {
-  for (const [waitMs, retryMs] of [[200, 10], [5_000, 10], [1_000, 50], [300, 7], [30_000, 100]] as const) {
+  for (const [waitMs, retryMs] of [
+    [200, 10],
+    [5_000, 10],
+    [1_000, 50],
+    [300, 7],
+    [30_000, 100],
+  ] as const) {
     it(`waitMs ${waitMs}, retryMs ${retryMs}: the shortest pauses still span waitMs, the longest under 1.5 × waitMs`, async () => {
       const s = await settingsFor(waitMs, retryMs);
       expect(s.retryDelay).toBe(retryMs);
@@ -39,5 +45,4 @@ describe('LibRedlockUsingLock retry settings', () => {
       expect(s.retryCount * longestPause(s)).toBeLessThan(1.5 * waitMs + retryMs);
     });
   }
-
 });

@@ -26,7 +26,11 @@ const readRun = <T>(file: string): T => {
   const raw = fs.readFileSync(path.join(RUNS, file));
   return JSON.parse((file.endsWith('.gz') ? zlib.gunzipSync(raw) : raw).toString('utf8')) as T;
 };
-const runsOf = (prefix: string) => fs.readdirSync(RUNS).filter((f) => f.startsWith(prefix) && /\.json(\.gz)?$/.test(f)).sort();
+const runsOf = (prefix: string) =>
+  fs
+    .readdirSync(RUNS)
+    .filter((f) => f.startsWith(prefix) && /\.json(\.gz)?$/.test(f))
+    .sort();
 
 const CHAOS = [...runsOf('chaos-')];
 const SOAK = runsOf('soak-').at(-1) as string;
@@ -58,7 +62,10 @@ function half(html: string, lang: 'en' | 'zh'): string {
     .slice(0, end)
     .replace(/<code>[\s\S]*?<\/code>/g, ' ')
     .replace(/<[^>]+>/g, '\n')
-    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 }
 
 describe.each([
@@ -82,7 +89,12 @@ describe('the check for an untranslated sentence', () => {
 });
 
 const pages: [name: string, html: () => string, en: string, zh: string][] = [
-  ...CHAOS.map((f): [string, () => string, string, string] => [`chaos ${f}`, () => renderChaosHtml(readRun<ChaosReport>(f)), 'stocklab: chaos (a random nemesis under a steady load)', 'stocklab：混沌测试（稳定负载下的随机故障）']),
+  ...CHAOS.map((f): [string, () => string, string, string] => [
+    `chaos ${f}`,
+    () => renderChaosHtml(readRun<ChaosReport>(f)),
+    'stocklab: chaos (a random nemesis under a steady load)',
+    'stocklab：混沌测试（稳定负载下的随机故障）',
+  ]),
   [`soak ${SOAK}`, () => renderSoakHtml(readRun<SoakReport>(SOAK)), 'stocklab: soak', 'stocklab：浸泡测试'],
   [`ramp ${RAMP}`, () => renderRampHtml(readRun<RampReport>(RAMP)), 'stocklab: the overload ramp', 'stocklab：过载阶梯'],
   [`round-trip sweep ${RTT}`, () => renderSweepHtml(readRun<SweepReport>(RTT)), 'stocklab: goodput against the round trip', 'stocklab：有效吞吐与往返时延'],
@@ -138,18 +150,24 @@ describe("the Chinese docs' blocks of these runs", () => {
       expect(block.split(why)).toHaveLength(2);
       for (const row of above) expect(block).toContain(row.strategy);
     }
-    const at2 = rtt.rows.flatMap((row) => row.cells.filter((c) => c.rttMs === 2 && c.fraction !== null && c.fraction > 1).map((c) => `${row.strategy} (${(c.fraction as number).toFixed(1)}×)`));
+    const at2 = rtt.rows.flatMap((row) =>
+      row.cells.filter((c) => c.rttMs === 2 && c.fraction !== null && c.fraction > 1).map((c) => `${row.strategy} (${(c.fraction as number).toFixed(1)}×)`),
+    );
     expect(sweepDocBlock(rtt, RTT, 'en')).toContain(`At 2 ms, ${at2.slice(0, -1).join(', ')} and ${at2.at(-1)} sell above their bound: `);
   });
 });
 
 describe("the chaos run's own texts in Chinese", () => {
   it('says notes, problems and partitions clause by clause, names kept, and leaves an unknown clause as it is', () => {
-    expect(chaosText('on redis-replica; failed over; a replica in sync 812 ms after the thaw', 'zh')).toBe('落在 redis-replica 上；发生了主从切换；解冻后 812 毫秒以从节点身份完成同步');
+    expect(chaosText('on redis-replica; failed over; a replica in sync 812 ms after the thaw', 'zh')).toBe(
+      '落在 redis-replica 上；发生了主从切换；解冻后 812 毫秒以从节点身份完成同步',
+    );
     expect(chaosText('app-0 drops mysql,redis; redis drops app-0', 'zh')).toBe('app-0 丢弃来自 mysql,redis 的包；redis 丢弃来自 app-0 的包');
     expect(chaosText('redlock: no 200 within 30000 ms of the last heal', 'zh')).toBe('redlock：最后一次恢复后 30000 毫秒内没有 200');
     expect(chaosText('something new happened', 'zh')).toBe('something new happened');
-    expect(chaosText('the instances logged 2 answers 500 (each a bug, whoever asked); the first: {"status":500}', 'zh')).toBe('实例日志里记下了 2 个 500 响应（不管请求是谁发的，每一个都是缺陷）；第一条：{"status":500}');
+    expect(chaosText('the instances logged 2 answers 500 (each a bug, whoever asked); the first: {"status":500}', 'zh')).toBe(
+      '实例日志里记下了 2 个 500 响应（不管请求是谁发的，每一个都是缺陷）；第一条：{"status":500}',
+    );
     expect(chaosText('something new happened', 'en')).toBe('something new happened');
   });
 });

@@ -10,8 +10,20 @@ import { renderSweepHtml, renderSweepMarkdown, sweepLeaseBlock } from '../../rep
 import type { RaceFigures } from '../../report/bench/report.js';
 
 const exactRace: RaceFigures = {
-  requests: 110, initial: 100, ok: 100, soldOut: 10, byAnswer: { '200': 100, '409 sold_out': 10 }, refused: 0, unknownOutcome: 0,
-  unexpected: 0, left: 0, deducted: 100, oversold: 0, unanswered: 0, seconds: 1, truncated: false,
+  requests: 110,
+  initial: 100,
+  ok: 100,
+  soldOut: 10,
+  byAnswer: { '200': 100, '409 sold_out': 10 },
+  refused: 0,
+  unknownOutcome: 0,
+  unexpected: 0,
+  left: 0,
+  deducted: 100,
+  oversold: 0,
+  unanswered: 0,
+  seconds: 1,
+  truncated: false,
 };
 
 describe('the round-trip sweep', () => {
@@ -35,19 +47,45 @@ describe('the round-trip sweep', () => {
   it('reports k, the bound, the goodput and its fraction at each round trip, and says when a strategy is above its bound', () => {
     const ms = (v: number) => spreadOf([v * 0.9, v, v * 1.1]);
     const report: SweepReport = {
-      kind: 'rtt-sweep', stamp: 's', date: 'd', machine: { nproc: 2, cpu: 'cpu', node: 'v20' }, rtts: [0, 2], rounds: 3, connections: 100, windowSeconds: 1.5,
-      target: 'http://127.0.0.1:8080', seconds: 60, notes: [],
+      kind: 'rtt-sweep',
+      stamp: 's',
+      date: 'd',
+      machine: { nproc: 2, cpu: 'cpu', node: 'v20' },
+      rtts: [0, 2],
+      rounds: 3,
+      connections: 100,
+      windowSeconds: 1.5,
+      target: 'http://127.0.0.1:8080',
+      seconds: 60,
+      notes: [],
       direct: { mysql: ms(0.1), redis: ms(0.08) },
-      linkTimes: [{ rttMs: 0, mysql: ms(0.13), redis: ms(0.11) }, { rttMs: 2, mysql: ms(2.1), redis: ms(2.1) }],
+      linkTimes: [
+        { rttMs: 0, mysql: ms(0.13), redis: ms(0.11) },
+        { rttMs: 2, mysql: ms(2.1), redis: ms(2.1) },
+      ],
       rows: [
-        { strategy: 'redlock', family: 'redis', expected: 'exact', counts: { redis: 0, redlock: 10, mysql: 2, zookeeper: 0 }, k: 4, cells: [
-          { rttMs: 0, goodput: ms(1000), bound: null, fraction: null, race: exactRace, windows: [] },
-          { rttMs: 2, goodput: ms(100), bound: 125, fraction: 0.8, race: exactRace, windows: [] },
-        ] },
-        { strategy: 'sql-update', family: 'sql', expected: 'exact', counts: { redis: 0, redlock: 0, mysql: 1, zookeeper: 0 }, k: 1, cells: [
-          { rttMs: 0, goodput: ms(3000), bound: null, fraction: null, race: exactRace, windows: [] },
-          { rttMs: 2, goodput: ms(2000), bound: 500, fraction: 4, race: { ...exactRace, ok: 101, oversold: 1 }, windows: [] },
-        ] },
+        {
+          strategy: 'redlock',
+          family: 'redis',
+          expected: 'exact',
+          counts: { redis: 0, redlock: 10, mysql: 2, zookeeper: 0 },
+          k: 4,
+          cells: [
+            { rttMs: 0, goodput: ms(1000), bound: null, fraction: null, race: exactRace, windows: [] },
+            { rttMs: 2, goodput: ms(100), bound: 125, fraction: 0.8, race: exactRace, windows: [] },
+          ],
+        },
+        {
+          strategy: 'sql-update',
+          family: 'sql',
+          expected: 'exact',
+          counts: { redis: 0, redlock: 0, mysql: 1, zookeeper: 0 },
+          k: 1,
+          cells: [
+            { rttMs: 0, goodput: ms(3000), bound: null, fraction: null, race: exactRace, windows: [] },
+            { rttMs: 2, goodput: ms(2000), bound: 500, fraction: 4, race: { ...exactRace, ok: 101, oversold: 1 }, windows: [] },
+          ],
+        },
       ],
     };
     const md = renderSweepMarkdown(report);
@@ -69,20 +107,48 @@ describe('the round-trip sweep', () => {
     const paired = renderSweepMarkdown({ ...report, linkSamples: 200, forwarderCost: { mysql: 0.0351, redis: -0.002 } });
     expect(paired).toContain('| one request, median of 200 (min–max) |');
     expect(paired).toContain("| a forwarder's own cost at 0 (timed in turn with the direct link) | +35 µs | −2 µs |");
-    expect(renderSweepHtml({ ...report, linkSamples: 200, forwarderCost: { mysql: 0.0351, redis: 0.04 } })).toContain('往返为 0 时一个转发器自身的开销（与直连交替计时）');
+    expect(renderSweepHtml({ ...report, linkSamples: 200, forwarderCost: { mysql: 0.0351, redis: 0.04 } })).toContain(
+      '往返为 0 时一个转发器自身的开销（与直连交替计时）',
+    );
   });
 
   it('shows, for a run with a short lease, what is left of it once held and what the race sold and refused at each round trip', () => {
     const ms = (v: number) => spreadOf([v, v, v]);
-    const lostAll: RaceFigures = { ...exactRace, ok: 0, soldOut: 0, byAnswer: { '503 lock_lost': 108, '503 lock_timeout': 2 }, refused: 110, left: 100, deducted: 0 };
+    const lostAll: RaceFigures = {
+      ...exactRace,
+      ok: 0,
+      soldOut: 0,
+      byAnswer: { '503 lock_lost': 108, '503 lock_timeout': 2 },
+      refused: 110,
+      left: 100,
+      deducted: 0,
+    };
     const base: SweepReport = {
-      kind: 'rtt-sweep', stamp: 's', date: 'd', machine: { nproc: 2, cpu: 'cpu', node: 'v20' }, rtts: [0, 10], rounds: 3, connections: 100, windowSeconds: 1.5,
-      target: 'http://127.0.0.1:8080', seconds: 60, notes: [], direct: { mysql: ms(0.1), redis: ms(0.08) }, linkTimes: [],
+      kind: 'rtt-sweep',
+      stamp: 's',
+      date: 'd',
+      machine: { nproc: 2, cpu: 'cpu', node: 'v20' },
+      rtts: [0, 10],
+      rounds: 3,
+      connections: 100,
+      windowSeconds: 1.5,
+      target: 'http://127.0.0.1:8080',
+      seconds: 60,
+      notes: [],
+      direct: { mysql: ms(0.1), redis: ms(0.08) },
+      linkTimes: [],
       rows: [
-        { strategy: 'redlock', family: 'redlock', expected: 'exact', counts: { redis: 0, redlock: 10, mysql: 2, zookeeper: 0 }, k: 4, cells: [
-          { rttMs: 0, goodput: ms(300), bound: null, fraction: null, race: exactRace, windows: [] },
-          { rttMs: 10, goodput: ms(0), bound: 25, fraction: 0, race: lostAll, windows: [] },
-        ] },
+        {
+          strategy: 'redlock',
+          family: 'redlock',
+          expected: 'exact',
+          counts: { redis: 0, redlock: 10, mysql: 2, zookeeper: 0 },
+          k: 4,
+          cells: [
+            { rttMs: 0, goodput: ms(300), bound: null, fraction: null, race: exactRace, windows: [] },
+            { rttMs: 10, goodput: ms(0), bound: 25, fraction: 0, race: lostAll, windows: [] },
+          ],
+        },
       ],
     };
     const report: SweepReport = { ...base, params: { ttlMs: 20 } };

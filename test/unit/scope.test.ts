@@ -40,7 +40,7 @@ describe('withLock', () => {
     expect(releases).toHaveBeenCalledTimes(1);
   });
 
-  it('releases when the work throws, and rethrows the work\'s error even if the release fails too', async () => {
+  it("releases when the work throws, and rethrows the work's error even if the release fails too", async () => {
     const { lease, releases } = countedLease(() => Promise.reject(new Error('server down')));
     const { lock, grant } = handGranted(lease);
     grant();
@@ -49,7 +49,7 @@ describe('withLock', () => {
     expect(releases).toHaveBeenCalledTimes(1);
   });
 
-  it('returns the value of finished work when the release fails, with the release\'s error beside it', async () => {
+  it("returns the value of finished work when the release fails, with the release's error beside it", async () => {
     const { lease } = countedLease(() => Promise.reject(new Error('lease expired')));
     const { lock, grant } = handGranted(lease);
     grant();

@@ -4,7 +4,19 @@
 import { describe, expect, it } from 'vitest';
 import { slopePerMinute, type Point } from '../../faults/soak/slope.js';
 import { leastSoakMinutes, roundMs, soakTurnMs, TURN_MS, TURN_OVERHEAD_MS } from '../../faults/soak/turns.js';
-import { floorsPerWindow, judgeability, judgeResource, judgingOf, minJudgedMs, MIN_WINDOWS, slopesOf, warmUpEnd, windowOf, WINDOW_MS, type SoakTiming } from '../../faults/soak/verdict.js';
+import {
+  floorsPerWindow,
+  judgeability,
+  judgeResource,
+  judgingOf,
+  minJudgedMs,
+  MIN_WINDOWS,
+  slopesOf,
+  warmUpEnd,
+  windowOf,
+  WINDOW_MS,
+  type SoakTiming,
+} from '../../faults/soak/verdict.js';
 
 const SAMPLE_MS = 10_000;
 const HEAP = 'app-0 heap MB';
@@ -25,7 +37,10 @@ function noise(seed: number): () => number {
 }
 
 /** A heap between collections: it climbs `perSample` MB a sample for `teeth` samples, then a collection drops it to `floor`. */
-const sawtooth = (floor: number, perSample: number, teeth: number, phase = 0) => (_t: number, i: number) => floor + perSample * ((i + phase) % teeth);
+const sawtooth =
+  (floor: number, perSample: number, teeth: number, phase = 0) =>
+  (_t: number, i: number) =>
+    floor + perSample * ((i + phase) % teeth);
 
 /** A 15-minute run whose warm-up (every strategy's first turn) ended at 4 min. */
 const LONG: SoakTiming = { warmUpEndsMs: 4 * 60_000, endMs: 15 * 60_000, windowMs: WINDOW_MS, leastMinutes: 9 };
@@ -48,14 +63,20 @@ describe('the soak verdict: steady growth is called', () => {
   });
 
   it('a count that gains one every 20 s (3/min), steadily', () => {
-    const row = judge(FDS, series(15, (t) => 80 + Math.floor(t / 20_000)));
+    const row = judge(
+      FDS,
+      series(15, (t) => 80 + Math.floor(t / 20_000)),
+    );
     expect(row).toMatchObject({ judged: true, grows: true });
     expect(row.last - row.first).toBeGreaterThan(10);
   });
 
   it('a leak that starts after the warm-up, under noise', () => {
     const r = noise(7);
-    const row = judge(HEAP, series(15, (t) => 60 + 8 * r() + (t > 6 * 60_000 ? (5 * (t - 6 * 60_000)) / 60_000 : 0)));
+    const row = judge(
+      HEAP,
+      series(15, (t) => 60 + 8 * r() + (t > 6 * 60_000 ? (5 * (t - 6 * 60_000)) / 60_000 : 0)),
+    );
     expect(row.grows).toBe(true);
   });
 
@@ -71,8 +92,20 @@ describe('the soak verdict: what is not growth is not called', () => {
   it('noise around a flat level, on a heap and on a count', () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const r = noise(seed);
-      expect(judge(HEAP, series(15, () => 60 + 15 * r())).grows, `seed ${seed}`).toBe(false);
-      expect(judge(FDS, series(15, () => 80 + Math.round(4 * r()))).grows, `seed ${seed}`).toBe(false);
+      expect(
+        judge(
+          HEAP,
+          series(15, () => 60 + 15 * r()),
+        ).grows,
+        `seed ${seed}`,
+      ).toBe(false);
+      expect(
+        judge(
+          FDS,
+          series(15, () => 80 + Math.round(4 * r())),
+        ).grows,
+        `seed ${seed}`,
+      ).toBe(false);
     }
   });
 
@@ -98,20 +131,32 @@ describe('the soak verdict: what is not growth is not called', () => {
   });
 
   it('a resource with no bound (the loop delay) is printed, never called', () => {
-    expect(judge('app-0 loop delay ms', series(15, (t) => t / 1_000))).toMatchObject({ judged: true, grows: false });
+    expect(
+      judge(
+        'app-0 loop delay ms',
+        series(15, (t) => t / 1_000),
+      ),
+    ).toMatchObject({ judged: true, grows: false });
   });
 
   /** The judged windows of LONG (from 4 min, a minute each), by the window's number. */
-  const byWindow = (floor: (k: number) => number) => series(15, (t, i) => (t < 4 * 60_000 ? 60 : floor(Math.floor((t - 4 * 60_000) / 60_000))) + sawtooth(0, 5, 3)(t, i));
+  const byWindow = (floor: (k: number) => number) =>
+    series(15, (t, i) => (t < 4 * 60_000 ? 60 : floor(Math.floor((t - 4 * 60_000) / 60_000))) + sawtooth(0, 5, 3)(t, i));
 
   it('a heap that climbs steeply and falls back (a cache filled, then trimmed) ends within its growth bound: not called', () => {
-    const hump = judge(HEAP, byWindow((k) => (k < 10 ? 60 + 6 * k : 68)));
+    const hump = judge(
+      HEAP,
+      byWindow((k) => (k < 10 ? 60 + 6 * k : 68)),
+    );
     expect(hump.perMinute).toBeGreaterThan(3);
     expect(hump).toMatchObject({ first: 60, last: 68, grows: false });
   });
 
   it('floors flat but for the first and last windows, 11 MB apart: above the growth bound, under the slope bound, not called', () => {
-    const ends = judge(HEAP, byWindow((k) => (k === 0 ? 55 : k === 10 ? 66 : 60)));
+    const ends = judge(
+      HEAP,
+      byWindow((k) => (k === 0 ? 55 : k === 10 ? 66 : 60)),
+    );
     expect(ends.perMinute).toBeLessThan(3);
     expect(ends).toMatchObject({ first: 55, last: 66, grows: false });
   });
@@ -123,33 +168,60 @@ describe('the soak verdict: what is not growth is not called', () => {
 
   it('a rise above the slope bound but within the growth bound (a step of the pool) is not called', () => {
     // One step of +8 connections halfway: the slope is steep enough, the rise is within the noise bound of 10.
-    expect(judge(FDS, series(15, (t) => (t < 9 * 60_000 ? 80 : 88)))).toMatchObject({ grows: false });
+    expect(
+      judge(
+        FDS,
+        series(15, (t) => (t < 9 * 60_000 ? 80 : 88)),
+      ),
+    ).toMatchObject({ grows: false });
   });
 });
 
 describe('the soak verdict: a run too short to judge says so and fails nothing', () => {
-  it("a 2-minute run whose heap climbs its first tooth (65 → 113 MB, no full collection yet): the old fit called it; this one does not judge, and names the least run that can", () => {
+  it('a 2-minute run whose heap climbs its first tooth (65 → 113 MB, no full collection yet): the old fit called it; this one does not judge, and names the least run that can', () => {
     const heap = series(2, (t) => 65 + (24 * t) / 60_000);
     expect(rawVerdictCalls(heap, { perMinute: 3, growth: 10 })).toBe(true);
     // 29 strategies in turns sized to a 2-minute run: the first round never finished.
     const timing: SoakTiming = { warmUpEndsMs: undefined, endMs: 2 * 60_000, windowMs: WINDOW_MS, leastMinutes: leastSoakMinutes(29, WINDOW_MS) };
-    const { growth, rows } = slopesOf(heap.map((p) => ({ t: p.t, values: { [HEAP]: p.v } })), timing);
-    expect(growth).toEqual({ judged: false, why: 'not every strategy in the plan had a turn, so the run never left its warm-up', leastMinutes: timing.leastMinutes });
+    const { growth, rows } = slopesOf(
+      heap.map((p) => ({ t: p.t, values: { [HEAP]: p.v } })),
+      timing,
+    );
+    expect(growth).toEqual({
+      judged: false,
+      why: 'not every strategy in the plan had a turn, so the run never left its warm-up',
+      leastMinutes: timing.leastMinutes,
+    });
     expect(rows).toMatchObject([{ resource: HEAP, judged: false, grows: false }]);
   });
 
   it('a run whose warm-up ended but left less than the judged part needs', () => {
     const timing: SoakTiming = { warmUpEndsMs: 60_000, endMs: 4 * 60_000, windowMs: WINDOW_MS, leastMinutes: 6.5 };
     const growth = judgeability(timing);
-    expect(growth).toEqual({ judged: false, why: '3.0 min after the warm-up (every strategy\'s first turn, 1.0 min); judging needs 5.0 min', leastMinutes: 6.5 });
+    expect(growth).toEqual({
+      judged: false,
+      why: "3.0 min after the warm-up (every strategy's first turn, 1.0 min); judging needs 5.0 min",
+      leastMinutes: 6.5,
+    });
     // Even a real leak is not called on so little: the run says it cannot tell.
-    expect(judge(FDS, series(4, (t) => 80 + t / 10_000), timing)).toMatchObject({ judged: false, grows: false });
+    expect(
+      judge(
+        FDS,
+        series(4, (t) => 80 + t / 10_000),
+        timing,
+      ),
+    ).toMatchObject({ judged: false, grows: false });
   });
 
   it('judges from exactly the least judged part on', () => {
     const least = minJudgedMs(WINDOW_MS);
     expect(judgeability({ ...LONG, endMs: LONG.warmUpEndsMs! + least - 1 }).judged).toBe(false);
-    expect(judgeability({ ...LONG, endMs: LONG.warmUpEndsMs! + least })).toEqual({ judged: true, fromMs: LONG.warmUpEndsMs, windowMs: WINDOW_MS, windows: least / WINDOW_MS });
+    expect(judgeability({ ...LONG, endMs: LONG.warmUpEndsMs! + least })).toEqual({
+      judged: true,
+      fromMs: LONG.warmUpEndsMs,
+      windowMs: WINDOW_MS,
+      windows: least / WINDOW_MS,
+    });
   });
 
   it('needs long enough for each bound: a resource growing at its bound outgrows its growth bound (fds: 10 at 2/min, 5 min)', () => {
@@ -234,7 +306,10 @@ describe('the verdict at its edges: a bound reached is not exceeded, and missing
   const windows = (floor: (k: number) => number) => series(15, (t) => floor(Math.floor((t - 4 * 60_000) / 60_000)));
 
   it('floors rising at exactly the slope bound (fds: 2/min), 20 in all: not above the bound, not called', () => {
-    const row = judge(FDS, windows((k) => 80 + 2 * Math.max(0, k)));
+    const row = judge(
+      FDS,
+      windows((k) => 80 + 2 * Math.max(0, k)),
+    );
     expect(row).toMatchObject({ perMinute: 2, first: 80, last: 100, grows: false });
   });
 
@@ -256,7 +331,10 @@ describe('the verdict at its edges: a bound reached is not exceeded, and missing
 
   it('a resource missing from the first samples (a server that answered late) is shown from its first reading, in a run too short to judge', () => {
     const short: SoakTiming = { warmUpEndsMs: undefined, endMs: 2 * 60_000, windowMs: WINDOW_MS, leastMinutes: 9 };
-    const samples = series(2, (t) => t).map((p) => ({ t: p.t, values: (p.t < 30_000 ? { [HEAP]: 60 } : { [HEAP]: 60, [FDS]: 70 + p.t / 10_000 }) as Record<string, number> }));
+    const samples = series(2, (t) => t).map((p) => ({
+      t: p.t,
+      values: (p.t < 30_000 ? { [HEAP]: 60 } : { [HEAP]: 60, [FDS]: 70 + p.t / 10_000 }) as Record<string, number>,
+    }));
     const fds = slopesOf(samples, short).rows.find((r) => r.resource === FDS);
     expect(fds).toMatchObject({ judged: false, first: 73, last: 82, perMinute: 6, grows: false });
   });
@@ -273,15 +351,30 @@ describe('the verdict at its edges: a bound reached is not exceeded, and missing
 
 describe('the slope: least squares per minute', () => {
   it('is exact on two points, and on a line', () => {
-    expect(slopePerMinute([{ t: 0, v: 1 }, { t: 60_000, v: 4 }])).toBe(3);
-    expect(slopePerMinute([{ t: 30_000, v: 10 }, { t: 90_000, v: 8 }])).toBe(-2);
+    expect(
+      slopePerMinute([
+        { t: 0, v: 1 },
+        { t: 60_000, v: 4 },
+      ]),
+    ).toBe(3);
+    expect(
+      slopePerMinute([
+        { t: 30_000, v: 10 },
+        { t: 90_000, v: 8 },
+      ]),
+    ).toBe(-2);
     expect(slopePerMinute(series(5, (t) => 7 + t / 20_000))).toBeCloseTo(3, 9);
   });
 
   it('is 0, not NaN, with no point, one point, or every point at the same time', () => {
     expect(slopePerMinute([])).toBe(0);
     expect(slopePerMinute([{ t: 5, v: 1 }])).toBe(0);
-    expect(slopePerMinute([{ t: 5, v: 1 }, { t: 5, v: 9 }])).toBe(0);
+    expect(
+      slopePerMinute([
+        { t: 5, v: 1 },
+        { t: 5, v: 9 },
+      ]),
+    ).toBe(0);
   });
 });
 
@@ -289,9 +382,16 @@ describe('a caller’s judging: a short run over a leak far past the bounds (tes
   const RSS = 'app-0 rss MB';
   /** Samples every 2 s for 48 s; the warm-up (one strategy's first turn) ended at 11 s. */
   const SHORT_MS = 2_000;
-  const short = (value: (t: number, i: number) => number): Point[] => Array.from({ length: 48_000 / SHORT_MS + 1 }, (_, i) => ({ t: i * SHORT_MS, v: value(i * SHORT_MS, i) }));
+  const short = (value: (t: number, i: number) => number): Point[] =>
+    Array.from({ length: 48_000 / SHORT_MS + 1 }, (_, i) => ({ t: i * SHORT_MS, v: value(i * SHORT_MS, i) }));
   const JUDGE = { windowMs: 10_000, minJudgedMs: 30_000 };
-  const timing = (endMs: number, judge = judgingOf(SHORT_MS, JUDGE)): SoakTiming => ({ warmUpEndsMs: 11_000, endMs, windowMs: judge.windowMs, leastJudgedMs: judge.minJudgedMs, leastMinutes: 1 });
+  const timing = (endMs: number, judge = judgingOf(SHORT_MS, JUDGE)): SoakTiming => ({
+    warmUpEndsMs: 11_000,
+    endMs,
+    windowMs: judge.windowMs,
+    leastJudgedMs: judge.minJudgedMs,
+    leastMinutes: 1,
+  });
 
   it('without one, the window and least judged span come from the sample period, as the CLI has them', () => {
     expect(judgingOf(10_000)).toEqual({ windowMs: WINDOW_MS, minJudgedMs: minJudgedMs(WINDOW_MS) });
@@ -308,26 +408,50 @@ describe('a caller’s judging: a short run over a leak far past the bounds (tes
   it('judges from exactly the caller’s least span on, and says what it needs when short of it', () => {
     expect(judgeability(timing(11_000 + 30_000))).toEqual({ judged: true, fromMs: 11_000, windowMs: 10_000, windows: 3 });
     expect(judgeability(timing(11_000 + 30_000 - 1)).judged).toBe(false);
-    expect(judgeability(timing(11_000 + 20_000))).toEqual({ judged: false, why: "0.3 min after the warm-up (every strategy's first turn, 0.2 min); judging needs 0.5 min", leastMinutes: 1 });
+    expect(judgeability(timing(11_000 + 20_000))).toEqual({
+      judged: false,
+      why: "0.3 min after the warm-up (every strategy's first turn, 0.2 min); judging needs 0.5 min",
+      leastMinutes: 1,
+    });
   });
 
   it('calls a memory leak of 120 MB/min in 48 s, over a sawtooth and noise; not judged by the default windows', () => {
     const r = noise(11);
     const points = short((t, i) => 150 + (120 * t) / 60_000 + sawtooth(0, 4, 3)(t, i) + 2 * r());
-    const { growth, rows } = slopesOf(points.map((p) => ({ t: p.t, values: { [RSS]: p.v } })), timing(48_000));
+    const { growth, rows } = slopesOf(
+      points.map((p) => ({ t: p.t, values: { [RSS]: p.v } })),
+      timing(48_000),
+    );
     expect(growth).toMatchObject({ judged: true, windows: 3 });
     expect(rows[0]).toMatchObject({ resource: RSS, judged: true, grows: true });
     expect(rows[0]!.perMinute).toBeGreaterThan(100);
-    const byDefault = slopesOf(points.map((p) => ({ t: p.t, values: { [RSS]: p.v } })), timing(48_000, judgingOf(SHORT_MS)));
+    const byDefault = slopesOf(
+      points.map((p) => ({ t: p.t, values: { [RSS]: p.v } })),
+      timing(48_000, judgingOf(SHORT_MS)),
+    );
     expect(byDefault.growth.judged).toBe(false);
     expect(byDefault.rows[0]).toMatchObject({ judged: false, grows: false });
   });
 
   it('does not call a flat memory under the same sawtooth and noise, nor a rise within its growth bound', () => {
     const r = noise(12);
-    expect(judgeResource(RSS, short((t, i) => 150 + sawtooth(0, 4, 3)(t, i) + 2 * r()), judgeability(timing(48_000)), 48_000).grows).toBe(false);
+    expect(
+      judgeResource(
+        RSS,
+        short((t, i) => 150 + sawtooth(0, 4, 3)(t, i) + 2 * r()),
+        judgeability(timing(48_000)),
+        48_000,
+      ).grows,
+    ).toBe(false);
     // 30 MB/min over the 20 s between the first and last floor: 10 MB, under the 20 MB growth bound.
-    expect(judgeResource(RSS, short((t) => 150 + (30 * t) / 60_000), judgeability(timing(48_000)), 48_000)).toMatchObject({ judged: true, grows: false });
+    expect(
+      judgeResource(
+        RSS,
+        short((t) => 150 + (30 * t) / 60_000),
+        judgeability(timing(48_000)),
+        48_000,
+      ),
+    ).toMatchObject({ judged: true, grows: false });
   });
 
   it('names as least run the first that leaves the caller’s span after the first round', () => {

@@ -87,11 +87,14 @@ describe('a MySQL statement on a link that stops answering', () => {
 
 describe('the answer to a statement given up on', () => {
   it('is 503 outcome_unknown when it may have been applied, a refusal (mysql_unavailable) when not', async () => {
-    const write = (mayHaveApplied: boolean) => callDependencyWrite('mysql', () => Promise.reject(new StatementTimeoutError('COMMIT', BOUND_MS, mayHaveApplied)));
+    const write = (mayHaveApplied: boolean) =>
+      callDependencyWrite('mysql', () => Promise.reject(new StatementTimeoutError('COMMIT', BOUND_MS, mayHaveApplied)));
     await expect(write(true)).rejects.toBeInstanceOf(OutcomeUnknownError);
     await expect(write(false)).rejects.toBeInstanceOf(DependencyDownError);
     await expect(write(false)).rejects.toMatchObject({ dependency: 'mysql' });
     // A read is never an unknown outcome: nothing it sends changes anything.
-    await expect(callDependency('mysql', () => Promise.reject(new StatementTimeoutError('SELECT 1', BOUND_MS, false)))).rejects.toBeInstanceOf(DependencyDownError);
+    await expect(callDependency('mysql', () => Promise.reject(new StatementTimeoutError('SELECT 1', BOUND_MS, false)))).rejects.toBeInstanceOf(
+      DependencyDownError,
+    );
   });
 });

@@ -42,7 +42,10 @@ function rows(page: string, heading: string): Row[] {
   return out;
 }
 
-const PAGES = [['docs/strategies.md', '## Where each strategy is declared'], [`${ZH_DOCS}/strategies.md`, '## 每个方案的源文件']] as const;
+const PAGES = [
+  ['docs/strategies.md', '## Where each strategy is declared'],
+  [`${ZH_DOCS}/strategies.md`, '## 每个方案的源文件'],
+] as const;
 
 describe.each(PAGES)('%s', (page, heading) => {
   const table = rows(page, heading);

@@ -82,7 +82,10 @@ describe('waitFor (a watch, bounded by a deadline and by the connection)', () =>
     const connection = new AbortController();
     const waiting = waitFor(new Promise<void>(() => undefined), Date.now() + 60_000, connection.signal);
     connection.abort('disconnected');
-    const down = await waiting.then(() => undefined, (err: unknown) => err);
+    const down = await waiting.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(down).toBeInstanceOf(DependencyDownError);
     expect((down as DependencyDownError).dependency).toBe('zookeeper');
     await expect(waitFor(new Promise<void>(() => undefined), Date.now() + 60_000, connection.signal)).rejects.toBeInstanceOf(DependencyDownError);

@@ -26,10 +26,16 @@ export class EtcdLease {
     private readonly ttlMs: number,
     sentAt: number,
   ) {
-    this.clock = new LeaseClock(ttlMs, sentAt, () => void this.keepAlive(), 'no keep-alive succeeded within the lease TTL', () => {
-      this.stream?.end();
-      this.stream = undefined;
-    });
+    this.clock = new LeaseClock(
+      ttlMs,
+      sentAt,
+      () => void this.keepAlive(),
+      'no keep-alive succeeded within the lease TTL',
+      () => {
+        this.stream?.end();
+        this.stream = undefined;
+      },
+    );
   }
 
   /** Grants a lease of leaseSeconds(ttlMs) and starts keeping it alive. */

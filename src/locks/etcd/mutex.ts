@@ -97,7 +97,13 @@ export class EtcdMutexLock implements Lock {
    */
   private async waitDeletes(prefix: string, maxRev: bigint, deadline: number, signal?: AbortSignal): Promise<void> {
     for (;;) {
-      const before: IRangeRequest = { ...prefixRange(prefix), sort_target: SortTarget.Create, sort_order: SortOrder.Descend, limit: 1, max_create_revision: String(maxRev) };
+      const before: IRangeRequest = {
+        ...prefixRange(prefix),
+        sort_target: SortTarget.Create,
+        sort_order: SortOrder.Descend,
+        limit: 1,
+        max_create_revision: String(maxRev),
+      };
       const res = await etcdCall(() => this.client.kv.range(before, callBound()));
       const last = res.kvs[0];
       if (!last) return;

@@ -11,7 +11,9 @@ import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock
  * The package is CommonJS with its factory as `exports.default`. Node hands an ES import the whole
  * `exports` as the default (the factory one level down); vitest's loader unwraps it: take either.
  */
-type MutexFactory = (connectionString: string) => (name: string) => { lock(): Promise<() => Promise<void>>; tryLock(): Promise<(() => Promise<void>) | undefined> };
+type MutexFactory = (
+  connectionString: string,
+) => (name: string) => { lock(): Promise<() => Promise<void>>; tryLock(): Promise<(() => Promise<void>) | undefined> };
 const packageDefault: unknown = advisoryLockPackage.default;
 export const createMutexFactory = (typeof packageDefault === 'function' ? packageDefault : (packageDefault as { default: unknown }).default) as MutexFactory;
 
@@ -54,7 +56,12 @@ export class LibAdvisoryLock implements Lock {
       clearTimeout(timer);
     }
     if (unlock === 'given up') {
-      pending.then((late) => late?.(), () => undefined).catch(() => undefined);
+      pending
+        .then(
+          (late) => late?.(),
+          () => undefined,
+        )
+        .catch(() => undefined);
       throw new LockTimeoutError(resource, opts.waitMs);
     }
     if (!unlock) throw new LockTimeoutError(resource, opts.waitMs);

@@ -35,7 +35,9 @@ export class LibEtcd3Lock implements Lock {
         // Taken: the package has already revoked the lease of this attempt. Anything else (etcd
         // unreachable) leaves the package's lease alive, and perhaps its key: revoke it.
         if (!(err instanceof EtcdLockFailedError)) {
-          void Promise.resolve().then(() => lock.release()).catch(() => undefined);
+          void Promise.resolve()
+            .then(() => lock.release())
+            .catch(() => undefined);
           throw err;
         }
       }

@@ -35,10 +35,12 @@ export class LibRedlockUsingLock implements Lock {
       const workDone = new Promise<void>((r) => (finish = r));
       // The routine runs while the lock is held; it holds until the lease is released.
       const using = this.redlock.using([redlockKey(`lib:${resource}`)], opts.ttlMs, settings, async (signal) => {
-        resolve(leaseOf(resource, signal, async () => {
-          finish();
-          await using;
-        }));
+        resolve(
+          leaseOf(resource, signal, async () => {
+            finish();
+            await using;
+          }),
+        );
         await workDone;
       });
       using.catch(async (err: unknown) => {

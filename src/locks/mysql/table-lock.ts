@@ -30,23 +30,25 @@ const statements = {
   /** What the peek sees: no row (free), a row whose lease runs (held), or one whose lease ran out. */
   peek: (m: EntityManager, name: string) =>
     m.getRepository(LockRow).createQueryBuilder('l').select('l.expiresAt <= NOW(3)', 'expired').where('l.lockName = :name', { name }),
-  reclaimExpired: (m: EntityManager, name: string) =>
-    m.createQueryBuilder().delete().from(LockRow).where('lockName = :name AND expiresAt <= NOW(3)', { name }),
+  reclaimExpired: (m: EntityManager, name: string) => m.createQueryBuilder().delete().from(LockRow).where('lockName = :name AND expiresAt <= NOW(3)', { name }),
   // Only these columns (id and created_at take their defaults), and no read-back of generated values (updateEntity(false)).
   insert: (m: EntityManager, name: string, owner: string, ttlMs: number) =>
-    m.createQueryBuilder()
+    m
+      .createQueryBuilder()
       .insert()
       .into(LockRow, ['lockName', 'owner', 'reentrantCount', 'expiresAt'])
       .values({ lockName: name, owner, reentrantCount: 1, expiresAt: () => EXPIRES })
       .setParameter('ttlUs', ttlMs * 1000)
       .updateEntity(false),
   reenter: (m: EntityManager, name: string, owner: string, ttlMs: number) =>
-    m.createQueryBuilder()
+    m
+      .createQueryBuilder()
       .update(LockRow)
       .set({ reentrantCount: () => 'reentrantCount + 1', expiresAt: () => `GREATEST(expiresAt, ${EXPIRES})` })
       .where('lockName = :name AND owner = :owner AND expiresAt > NOW(3)', { name, owner, ttlUs: ttlMs * 1000 }),
   countDown: (m: EntityManager, name: string, owner: string) =>
-    m.createQueryBuilder()
+    m
+      .createQueryBuilder()
       .update(LockRow)
       .set({ reentrantCount: () => 'reentrantCount - 1' })
       .where('lockName = :name AND owner = :owner AND reentrantCount > 1', { name, owner }),

@@ -1,7 +1,18 @@
 // pg-advisory-xact and pg-try-advisory: a transaction-level advisory lock on a connection held for
 // the hold. COMMIT ends it, a dead holder's session takes it along; fenced by stock_fence_seq.
 import type pg from 'pg';
-import { bigintOf, checkout, isPgConnectionLost, isPgLockTimeout, isPgStatementTimeout, lockWaitStatement, pgFailure, PostgresPoolBusyError, statementBoundOf, type Checkout } from '../../db/postgres-pool.js';
+import {
+  bigintOf,
+  checkout,
+  isPgConnectionLost,
+  isPgLockTimeout,
+  isPgStatementTimeout,
+  lockWaitStatement,
+  pgFailure,
+  PostgresPoolBusyError,
+  statementBoundOf,
+  type Checkout,
+} from '../../db/postgres-pool.js';
 import { callDependency } from '../../dependency.js';
 import { LockNotHeldError, LockTimeoutError } from '../errors.js';
 import { leaseOf, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
@@ -50,7 +61,8 @@ export class PgAdvisoryXactLock implements Lock {
   /** What it sends to acquire and to release, as sent (the token's statement is part of every grant). */
   sql(): { acquire: string[]; release: string[] } {
     return {
-      acquire: this.mode === 'try' ? [XACT_SQL.begin, XACT_SQL.tryLock, XACT_SQL.token] : [XACT_SQL.begin, XACT_SQL.setLockTimeout, XACT_SQL.lock, XACT_SQL.token],
+      acquire:
+        this.mode === 'try' ? [XACT_SQL.begin, XACT_SQL.tryLock, XACT_SQL.token] : [XACT_SQL.begin, XACT_SQL.setLockTimeout, XACT_SQL.lock, XACT_SQL.token],
       release: [XACT_SQL.commit],
     };
   }
@@ -79,7 +91,12 @@ export class PgAdvisoryXactLock implements Lock {
       throw new LockTimeoutError(resource, this.mode === 'try' ? 0 : opts.waitMs);
     }
     const granted = token;
-    return leaseOf(resource, conn.broken, () => this.release(resource, conn), async () => granted);
+    return leaseOf(
+      resource,
+      conn.broken,
+      () => this.release(resource, conn),
+      async () => granted,
+    );
   }
 
   /** BEGIN, the lock (waiting at most `waitMs`; 0: not at all), the token; undefined when refused without a wait. */

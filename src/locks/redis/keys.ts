@@ -23,7 +23,6 @@ export const fenceCounterKey = (resource: string): string => `fence:${resource}`
 /** Where the reentrant release script announces that `resource` is free. */
 export const releaseChannel = (resource: string): string => `lock-released:${resource}`;
 
-
 // Redisson's primitives beyond the mutex (course §2.10). Lock state sits under LOCK_KEY_PREFIX, so
 // a reset deletes it with the other locks' leftovers.
 /** The fair lock: its hash (owner → holds, as the reentrant lock's), its line (owner by ticket), when each waiter counts as gone, and the ticket counter. */

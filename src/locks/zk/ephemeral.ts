@@ -29,7 +29,12 @@ export class ZkEphemeralLock implements Lock {
       const lost = this.session.holdSignal;
       try {
         await this.session.create(path, owner, 'ephemeral', deadline);
-        lease = leaseOf(resource, lost, () => this.release(resource, path, owner, lost), () => this.token(resource, path, owner));
+        lease = leaseOf(
+          resource,
+          lost,
+          () => this.release(resource, path, owner, lost),
+          () => this.token(resource, path, owner),
+        );
         return true;
       } catch (err) {
         // A create that outlives its deadline on a live connection is removed by the session when its

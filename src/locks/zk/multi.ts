@@ -29,7 +29,8 @@ export class MultiLock implements Lock {
     const deadline = Date.now() + opts.waitMs;
     const held = new Map<string, Lease>();
     try {
-      for (const r of [...new Set([resource, ...this.companions(resource)])].sort()) held.set(r, await this.lock.acquire(r, { ...opts, waitMs: remaining(deadline) }));
+      for (const r of [...new Set([resource, ...this.companions(resource)])].sort())
+        held.set(r, await this.lock.acquire(r, { ...opts, waitMs: remaining(deadline) }));
     } catch (err) {
       await releaseAll([...held.values()]).catch(() => undefined);
       throw err instanceof LockTimeoutError ? new LockTimeoutError(resource, opts.waitMs) : err;

@@ -21,7 +21,7 @@ export interface ZkSessionOptions {
  */
 export class ZkDeadlineError extends DependencyDownError {
   constructor() {
-    super('zookeeper', new Error('no answer within the call\'s deadline'));
+    super('zookeeper', new Error("no answer within the call's deadline"));
   }
 }
 
@@ -152,10 +152,14 @@ export class ZkSession {
 
   create(path: string, data: string, mode: 'ephemeral' | 'sequential' | 'persistent', deadline: number): Promise<string> {
     const m = { ephemeral: CreateMode.EPHEMERAL, sequential: CreateMode.EPHEMERAL_SEQUENTIAL, persistent: CreateMode.PERSISTENT }[mode];
-    return this.call<string>((c, cb) => c.create(path, Buffer.from(data), m, cb), deadline, (created) => {
-      // The create landed after we gave up: nobody will ever release it, so remove it now.
-      if (mode !== 'persistent') this.removeQuietly(created);
-    });
+    return this.call<string>(
+      (c, cb) => c.create(path, Buffer.from(data), m, cb),
+      deadline,
+      (created) => {
+        // The create landed after we gave up: nobody will ever release it, so remove it now.
+        if (mode !== 'persistent') this.removeQuietly(created);
+      },
+    );
   }
 
   /** True when removed, false when it was already gone. */

@@ -11,10 +11,20 @@ import { undoIfReplyLost } from '../lost-reply.js';
 /** Holds-left replies: null when this owner holds nothing, 0 when holds remain, 1 when the last one went. */
 const holdsLeft = (raw: unknown): 0 | 1 | null => raw as 0 | 1 | null;
 
-const lockReentrantAcquire = luaScript('lock-reentrant-acquire', ['lock', 'fence'], ['owner', 'ttlMs'], (raw) => raw as [held: number, tokenOrHolderLeaseMs: number]);
+const lockReentrantAcquire = luaScript(
+  'lock-reentrant-acquire',
+  ['lock', 'fence'],
+  ['owner', 'ttlMs'],
+  (raw) => raw as [held: number, tokenOrHolderLeaseMs: number],
+);
 const lockReentrantRelease = luaScript('lock-reentrant-release', ['lock', 'channel'], ['owner', 'ttlMs'], holdsLeft);
 /** null when the holder holds nothing; [1, waiter's token] when passed on; [0] when the holder's holds remain. */
-const lockReentrantHandoff = luaScript('lock-reentrant-handoff', ['lock', 'fence'], ['holder', 'waiter', 'holderTtlMs', 'waiterTtlMs'], (raw) => raw as [passed: number, token?: number] | null);
+const lockReentrantHandoff = luaScript(
+  'lock-reentrant-handoff',
+  ['lock', 'fence'],
+  ['holder', 'waiter', 'holderTtlMs', 'waiterTtlMs'],
+  (raw) => raw as [passed: number, token?: number] | null,
+);
 /** Extends a hash lock's lease while `owner` holds it (the fair lock's too: the same hash): true when extended. */
 export const lockReentrantRenew = luaScript('lock-reentrant-renew', ['lock'], ['owner', 'ttlMs'], isOne);
 
@@ -36,7 +46,10 @@ export class HashLockScripts {
   async tryAcquire(): Promise<HashLockAttempt> {
     // A lost reply may hide a hold: give it back (the release is owner-checked).
     const [held, value] = await undoIfReplyLost(
-      () => redisCall(() => lockReentrantAcquire.run(this.redis, { lock: this.key, fence: fenceCounterKey(this.resource) }, { owner: this.owner, ttlMs: this.ttlMs })),
+      () =>
+        redisCall(() =>
+          lockReentrantAcquire.run(this.redis, { lock: this.key, fence: fenceCounterKey(this.resource) }, { owner: this.owner, ttlMs: this.ttlMs }),
+        ),
       () => this.release(),
     );
     return held === 1 ? { held: true, token: BigInt(value) } : { held: false, holderLeaseMs: value };

@@ -53,7 +53,12 @@ export class PubsubLock implements Lock {
     const scripts = new HashLockScripts(this.redis, resource, owner, opts.ttlMs);
     const held = (token: bigint) => {
       this.heldHere.set(resource, { owner, until: Date.now() + opts.ttlMs });
-      return leaseOf(resource, neverLost, () => this.release(scripts), async () => token);
+      return leaseOf(
+        resource,
+        neverLost,
+        () => this.release(scripts),
+        async () => token,
+      );
     };
     const attempt = async (): Promise<Attempt<bigint>> => {
       const tried = await scripts.tryAcquire();

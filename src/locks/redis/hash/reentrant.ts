@@ -24,6 +24,11 @@ export class ReentrantLock implements Lock {
       if (attempt.held) token = attempt.token;
       return attempt.held;
     });
-    return leaseOf(resource, neverLost, () => scripts.release(), async () => token);
+    return leaseOf(
+      resource,
+      neverLost,
+      () => scripts.release(),
+      async () => token,
+    );
   }
 }

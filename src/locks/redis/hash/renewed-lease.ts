@@ -23,13 +23,18 @@ export function renewedLease(
   fencingToken?: () => Promise<bigint>,
 ): Lease {
   const renewal = holds.enter(key, () => new Renewal(hold, ttlMs, grantedAt));
-  return leaseOf(key.resource, renewal.lost, async () => {
-    // Counted down before the await, so an acquire by the same owner meanwhile starts a renewal of its own.
-    const left = holds.leave(key, renewal);
-    try {
-      await hold.release();
-    } finally {
-      if (left <= 0) renewal.stop();
-    }
-  }, fencingToken);
+  return leaseOf(
+    key.resource,
+    renewal.lost,
+    async () => {
+      // Counted down before the await, so an acquire by the same owner meanwhile starts a renewal of its own.
+      const left = holds.leave(key, renewal);
+      try {
+        await hold.release();
+      } finally {
+        if (left <= 0) renewal.stop();
+      }
+    },
+    fencingToken,
+  );
 }

@@ -30,7 +30,12 @@ export interface FairLease extends Lease {
 
 const LINE_KEYS = ['lock', 'queue', 'alive', 'channel'] as const;
 /** [1, token, ticket] when held (or re-entered); [0, ms until asking again, ticket] when in line. */
-const fairAcquire = luaScript('fair-acquire', ['lock', 'queue', 'alive', 'tickets', 'fence', 'channel'], ['owner', 'ttlMs', 'stayInLineMs'], (raw) => raw as [held: number, value: number, ticket: number]);
+const fairAcquire = luaScript(
+  'fair-acquire',
+  ['lock', 'queue', 'alive', 'tickets', 'fence', 'channel'],
+  ['owner', 'ttlMs', 'stayInLineMs'],
+  (raw) => raw as [held: number, value: number, ticket: number],
+);
 /** Holds left: null when this owner holds nothing, 0 when holds remain, 1 when the lock was freed. */
 const fairRelease = luaScript('fair-release', LINE_KEYS, ['owner', 'ttlMs'], (raw) => raw as 0 | 1 | null);
 const fairLeave = luaScript('fair-leave', LINE_KEYS, ['owner'], (raw) => raw);

@@ -21,7 +21,6 @@ const rwAcquire = luaScript('rw-acquire', ['lock', 'leases'], ['owner', 'mode', 
 const rwRelease = luaScript('rw-release', ['lock', 'leases', 'channel'], ['owner', 'mode'], (raw) => raw as 0 | 1 | null);
 const rwRenew = luaScript('rw-renew', ['lock', 'leases'], ['owner', 'mode', 'ttlMs'], isOne);
 
-
 /** One owner's hold of a read-write lock in one mode. */
 class ReadWriteScripts implements Renewable {
   private readonly keys;

@@ -232,13 +232,15 @@ function majorityOf(votes: readonly Promise<boolean>[]): Promise<boolean> {
     let yes = 0;
     let no = 0;
     for (const vote of votes) {
-      void vote.then(
-        (moved) => (moved ? ++yes : ++no),
-        () => ++no,
-      ).then(() => {
-        if (yes >= needed) resolve(true);
-        else if (no > votes.length - needed) resolve(false);
-      });
+      void vote
+        .then(
+          (moved) => (moved ? ++yes : ++no),
+          () => ++no,
+        )
+        .then(() => {
+          if (yes >= needed) resolve(true);
+          else if (no > votes.length - needed) resolve(false);
+        });
     }
   });
 }
@@ -270,7 +272,11 @@ async function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined
   try {
     return await Promise.race([work, aborted]);
   } catch (err) {
-    if (signal.aborted) void work.then((late) => discard?.(late), () => undefined);
+    if (signal.aborted)
+      void work.then(
+        (late) => discard?.(late),
+        () => undefined,
+      );
     throw err;
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);

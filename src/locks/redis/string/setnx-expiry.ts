@@ -19,6 +19,11 @@ export class SetnxExpiryLock implements Lock {
 
   async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
     const { key, token } = await acquireStringLock(this.redis, resource, opts, true);
-    return leaseOf(resource, neverLost, () => redisCall(() => this.redis.del(key)), async () => token);
+    return leaseOf(
+      resource,
+      neverLost,
+      () => redisCall(() => this.redis.del(key)),
+      async () => token,
+    );
   }
 }

@@ -18,6 +18,11 @@ export class SetnxLock implements Lock {
 
   async acquire(resource: string, opts: AcquireOptions): Promise<Lease> {
     const { key, token } = await acquireStringLock(this.redis, resource, opts, false);
-    return leaseOf(resource, neverLost, () => redisCall(() => this.redis.del(key)), async () => token);
+    return leaseOf(
+      resource,
+      neverLost,
+      () => redisCall(() => this.redis.del(key)),
+      async () => token,
+    );
   }
 }

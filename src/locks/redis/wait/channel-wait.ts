@@ -42,7 +42,12 @@ export interface ChannelWaitOptions<T = never> {
  * this process holds the lock), so the waiter sleeps first, at most that long. The waiter is registered before each attempt, so a message sent between the
  * attempt and the sleep is not missed.
  */
-export async function waitOnChannel<T>(notifier: ReleaseNotifier, opts: ChannelWaitOptions<T>, attempt: () => Promise<Attempt<T>>, sleepFirstMs?: number): Promise<T> {
+export async function waitOnChannel<T>(
+  notifier: ReleaseNotifier,
+  opts: ChannelWaitOptions<T>,
+  attempt: () => Promise<Attempt<T>>,
+  sleepFirstMs?: number,
+): Promise<T> {
   const deadline = Date.now() + opts.waitMs;
   await redisCall(() => notifier.subscribe(opts.channel));
   let given: Attempt<T> | undefined = sleepFirstMs === undefined ? undefined : { done: false, hintMs: sleepFirstMs };
@@ -73,7 +78,11 @@ export async function waitOnChannel<T>(notifier: ReleaseNotifier, opts: ChannelW
       await sleepUnlessWoken(woken, ms, opts.signal);
       continue;
     }
-    const handed = await sleepOffered(handoff.offer(), (claimed) => sleepUnlessWoken(woken, ms, opts.signal, claimed), (g) => handoff.giveBack(g));
+    const handed = await sleepOffered(
+      handoff.offer(),
+      (claimed) => sleepUnlessWoken(woken, ms, opts.signal, claimed),
+      (g) => handoff.giveBack(g),
+    );
     if (handed !== undefined) return handed;
   }
 }
@@ -88,10 +97,12 @@ async function sleepUnlessWoken(woken: ReleaseWait, ms: number, signal: AbortSig
   if (claimed) ends.push(claimed);
   let onAbort: (() => void) | undefined;
   if (signal) {
-    ends.push(new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-    }));
+    ends.push(
+      new Promise<never>((_, reject) => {
+        onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    );
   }
   try {
     await Promise.race(ends);
