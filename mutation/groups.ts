@@ -31,12 +31,12 @@ export const GROUPS: readonly MutationGroup[] = [
     // two busy cores); the whole files are in locks-redis and locks-mysql.
     mutate: [
       'src/locks/redis/redlock/redlock.ts:145-152', // the hand-off's quorum and validity
-      'src/locks/redis/redlock/redlock.ts:228-238', // what a quorum of the hand-off's votes is
+      'src/locks/redis/redlock/redlock.ts:228-240', // what a quorum of the hand-off's votes is
       'src/locks/redis/redlock/redlock.ts:196-196', // an acquire with no validity left holds nothing
       'src/locks/mysql/table-lock.ts:30-32', // peek and reclaim: only an expired row
-      'src/locks/mysql/table-lock.ts:106-106', // wait while held, reclaim only what expired
-      'src/locks/mysql/table-lock.ts:154-154', // a release that matched nothing says so
-      'src/locks/mysql/table-lock.ts:176-176', // free, held or expired
+      'src/locks/mysql/table-lock.ts:108-108', // wait while held, reclaim only what expired
+      'src/locks/mysql/table-lock.ts:156-156', // a release that matched nothing says so
+      'src/locks/mysql/table-lock.ts:178-178', // free, held or expired
       'src/fencing.ts',
       'src/strategies/guarded.ts',
       'src/http/in-flight.ts',
@@ -174,7 +174,7 @@ export const GROUPS: readonly MutationGroup[] = [
     name: 'live-guard',
     about: 'the live page’s guards: the Host check, no cross-origin, and the token on every request that changes something',
     // Line ranges: the guards, not the routes they guard.
-    mutate: ['live/http.ts:158-162', 'live/http.ts:220-234'],
+    mutate: ['live/http.ts:168-172', 'live/http.ts:235-250'],
     tests: [u('live-token')],
   },
   { name: LUA_GROUP, about: 'one mutant per lua/ script guard (mutation/lua-mutants.ts)', mutate: [], tests: [] },
