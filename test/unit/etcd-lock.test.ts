@@ -9,6 +9,8 @@ import { DependencyDownError } from '../../src/dependency.js';
 import { callBound, ETCD_CALL_MS, ETCD_LOCK_ROOT, etcdCall, isEtcdDown, openEtcd, prefixRange } from '../../src/locks/etcd/client.js';
 import { leaseSeconds } from '../../src/locks/etcd/lease.js';
 import { mutexPrefix } from '../../src/locks/etcd/mutex.js';
+import { LockTimeoutError } from '../../src/locks/errors.js';
+import { LibEtcd3Lock } from '../../src/locks/library/etcd3-lock.js';
 import { waitDelete } from '../../src/locks/etcd/wait-delete.js';
 
 afterEach(() => {
@@ -188,5 +190,52 @@ describe('waitDelete', () => {
     signal.abort(new Error('after'));
     await expect(waiting).resolves.toBe('deleted');
     expect(w.watcher.cancels).toBe(1);
+  });
+});
+
+describe("the etcd3 package's lock (lib-etcd3-lock) when its lease is gone before its put", () => {
+  /** A client whose locks fail their first `failures` acquires as etcd refuses a put under an expired lease. */
+  function clientFailing(failures: number, err: () => Error) {
+    const released: number[] = [];
+    let attempts = 0;
+    const client = {
+      lock: () => {
+        const attempt = ++attempts;
+        const lock = {
+          ttl: () => lock,
+          acquire: async () => {
+            if (attempt <= failures) throw err();
+            return lock;
+          },
+          release: async () => void released.push(attempt),
+        };
+        return lock;
+      },
+    };
+    return { client: client as unknown as Etcd3, released, attempts: () => attempts };
+  }
+  const opts = { owner: 'o', waitMs: 200, ttlMs: 1_000, retryMs: 10 };
+  // etcd's answer to a put under a lease it no longer has, as the package raises it
+  const leaseGone = () => new EtcdLeaseInvalidError('5 NOT_FOUND: etcdserver: requested lease not found');
+
+  it('tries again, as after a taken attempt, and gets the lock: never a raw error (which answered 500)', async () => {
+    const { client, released, attempts } = clientFailing(2, leaseGone);
+    const lease = await new LibEtcd3Lock(client).acquire('stock', opts);
+    expect(attempts()).toBe(3);
+    // each failed attempt's lease (and its keep-alive) is given up
+    await vi.waitFor(() => expect(released).toEqual([1, 2]));
+    await lease.release();
+    expect(released).toEqual([1, 2, 3]);
+  });
+
+  it('runs out as a wait does (503 lock_timeout) when every attempt finds its lease gone', async () => {
+    const { client } = clientFailing(Number.POSITIVE_INFINITY, leaseGone);
+    await expect(new LibEtcd3Lock(client).acquire('stock', opts)).rejects.toBeInstanceOf(LockTimeoutError);
+  });
+
+  it('passes any other failure on at once (etcd down is a 503 naming etcd)', async () => {
+    const { client, attempts } = clientFailing(1, () => new GRPCUnavailableError('14 UNAVAILABLE: No connection established'));
+    await expect(new LibEtcd3Lock(client).acquire('stock', opts)).rejects.toBeInstanceOf(DependencyDownError);
+    expect(attempts()).toBe(1);
   });
 });

@@ -1,7 +1,7 @@
 // Baseline: the etcd3 package's own Lock (client.lock(name)) behind the Lock interface, with the
 // request's ttl. Its acquire tries once (a put if the key has never been created, under a lease
 // the package keeps alive) and fails when the key exists, so stocklab retries it every retryMs.
-import { EtcdLockFailedError, type Etcd3, type Lock as Etcd3Lock } from 'etcd3';
+import { EtcdLeaseInvalidError, EtcdLockFailedError, type Etcd3, type Lock as Etcd3Lock } from 'etcd3';
 import { ETCD_LOCK_ROOT, etcdCall } from '../etcd/client.js';
 import { leaseSeconds } from '../etcd/lease.js';
 import { LockTimeoutError } from '../errors.js';
@@ -32,13 +32,16 @@ export class LibEtcd3Lock implements Lock {
         await etcdCall(() => lock.acquire());
         return leaseOf(resource, neverLost, () => etcdCall(() => lock.release()));
       } catch (err) {
-        // Taken: the package has already revoked the lease of this attempt. Anything else (etcd
-        // unreachable) leaves the package's lease alive, and perhaps its key: revoke it.
+        // Taken: the package has already revoked the lease of this attempt, and it is tried again.
+        // Anything else leaves the package's lease with its keep-alive running: it is revoked.
         if (!(err instanceof EtcdLockFailedError)) {
           void Promise.resolve()
             .then(() => lock.release())
             .catch(() => undefined);
-          throw err;
+          // The lease gone before the put (the process paused between the grant and the put past
+          // its TTL): etcd refused the whole transaction, no key was written, so this attempt is
+          // tried again as a taken one is. Anything else (etcd unreachable) is the request's answer.
+          if (!(err instanceof EtcdLeaseInvalidError)) throw err;
         }
       }
       if (remaining(deadline) === 0) throw new LockTimeoutError(resource, opts.waitMs);
