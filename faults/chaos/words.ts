@@ -152,7 +152,8 @@ const zh: ChaosWords = {
 export const CHAOS_WORDS: Readonly<Record<Lang, ChaosWords>> = { en, zh };
 
 const ID = '[\\w.-]+';
-const NAME = '[a-z][\\w-]*';
+// a strategy's name, its +line form's too (zk-reentrant+line)
+const NAME = '[a-z][\\w-]*(?:\\+line)?';
 
 /** The run's own texts (faults/chaos/nemesis.ts's notes, checker.ts's problems and failures, src/net/grudge.ts's partitions). */
 export const CHAOS_RULES: readonly PhraseRule[] = [
