@@ -15,7 +15,7 @@ const only = process.env.STOCKLAB_MUTATION_TESTS?.split(',').filter(Boolean);
 const projects = (suite.test?.projects ?? [])
   .filter((p): p is TestProjectInlineConfiguration => typeof p === 'object' && 'test' in p && IN_PROCESS.has(p.test?.name as string))
   .map((p) => {
-    const setupFiles = ['test/support/mutation-setup.ts'];
+    const setupFiles = [...[p.test?.setupFiles ?? []].flat(), 'test/support/mutation-setup.ts'];
     if (!only) return { ...p, test: { ...p.test, setupFiles } };
     const folder = `test/${p.test?.name as string}/`;
     return { ...p, test: { ...p.test, setupFiles, include: only.filter((f) => f.startsWith(folder)) } };

@@ -242,6 +242,7 @@ describe('the course’s flawed steps, sequenced', () => {
       const { info, servers } = own.current;
       await resetStock(info.instances[1]!, 10);
       const holder = await freezeAt(0, 'mysql-lock-table', { pause: 'after-acquire', ttlMs: TTL_MS });
+      const heldFrom = Date.now();
       await servers.instances[0]!.kill();
       await holder.answer;
       const t0 = Date.now();
@@ -249,7 +250,11 @@ describe('the course’s flawed steps, sequenced', () => {
       const healedMs = Date.now() - t0;
       console.log(`[mysql-lock-table] next request got the lock ${healedMs} ms after the crash (ttlMs ${TTL_MS})`);
       expect(next).toEqual({ status: 200, error: undefined, warning: undefined });
+      // The dead holder's lease held the others off until it ran out, and not much longer.
+      expect(Date.now() - heldFrom).toBeGreaterThanOrEqual(TTL_MS - 100);
       expect(healedMs).toBeLessThan(TTL_MS + 1_500);
+      // Its write never happened: the one unit gone is the next request's.
+      expect(await unitsLeft(info, 'mysql')).toBe(9);
       await servers.instances[0]!.start();
     });
 

@@ -30,12 +30,12 @@ describe('etcd on three instances behind nginx', () => {
   // of the suite; at 50, 26 req/s, 1 % refused); an unlucky waiter can still lose every round until
   // its waitMs, as zk-ephemeral's do: 25 %.
   // lib-etcd3-lock's three writes per attempt make it slow (about 20 req/s): its race is sized for
-  // proof, not for show, 110 requests for 100 units, every unit still fought over. Beside another
+  // proof, not for show, 55 requests for 50 units at 50 connections, every unit still fought over. Beside another
   // race it fell to 8 req/s and 17 % refused at the 10 s default: its waiters wait 20 s, longer
   // than its race lasts down to 5 req/s, so only a waiter starved that long is refused.
   it.each([
-    ['etcd-lock', 330, 300, 100, 0.02, {}],
-    ['lib-etcd3-lock', 110, 100, 50, 0.25, { waitMs: 20_000 }],
+    ['etcd-lock', 220, 200, 100, 0.02, {}],
+    ['lib-etcd3-lock', 55, 50, 50, 0.25, { waitMs: 20_000 }],
   ] as const)(
     '%s: %i requests for %i units at %i connections, no unit sold twice, refusals within the bound',
     async (strategy, requests, initial, connections, maxRefused, params) => {

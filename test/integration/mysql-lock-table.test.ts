@@ -1,12 +1,11 @@
-// The MySQL lock table: exact on three instances, reentrant, and a crashed holder blocks the
-// others only until its lease (ttlMs) runs out.
+// The MySQL lock table: exact on three instances, reentrant, and a live row never reclaimed. A
+// crashed holder blocking the others only until its lease (ttlMs) runs out is the faults project's
+// (test/faults/course-flaws.test.ts), on its private cluster.
 import { createConnection } from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
-import { race, resetStock } from '../../src/load/race.js';
-import { unitsLeft } from '../../src/cluster/stores.js';
-import { pollUntil, sleep } from '../../src/time.js';
-import { sharedCluster, withOwnCluster } from '../support/cluster.js';
-import { getJson } from '../support/lock-helpers.js';
+import { race } from '../../src/load/race.js';
+import { pollUntil } from '../../src/time.js';
+import { sharedCluster } from '../support/cluster.js';
 import { expectExactRace } from '../support/race-checks.js';
 import { createDataSource } from '../../src/db/data-source.js';
 import { LockNotHeldError, LockTimeoutError } from '../../src/locks/errors.js';
@@ -17,14 +16,14 @@ const SPIN_WAIT_MS = 20_000;
 
 describe('mysql-lock-table on three instances behind nginx (shared cluster)', () => {
   // A few dozen sales a second here: 200 units prove exactness with the same 100 contending clients.
-  it('220 requests for 200 units: no unit sold twice, refusals within the bound', async () => {
+  it('110 requests for 100 units: no unit sold twice, refusals within the bound', async () => {
     const cluster = sharedCluster();
     const r = await race({
       target: cluster.nginx,
       stores: cluster,
       strategy: 'mysql-lock-table',
-      initial: 200,
-      requests: 220,
+      initial: 100,
+      requests: 110,
       connections: 100,
       maxSeconds: 90,
       params: { waitMs: SPIN_WAIT_MS },
@@ -35,34 +34,6 @@ describe('mysql-lock-table on three instances behind nginx (shared cluster)', ()
     // Waiting 20 s, longer than the whole race takes down to 10 req/s, a waiter gives up only if it
     // is starved that long. Safety stays exact; the refusals are a figure, bounded at 10 %.
     expectExactRace(r, `mysql-lock-table, waitMs ${SPIN_WAIT_MS}`, 0.1);
-  });
-});
-
-describe('a holder killed while holding the table lock', () => {
-  const own = withOwnCluster({ instances: 2 });
-  const TTL_MS = 2_000;
-
-  it('blocks the other instance only until its lease expires; its write never happens', async () => {
-    const { info, servers } = own.current;
-    const [victim, survivor] = info.instances as [string, string];
-    await resetStock(survivor, 100);
-
-    // The victim takes the lock for a long piece of work, then dies like a crash (SIGKILL).
-    void fetch(`${victim}/check/lock?strategy=mysql-lock-table&workMs=10000&ttlMs=${TTL_MS}`).catch(() => undefined);
-    await sleep(500);
-    const killedAt = Date.now();
-    await servers.instances[0]!.kill();
-
-    const r = await getJson(`${survivor}/check/lock?strategy=mysql-lock-table&waitMs=8000&ttlMs=${TTL_MS}`);
-    const waited = Date.now() - killedAt;
-    expect(r.status).toBe(200);
-    // It had to wait for the dead holder's lease, and not much longer.
-    expect(waited).toBeGreaterThan(TTL_MS - 600);
-    expect(waited).toBeLessThan(TTL_MS + 2_000);
-    expect(await unitsLeft(info, 'mysql')).toBe(99);
-
-    const next = await getJson(`${survivor}/check/lock?strategy=mysql-lock-table&waitMs=2000`);
-    expect(next.status).toBe(200);
   });
 });
 

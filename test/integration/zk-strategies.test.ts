@@ -23,7 +23,7 @@ describe.each([
   ['zk-reentrant+line', 330, 300, 0.02],
   ['zk-watch', 110, 100, 0.02],
   ['zk-reentrant', 110, 100, 0.02],
-  ['zk-ephemeral', 550, 500, 0.25],
+  ['zk-ephemeral', 220, 200, 0.25],
 ] as const)('%s on three instances behind nginx', (strategy, requests, units, maxRefused) => {
   it(`${requests} requests for ${units} units: no unit sold twice, refusals within the bound`, async () => {
     expectExactRace(await raceThroughNginx(strategy, requests, units), strategy, maxRefused);

@@ -6,9 +6,12 @@
 // finished with one chain of loop turns; an entry runs on the first turn at or after its instant,
 // never before; one thing watches the heap at a time.
 import { performance } from 'node:perf_hooks';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DelayScheduler } from '../../src/net/delay-scheduler.js';
 
+// The unit files share their workers' module cache (isolate: false): the modules this file mocks,
+// and those that import them, are loaded afresh for it, and again for the files after it.
+vi.hoisted(() => vi.resetModules());
 const fake = vi.hoisted(() => {
   /** Stands in for the alarm thread: records arm and disarm, wakes only when the test calls wake(). */
   class FakeAlarm {
@@ -37,6 +40,10 @@ const fake = vi.hoisted(() => {
 });
 
 vi.mock('../../src/net/alarm.js', () => ({ Alarm: fake.FakeAlarm }));
+afterAll(() => {
+  vi.doUnmock('../../src/net/alarm.js');
+  vi.resetModules();
+});
 
 let clock = 1000;
 /** setImmediate callbacks the scheduler asked for, not yet run. */

@@ -2,7 +2,7 @@
 // catalog, opened with its connections stood in for (nothing dials a server), served as the route
 // serves it, must give the lab exactly the facts its hand-written table used to list; and a lock
 // strategy added to the catalog must get facts without an edit under faults/.
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { parseDeclared } from '../../faults/catalog-check.js';
 import { labLocks } from '../../faults/locks.js';
 import { makeRecorder } from '../../faults/chaos/run.js';
@@ -15,6 +15,9 @@ import { declareStrategies } from '../../src/strategies/declare.js';
 import { servedStrategy } from '../../src/strategies/served.js';
 import type { FamilyFactory, SharedDeps } from '../../src/strategies/strategy.js';
 
+// The unit files share their workers' module cache (isolate: false): the modules this file mocks,
+// and those that import them, are loaded afresh for it, and again for the files after it.
+vi.hoisted(() => vi.resetModules());
 /** Stands in for a client or a store that is never used: every property and call is itself, and it iterates as empty. */
 function inert(): never {
   // biome-ignore lint/complexity/useArrowFunction: the construct trap needs a target that can be called with new, which an arrow cannot
@@ -37,6 +40,11 @@ vi.mock('../../src/redis-client/connect.js', async (importOriginal) => ({
 vi.mock('../../src/locks/zk/session.js', async (importOriginal) => ({ ...(await importOriginal<object>()), ZkSession: { open: async () => inert() } }));
 vi.mock('../../src/locks/etcd/client.js', async (importOriginal) => ({ ...(await importOriginal<object>()), openEtcd: () => inert() }));
 vi.mock('../../src/db/postgres-pool.js', async (importOriginal) => ({ ...(await importOriginal<object>()), openPostgresPool: () => inert() }));
+afterAll(() => {
+  for (const m of ['../../src/redis-client/connect.js', '../../src/locks/zk/session.js', '../../src/locks/etcd/client.js', '../../src/db/postgres-pool.js'])
+    vi.doUnmock(m);
+  vi.resetModules();
+});
 
 const deps: SharedDeps = { config: loadServiceConfig({}), logger: inert(), db: inert(), redis: inert(), stock: inert() };
 
