@@ -1,5 +1,6 @@
 # The stocklab service image, shared by the three instances and the one-shot migrate service.
-# Runs the TypeScript with tsx, as the native cluster does, so both run the same code the same way.
+# Runs the TypeScript with tsx. The native cluster runs an esbuild bundle of the same sources
+# (src/cluster/service-bundle.ts), made by the transform tsx applies file by file.
 
 # Stage 1: the runtime dependencies only (tsx is one; vitest and tsc are not).
 FROM node:20-bookworm-slim AS deps

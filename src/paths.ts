@@ -3,8 +3,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root: the folder above src/, which holds this file. */
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The repository root: the nearest folder above this file that holds package.json. Found by looking,
+ * not by depth, so it is the same from src/paths.ts and from the service's bundle (src/cluster/service-bundle.ts).
+ */
+export const REPO_ROOT = rootAbove(path.dirname(fileURLToPath(import.meta.url)));
+
+function rootAbove(dir: string): string {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, 'package.json')) && !d.split(path.sep).includes('node_modules')) return d;
+    if (path.dirname(d) === d) throw new Error(`no package.json above ${dir}`);
+  }
+}
 
 /**
  * Removes a folder and everything in it. Retried: a process that has just exited (a server's last

@@ -449,15 +449,16 @@ async function settleAll(promises: Promise<unknown>[]): Promise<void> {
   if (failed) throw failed.reason;
 }
 
-/** A cluster config on free loopback ports with its data in dir, for tests. */
+/** A cluster config on free loopback ports (from `range`, else FREE_PORTS) with its data in dir, for tests. */
 export async function freeClusterConfig(
   dir: string,
   instances = 3,
   topology: 'single' | 'replicated' | 'hosts' | 'hosts,replicated' = 'single',
+  range?: { min: number; max: number },
 ): Promise<ClusterConfig> {
   const replicated = topology.endsWith('replicated');
   // replicated: a replica, three Sentinels, and two more ZooKeeper nodes with every node's quorum ports
-  const ports = await freePorts(12 + instances + (replicated ? 4 + 2 + 6 + 4 : 0));
+  const ports = await freePorts(12 + instances + (replicated ? 4 + 2 + 6 + 4 : 0), range);
   const take = () => ports.shift() as number;
   const defaults = loadClusterConfig({}); // the defaults, not whatever this shell exports
   const base = {

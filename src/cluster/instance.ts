@@ -1,9 +1,10 @@
-// One stocklab service instance (src/main.ts under tsx), pointed at the cluster's servers.
+// One stocklab service instance (src/main.ts, bundled: service-bundle.ts), pointed at the cluster's servers.
 import path from 'node:path';
 import { serviceEnvFor, type ClusterConfig } from './layout.js';
 import { REPO_ROOT } from '../paths.js';
 import { placementOf } from './placement.js';
 import { healthOk } from './probes.js';
+import { serviceBundle } from './service-bundle.js';
 import type { ServerSpec } from './server.js';
 
 export function instanceSpec(cfg: ClusterConfig, port: number, dir: string, env: Record<string, string> = {}): ServerSpec {
@@ -13,11 +14,11 @@ export function instanceSpec(cfg: ClusterConfig, port: number, dir: string, env:
     port,
     ...place,
     logFile: path.join(dir, 'logs', `app-${port}.log`),
-    startTimeoutMs: 60_000, // tsx compiles on first start; three at once on 2 cores
+    startTimeoutMs: 60_000, // three at once on a busy 2-core machine
     stopGraceMs: 10_000,
     launch: () => ({
       command: process.execPath,
-      args: ['--import', 'tsx', 'src/main.ts'],
+      args: ['--enable-source-maps', serviceBundle()],
       cwd: REPO_ROOT,
       // HOST pinned: whatever the caller's environment says, nothing listens beyond loopback (or its private address)
       env: { ...process.env, ...serviceEnvFor(cfg, port), HOST: place.host, ...env },

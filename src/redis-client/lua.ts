@@ -3,12 +3,12 @@
 // ioredis runs them by SHA and sends the body only when the server does not have it yet. Code runs
 // a script only through its declaration (luaScript), which sits beside the lock or store that uses it.
 import { readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { luaOverrideDir } from '../env.js';
+import { REPO_ROOT } from '../paths.js';
 
-export const LUA_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'lua');
+export const LUA_DIR = join(REPO_ROOT, 'lua');
 
 interface LuaFile {
   name: string;

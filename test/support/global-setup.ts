@@ -4,8 +4,8 @@
 // The boot (about 15 s) runs while the unit and lock files do, which leave a core mostly idle: the
 // clusters' addresses are known from their configs before any server starts, and the integration
 // files wait for them to be up (./shared-ready.ts, their setup file). So that no lock file picks a
-// port a shared cluster has chosen and not bound yet, the clusters draw theirs from the top of
-// FREE_PORTS and the workers, started after this setup, from the rest.
+// port a shared cluster has chosen and not bound yet, each cluster draws its ports from 1000 of its
+// own at the top of FREE_PORTS and the workers, started after this setup, from the rest.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,19 +25,21 @@ declare module 'vitest' {
   }
 }
 
-/** Ports kept for the shared clusters at the top of FREE_PORTS, when it is wide enough to give them away. */
+/** Ports kept for each shared cluster at the top of FREE_PORTS, when it is wide enough to give them away. */
 const SHARED_PORTS = 1_000;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const claims = fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-test-claims-'));
   const range = freePortRange();
   const before = process.env.FREE_PORTS;
-  // Too narrow to split (each part must span 1000 ports): boot first, as nothing else runs yet.
-  const split = range.max - range.min >= 3 * SHARED_PORTS;
-  if (split) process.env.FREE_PORTS = `${range.max - SHARED_PORTS}-${range.max}`;
+  // Each cluster its own 1000 ports at the top, so two never pick the same one before either binds
+  // it, and the rest (at least 2000) for the workers. Too narrow to split: boot first, from the
+  // whole range, as nothing else runs yet.
+  const split = range.max - range.min >= (INTEGRATION_WORKERS + 2) * SHARED_PORTS;
+  const slice = (i: number) => ({ min: range.max - (i + 1) * SHARED_PORTS, max: range.max - i * SHARED_PORTS - 1 });
   const dirs = Array.from({ length: INTEGRATION_WORKERS }, () => fs.mkdtempSync(path.join(os.tmpdir(), 'stocklab-test-')));
-  const configs = await Promise.all(dirs.map((dir) => freeClusterConfig(dir, 3)));
-  if (split) process.env.FREE_PORTS = `${range.min}-${range.max - SHARED_PORTS - 1}`;
+  const configs = await Promise.all(dirs.map((dir, i) => freeClusterConfig(dir, 3, 'single', split ? slice(i) : undefined)));
+  if (split) process.env.FREE_PORTS = `${range.min}-${range.max - INTEGRATION_WORKERS * SHARED_PORTS - 1}`;
   const boots = configs.map((config, i) => bootShared(config, i + 1, claims));
   project.provide(
     'clusters',
