@@ -56,7 +56,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --family a,b         every strategy of these families (GET /strategies' family: sql, redis,
                        redlock, zookeeper, mysql-lock, etcd, postgres, library…)
   --rounds N           throughput windows per strategy, interleaved across strategies (default 3)
-  --warmup S --window S   discarded warm-up and measured window, seconds (default 0.5 and 1.5)
+  --warmup S --window S   discarded warm-up and measured window, seconds (default ${BENCH_DEFAULTS.warmupSeconds} and ${BENCH_DEFAULTS.windowSeconds})
   --connections N      concurrent clients (default 100)
   --workMs N           business time inside the critical section (default 0)
   --ttlMs N --waitMs N lock parameters (default: the service's)

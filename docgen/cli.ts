@@ -20,6 +20,8 @@ import type { SoakReport } from '../faults/soak/report.js';
 import { incidentDocBlock, type IncidentReport } from '../faults/incidents/report.js';
 import { parseFlags, runCli, UsageError } from '../src/cli/args.js';
 import { labSpeedBlock, type LabRun } from './lab-speed.js';
+import { windowSpanBlock } from './window-span.js';
+import type { WindowSpanReport } from '../report/bench/window-span.js';
 
 /** A run's JSON, gzipped or not (a chaos run's whole history is kept gzipped in docs/runs). */
 function readJson<T>(file: string, has: string[]): T {
@@ -85,6 +87,11 @@ runCli('docs', DOCS_USAGE, async () => {
       file: path.relative(process.cwd(), path.resolve(file)),
     })) as [LabRun, LabRun];
     for (const [lang, langBlocks] of blocksIn) langBlocks.set('lab-speed', labSpeedBlock(before, after, lang));
+  }
+  if (values['window-span']) {
+    const report = readJson<WindowSpanReport>(values['window-span'], ['spans', 'cells', 'ratio']);
+    const file = path.relative(process.cwd(), path.resolve(values['window-span']));
+    for (const [lang, langBlocks] of blocksIn) langBlocks.set('window-span', windowSpanBlock(report, file, lang));
   }
   const root = process.cwd();
   const filled = new Set<string>();

@@ -39,6 +39,7 @@ export const DOCS_FLAGS = {
   incidents: { type: 'string' },
   'lab-before': { type: 'string' },
   'lab-after': { type: 'string' },
+  'window-span': { type: 'string' },
   ...HELP_FLAG,
 } as const;
 
@@ -66,6 +67,7 @@ export const GENERATED_BLOCKS = [
   'rtt-lease',
   'incidents',
   'lab-speed',
+  'window-span',
 ] as const;
 
 export const DOCS_USAGE = `usage: npm run docs -- <bench results .json> [<faults results .json>] [options]
@@ -79,7 +81,8 @@ export const DOCS_USAGE = `usage: npm run docs -- <bench results .json> [<faults
   --rtt-lease FILE a round-trip sweep with a short --ttlMs (RedLock's validity), for docs/bench.md
   --incidents FILE the incident gallery (npm run faults -- --scenario incidents), for docs/incidents.md
   --lab-before FILE --lab-after FILE   two runs of npm run lab (with --separate-races, then without),
-                   side by side in docs/bench.md`;
+                   side by side in docs/bench.md
+  --window-span FILE   the window-span study (npx tsx bench/window-span.ts), for docs/bench.md`;
 
 export const CHART_FILE = 'docs/results.svg';
 
@@ -127,6 +130,8 @@ export function benchCommand(report: BenchReport, subset = false): string {
   add('waitMs', o.waitMs, d.waitMs);
   add('maxSeconds', o.maxSeconds, d.maxSeconds);
   if (o.raceSeconds === undefined) flags.push(`--requests ${o.requests} --initial ${o.initial}`);
+  // a run from before the sold-out windows (its record has no soldOutWindows) raced apart too
+  else if (!o.soldOutWindows && o.rounds > 1) flags.push('--separate-races');
   const chosen = report.catalog.map((c) => c.name).filter((n) => n !== report.reference);
   if (subset) flags.unshift(`--strategies ${chosen.join(',')}`);
   else if (o.all) flags.unshift('--all');

@@ -13,10 +13,16 @@ export interface LabRun {
   file: string;
 }
 
+/** How a run measured: its windows, and whether each strategy's last window was its race. */
+const howEn = (r: BenchReport) =>
+  `windows of ${r.options.warmupSeconds} s + ${r.options.windowSeconds} s, ${r.options.soldOutWindows ? "each strategy's last window sold out as its race" : 'then a race apart for each strategy'}`;
+const howZh = (r: BenchReport) =>
+  `窗口为预热 ${r.options.warmupSeconds} 秒 + 计量 ${r.options.windowSeconds} 秒，${r.options.soldOutWindows ? '每个方案的最后一个窗口卖完，就是它的抢购' : '之后每个方案单独抢购一次'}`;
+
 const WORDS = {
   en: {
     lead: (before: LabRun, after: LabRun, b: string, a: string) =>
-      `Two runs of \`npm run lab -- --stop\` on this machine, one after the other: before, with \`--separate-races\` (\`${before.file}\`, ${b}); after, as the lab now runs (\`${after.file}\`, ${a}).`,
+      `Two runs of \`npm run lab -- --stop\` on this machine: before (\`${before.file}\`, ${b}), ${howEn(before.report)}; after, as the lab now runs (\`${after.file}\`, ${a}), ${howEn(after.report)}.`,
     phasesHeader: ['phase', 'before', 'after'],
     total: 'in all',
     rowsHeader: [
@@ -37,7 +43,7 @@ const WORDS = {
   },
   zh: {
     lead: (before: LabRun, after: LabRun, b: string, a: string) =>
-      `在这台机器上先后跑两次 \`npm run lab -- --stop\`：之前加 \`--separate-races\`（\`${before.file}\`，${b}）；之后是实验现在的跑法（\`${after.file}\`，${a}）。`,
+      `在这台机器上的两次 \`npm run lab -- --stop\`：之前（\`${before.file}\`，${b}），${howZh(before.report)}；之后是实验现在的跑法（\`${after.file}\`，${a}），${howZh(after.report)}。`,
     phasesHeader: ['阶段', '之前', '之后'],
     total: '合计',
     rowsHeader: ['方案', '实例', '之前超卖', '之后超卖', '之前的抢购：件数，200 / 409 / 503 / 剩余', '之后的抢购', '之前有效吞吐/秒', '之后有效吞吐/秒'],

@@ -25,6 +25,8 @@ export interface LoadJob {
   classify: boolean;
   /** Return every latency of the measured span, so runs spread over processes can be merged. */
   keepLatencies?: boolean;
+  /** Return when each 200 came, so one run can be cut into spans afterwards (bench/window-span.ts). */
+  keepOkTimes?: boolean;
 }
 
 export interface LoadResult {
@@ -47,6 +49,8 @@ export interface LoadResult {
   nofile: number | null;
   /** With keepLatencies: every latency of the measured span, in ms. */
   latencies?: number[];
+  /** With keepOkTimes: each 200's arrival, in ms since the run started. */
+  okTimes?: number[];
   /** Length of the measured span: the window, or a race's first request to its last answer. */
   seconds: number;
   p50Ms: number;
@@ -87,6 +91,7 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
     const byAnswer: Record<string, number> = {};
     const latencies: number[] = [];
     const noAnswerBy: Record<string, number> = {};
+    const okTimes: number[] = [];
     let okTotal = 0;
     let answeredTotal = 0;
     let truncated = false;
@@ -150,6 +155,7 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
           noAnswerBy,
           nofile: openFileLimits().soft,
           ...(job.keepLatencies && { latencies: sorted }),
+          ...(job.keepOkTimes && { okTimes }),
           seconds,
           p50Ms: percentile(sorted, 50),
           p99Ms: percentile(sorted, 99),
@@ -163,7 +169,10 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
       const now = Date.now();
       lastAnswer = now;
       answeredTotal++;
-      if (statusCode === 200) okTotal++;
+      if (statusCode === 200) {
+        okTotal++;
+        if (job.keepOkTimes) okTimes.push(now - started);
+      }
       if (statusCode === 409 && soldOutAt === undefined && untilSoldOut) soldOutAt = now;
       if (inWindow(now)) spanAnswers.push({ at: now, status: statusCode, ms: responseTime });
       // The window is over: this connection sends nothing more once its answer is in, so the run
