@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The repository root: the nearest folder above this file that holds package.json. Found by looking,
- * not by depth, so it is the same from src/paths.ts and from the service's bundle (src/cluster/service-bundle.ts).
+ * not by depth, so it is the same from src/paths.ts and from the service's bundle (src/bundle.ts).
  */
 export const REPO_ROOT = rootAbove(path.dirname(fileURLToPath(import.meta.url)));
 

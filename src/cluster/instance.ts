@@ -1,10 +1,10 @@
-// One stocklab service instance (src/main.ts, bundled: service-bundle.ts), pointed at the cluster's servers.
+// One stocklab service instance (src/main.ts, bundled: src/bundle.ts), pointed at the cluster's servers.
 import path from 'node:path';
 import { serviceEnvFor, type ClusterConfig } from './layout.js';
 import { REPO_ROOT } from '../paths.js';
 import { placementOf } from './placement.js';
 import { healthOk } from './probes.js';
-import { serviceBundle } from './service-bundle.js';
+import { serviceBundle } from '../bundle.js';
 import type { ServerSpec } from './server.js';
 
 export function instanceSpec(cfg: ClusterConfig, port: number, dir: string, env: Record<string, string> = {}): ServerSpec {

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { hostPort, type HostPort } from '../config.js';
 import { etcdMembers, etcdNames, reachAt, serverOfLink, zookeeperNames, type ClusterConfig } from './layout.js';
+import { bundleOf } from '../bundle.js';
 import { REPO_ROOT } from '../paths.js';
 import { pollUntil } from '../time.js';
 import { placementOf, type Placement } from './placement.js';
@@ -148,14 +149,13 @@ export function forwarderSpec(f: ForwarderProcess): ServerSpec {
     host: listen.host,
     ...(f.place?.namespace !== undefined && { namespace: f.place.namespace }),
     logFile: path.join(f.dir, 'logs', `${f.name}.log`),
-    startTimeoutMs: 30_000, // tsx compiles on first start, many at once on 2 cores
+    startTimeoutMs: 30_000, // many at once on 2 cores
     stopGraceMs: 5_000,
     launch: () => ({
       command: process.execPath,
       args: [
-        '--import',
-        'tsx',
-        'src/net/forwarder-main.ts',
+        '--enable-source-maps',
+        bundleOf('src/net/forwarder-main.ts'),
         '--listen',
         hostPort(listen),
         '--target',

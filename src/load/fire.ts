@@ -2,7 +2,7 @@
 // by the bench, compose's failover check and the tests, so all measure the same way. Each process
 // starts on first use, is shared by every run of this process, and never keeps it alive when idle.
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { bundleOf } from '../bundle.js';
 import { percentile, type LoadJob, type LoadResult } from './load.js';
 import type { LoadReply, LoadRequest } from './load-process.js';
 
@@ -38,8 +38,7 @@ class LoadProcess {
 
   private process(): ChildProcess {
     if (this.child) return this.child;
-    const entry = fileURLToPath(new URL('./load-process.ts', import.meta.url));
-    const c = fork(entry, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const c = fork(bundleOf('src/load/load-process.ts'), [], { execArgv: ['--enable-source-maps'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     c.on('message', (reply: LoadReply) => {
       const p = this.pending.get(reply.id);
       if (!p) return;
