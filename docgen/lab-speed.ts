@@ -15,9 +15,9 @@ export interface LabRun {
 
 /** How a run measured: its windows, and whether each strategy's last window was its race. */
 const howEn = (r: BenchReport) =>
-  `windows of ${r.options.warmupSeconds} s + ${r.options.windowSeconds} s, ${r.options.soldOutWindows ? "each strategy's last window sold out as its race" : 'then a race apart for each strategy'}`;
+  `windows of ${r.options.warmupSeconds.toFixed(1)} s + ${r.options.windowSeconds.toFixed(1)} s, ${r.options.soldOutWindows ? "each strategy's last window sold out as its race" : 'then a race apart for each strategy'}`;
 const howZh = (r: BenchReport) =>
-  `窗口为预热 ${r.options.warmupSeconds} 秒 + 计量 ${r.options.windowSeconds} 秒，${r.options.soldOutWindows ? '每个方案的最后一个窗口卖完，就是它的抢购' : '之后每个方案单独抢购一次'}`;
+  `窗口为预热 ${r.options.warmupSeconds.toFixed(1)} 秒 + 计量 ${r.options.windowSeconds.toFixed(1)} 秒，${r.options.soldOutWindows ? '每个方案的最后一个窗口卖完，就是它的抢购' : '之后每个方案单独抢购一次'}`;
 
 const WORDS = {
   en: {
