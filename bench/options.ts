@@ -89,7 +89,7 @@ Flags take their value as --flag value or --flag=value, in any order.`;
 
 export { UsageError };
 
-function count(name: string, raw: string | undefined, fallback: number | undefined, min: number): number | undefined {
+export function count(name: string, raw: string | undefined, fallback: number | undefined, min: number): number | undefined {
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be a whole number ≥ ${min}, got "${raw}"`);

@@ -5,7 +5,7 @@
 // native cluster (npm run cluster -- up); it resets the stock. Writes docs/runs/window-span-<stamp>.json.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { HELP_FLAG, parseFlags, runCli } from '../src/cli/args.js';
 import { fetchCatalog, selectStrategies } from '../src/load/catalog.js';
 import { fireLoad, stopLoad } from '../src/load/fire.js';
 import { checkUrl, resetStock } from '../src/load/race.js';
@@ -14,7 +14,7 @@ import { spreadOf, type Spread } from '../report/bench/stats.js';
 import { goodputIn, summarizeSpans, type WindowSpan, type WindowSpanCell, type WindowSpanReport } from '../report/bench/window-span.js';
 import { rotated, stampOf } from './bench.js';
 import { WINDOW_STOCK } from './measure.js';
-import { COURSE_LINE } from './options.js';
+import { COURSE_LINE, count } from './options.js';
 import { recordedCluster } from './target.js';
 
 /** The first is the reference the others are divided by: the lab's window before issue 47's study. */
@@ -24,9 +24,16 @@ const SPANS: WindowSpan[] = [
   { label: '0.3+1.0', warmup: 0.3, seconds: 1.0 },
 ];
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, out: { type: 'string', default: 'docs/runs' } }, strict: true });
-  const rounds = Number(values.rounds);
+const USAGE = `usage: npx tsx bench/window-span.ts [--rounds N] [--out DIR]
+  --rounds N   rounds over the lab's rows, interleaved (default 3)
+  --out DIR    where window-span-<stamp>.json goes (default docs/runs)
+  --help       this text
+Needs a running native cluster (npm run cluster -- up); it resets the stock.`;
+
+runCli('window-span', USAGE, async () => {
+  const { values } = parseFlags(process.argv.slice(2), { rounds: { type: 'string' }, out: { type: 'string' }, ...HELP_FLAG });
+  const rounds = count('rounds', values.rounds, 3, 1) ?? 3;
+  const out = values.out ?? 'docs/runs';
   const info = recordedCluster();
   if (!info) throw new Error('no native cluster recorded: start one with `npm run cluster -- up`');
   const bases: [string, string][] = [
@@ -73,13 +80,9 @@ async function main(): Promise<void> {
     console.log(
       `${s.label}: ÷ ${SPANS[0]!.label} a median ${report.ratio[s.label]!.median.toFixed(3)} over the cells (${report.ratio[s.label]!.min.toFixed(2)}–${report.ratio[s.label]!.max.toFixed(2)}); rounds' range a median ${(100 * report.relativeRange[s.label]!).toFixed(0)} % of the median (${SPANS[0]!.label}: ${(100 * report.relativeRange[SPANS[0]!.label]!).toFixed(0)} %)`,
     );
-  const file = path.resolve(REPO_ROOT, values.out, `window-span-${report.stamp}.json`);
+  const file = path.resolve(REPO_ROOT, out, `window-span-${report.stamp}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(report, null, 1)}\n`);
   console.log(`\n${path.relative(process.cwd(), file)}`);
-}
-
-main().catch((err: unknown) => {
-  console.error(`window-span failed: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
+  return 0;
 });
