@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
  */
 export const REPO_ROOT = rootAbove(path.dirname(fileURLToPath(import.meta.url)));
 
+/** What stocklab makes once and reuses, kept with the packages: bundles (src/bundle.ts), data directory templates (src/cluster/templates.ts). */
+export const CACHE_DIR = path.join(REPO_ROOT, 'node_modules', '.cache', 'stocklab');
+
 function rootAbove(dir: string): string {
   for (let d = dir; ; d = path.dirname(d)) {
     if (fs.existsSync(path.join(d, 'package.json')) && !d.split(path.sep).includes('node_modules')) return d;

@@ -11,6 +11,7 @@ import { logHeader } from './processes.js';
 import { placementOf } from './placement.js';
 import { mysqlPing } from './probes.js';
 import type { ServerSpec } from './server.js';
+import { copyTemplate } from './templates.js';
 
 const run = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
@@ -72,24 +73,21 @@ export function mariadbSpec(cfg: ClusterConfig, dir: string, bin: Binaries): Ser
       fs.mkdirSync(tmpDir, { recursive: true });
       fs.writeFileSync(initFile, initSql(cfg), { mode: 0o600 }); // holds the password
       if (fs.existsSync(marker)) return;
-      // First run (or a half-finished one): a fresh system database.
+      // First run (or a half-finished one): a fresh system database, copied from its template.
       fs.rmSync(dataDir, { recursive: true, force: true });
       logHeader(logFile, 'mariadb-install-db');
-      try {
-        const { stdout, stderr } = await run(bin.mariadbInstallDb, [
-          '--no-defaults',
-          `--datadir=${dataDir}`,
-          ...(isRoot ? ['--user=root'] : []),
-          '--auth-root-authentication-method=socket',
-          '--skip-test-db',
-          `--tmpdir=${tmpDir}`,
-        ]);
-        fs.appendFileSync(logFile, stdout + stderr);
-      } catch (err) {
-        const e = err as Error & { stdout?: string; stderr?: string };
-        fs.appendFileSync(logFile, `${e.stdout ?? ''}${e.stderr ?? ''}`);
-        throw new Error(`mysql: mariadb-install-db failed: ${e.message} (see ${logFile})`);
-      }
+      const settings = [...(isRoot ? ['--user=root'] : []), '--auth-root-authentication-method=socket', '--skip-test-db'];
+      const template = await copyTemplate('mariadb', dataDir, { binaries: [bin.mariadbInstallDb, bin.mariadbd], settings }, async (into) => {
+        try {
+          const { stdout, stderr } = await run(bin.mariadbInstallDb, ['--no-defaults', `--datadir=${into}`, ...settings, `--tmpdir=${tmpDir}`]);
+          fs.appendFileSync(logFile, stdout + stderr);
+        } catch (err) {
+          const e = err as Error & { stdout?: string; stderr?: string };
+          fs.appendFileSync(logFile, `${e.stdout ?? ''}${e.stderr ?? ''}`);
+          throw new Error(`mysql: mariadb-install-db failed: ${e.message} (see ${logFile})`);
+        }
+      });
+      fs.appendFileSync(logFile, `the data directory is a copy of ${template}\n`);
       fs.writeFileSync(marker, new Date().toISOString() + '\n');
     },
     launch: () => ({

@@ -11,6 +11,7 @@ import type { Binaries } from './packages.js';
 import { ON_LOOPBACK, type Placement } from './placement.js';
 import { logHeader } from './processes.js';
 import type { ServerSpec } from './server.js';
+import { copyTemplate } from './templates.js';
 
 const run = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
@@ -66,41 +67,38 @@ export function postgresSpec(
     stopGraceMs: 10_000,
     async prepare() {
       if (fs.existsSync(marker)) return;
-      // First run (or a half-finished one): a fresh database cluster, its superuser the lab user.
+      // First run (or a half-finished one): a fresh database cluster, its superuser the lab user,
+      // copied from its template.
       fs.rmSync(home, { recursive: true, force: true });
       fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-      const pwFile = path.join(home, 'pw');
-      fs.writeFileSync(pwFile, `${login.password}\n`, { mode: 0o600 });
-      if (isRoot) await run('chown', ['-R', `${RUN_AS}:${RUN_AS}`, home]);
+      if (isRoot) await run('chown', [`${RUN_AS}:${RUN_AS}`, home]);
       logHeader(logFile, 'initdb');
-      const initdb = asPostgresUser(bin.initdb, [
-        '-D',
-        dataDir,
-        '-U',
-        login.user,
-        `--pwfile=${pwFile}`,
-        '--auth=scram-sha-256',
-        '-E',
-        'UTF8',
-        '--no-sync',
-        '--no-instructions',
-      ]);
-      try {
-        const { stdout, stderr } = await run(initdb.command, initdb.args, { cwd: home });
-        fs.appendFileSync(logFile, stdout + stderr);
-      } catch (err) {
-        const e = err as Error & { stdout?: string; stderr?: string };
-        fs.appendFileSync(logFile, `${e.stdout ?? ''}${e.stderr ?? ''}`);
-        throw new Error(`postgres: initdb failed: ${e.message} (see ${logFile})`);
-      } finally {
-        fs.rmSync(pwFile, { force: true });
-      }
-      // (root's file, readable by all: the server only reads it.) Password logins over TCP from any address: the server listens on loopback, or on its own
-      // address on a private bridge that only the cluster and the machine reach.
-      fs.writeFileSync(
-        path.join(dataDir, 'pg_hba.conf'),
-        ['# written by stocklab (src/cluster/postgres.ts)', 'host all all 0.0.0.0/0 scram-sha-256', ''].join('\n'),
-      );
+      const settings = ['-U', login.user, '--auth=scram-sha-256', '-E', 'UTF8'];
+      const identity = { binaries: [bin.initdb, bin.postgres], settings: [...settings, `password ${login.password}`] };
+      const template = await copyTemplate('postgres', dataDir, identity, async (into) => {
+        fs.mkdirSync(into, { mode: 0o700 });
+        const pwFile = path.join(home, 'pw');
+        fs.writeFileSync(pwFile, `${login.password}\n`, { mode: 0o600 });
+        if (isRoot) await run('chown', [`${RUN_AS}:${RUN_AS}`, into, pwFile]);
+        const initdb = asPostgresUser(bin.initdb, ['-D', into, ...settings, `--pwfile=${pwFile}`, '--no-sync', '--no-instructions']);
+        try {
+          const { stdout, stderr } = await run(initdb.command, initdb.args, { cwd: home });
+          fs.appendFileSync(logFile, stdout + stderr);
+        } catch (err) {
+          const e = err as Error & { stdout?: string; stderr?: string };
+          fs.appendFileSync(logFile, `${e.stdout ?? ''}${e.stderr ?? ''}`);
+          throw new Error(`postgres: initdb failed: ${e.message} (see ${logFile})`);
+        } finally {
+          fs.rmSync(pwFile, { force: true });
+        }
+        // (root's file, readable by all: the server only reads it.) Password logins over TCP from any address: the server listens on loopback, or on its own
+        // address on a private bridge that only the cluster and the machine reach.
+        fs.writeFileSync(
+          path.join(into, 'pg_hba.conf'),
+          ['# written by stocklab (src/cluster/postgres.ts)', 'host all all 0.0.0.0/0 scram-sha-256', ''].join('\n'),
+        );
+      });
+      fs.appendFileSync(logFile, `the data directory is a copy of ${template}\n`);
       fs.writeFileSync(marker, new Date().toISOString() + '\n');
     },
     launch: () =>
