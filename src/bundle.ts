@@ -5,14 +5,12 @@
 // sources anew: three instances at once took 5.5 s to answer /health on an idle 2-core machine, their
 // bundle 2.5 s, and every cluster boot, instance restart and load run waits for that. A bundle is
 // made once per content of its inputs and kept in node_modules/.cache/stocklab/: a changed source
-// makes a new one.
+// makes a new one. The compose image's instances run the same bundle, written when it is built.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildSync, version as esbuildVersion } from 'esbuild';
-import { REPO_ROOT } from './paths.js';
-
-const CACHE_DIR = path.join(REPO_ROOT, 'node_modules', '.cache', 'stocklab');
+import { CACHE_DIR, REPO_ROOT } from './paths.js';
 
 /** What the last build of an entry read (its inputs, relative to the repository) and the hash of their contents. */
 interface BuildRecord {
@@ -49,14 +47,8 @@ function writeWhole(file: string, content: string): void {
   fs.renameSync(tmp, file);
 }
 
-/**
- * The bundle of `entry` (a path under the repository), made now if its sources changed since the
- * last one (about 0.7 s for the service); run it with `node --enable-source-maps`.
- */
-export function bundleOf(entry: string): string {
-  const record = readRecord(entry);
-  if (record && hashOf(record.inputs) === record.hash && fs.existsSync(bundleFile(entry, record.hash))) return bundleFile(entry, record.hash);
-  fs.mkdirSync(CACHE_DIR, { recursive: true });
+/** esbuild's bundle of `entry` (a path under the repository): its text and the inputs it read, relative to the repository. */
+function build(entry: string): { text: string; inputs: string[] } {
   const built = buildSync({
     absWorkingDir: REPO_ROOT,
     entryPoints: [entry],
@@ -70,13 +62,35 @@ export function bundleOf(entry: string): string {
     write: false,
     logLevel: 'silent',
   });
-  const inputs = Object.keys(built.metafile.inputs).sort();
-  const hash = hashOf(inputs);
   const output = built.outputFiles[0];
-  if (!hash || !output) throw new Error(`the bundle of ${entry} could not be made`);
-  writeWhole(bundleFile(entry, hash), output.text);
+  if (!output) throw new Error(`the bundle of ${entry} could not be made`);
+  return { text: output.text, inputs: Object.keys(built.metafile.inputs).sort() };
+}
+
+/**
+ * The bundle of `entry` (a path under the repository), made now if its sources changed since the
+ * last one (about 0.7 s for the service); run it with `node --enable-source-maps`.
+ */
+export function bundleOf(entry: string): string {
+  const record = readRecord(entry);
+  if (record && hashOf(record.inputs) === record.hash && fs.existsSync(bundleFile(entry, record.hash))) return bundleFile(entry, record.hash);
+  fs.mkdirSync(CACHE_DIR, { recursive: true });
+  const { text, inputs } = build(entry);
+  const hash = hashOf(inputs);
+  if (!hash) throw new Error(`the bundle of ${entry} could not be made`);
+  writeWhole(bundleFile(entry, hash), text);
   writeWhole(recordFile(entry), JSON.stringify({ hash, inputs } satisfies BuildRecord));
   return bundleFile(entry, hash);
+}
+
+/**
+ * The bundle of `entry` written to `file` (under the repository, so it finds the repository as the
+ * sources do), for an image whose command names it: the Dockerfile's service bundle.
+ */
+export function writeBundle(entry: string, file: string): void {
+  const out = path.resolve(REPO_ROOT, file);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, build(entry).text);
 }
 
 /** The service's instances' bundle. */

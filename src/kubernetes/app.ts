@@ -87,7 +87,7 @@ export function app(): Manifest[] {
               imagePullPolicy: 'IfNotPresent',
               ...appEnvSources,
               ports: [{ name: 'http', containerPort: PORTS.app }],
-              // tsx compiles at the first start: up to a minute on a small node, as natively.
+              // a first start on a small node: up to a minute.
               startupProbe: { httpGet: { path: LIVENESS_PATH, port: PORTS.app }, periodSeconds: 2, failureThreshold: 30 },
               // /health answers 503 without MySQL: the instance leaves the Service, not the cluster.
               readinessProbe: { httpGet: { path: READINESS_PATH, port: PORTS.app }, periodSeconds: 2, failureThreshold: 2, timeoutSeconds: 2 },
