@@ -52,6 +52,9 @@ export function checkUrl(target: string, strategy: string, store: StoreKind | un
   return `${target}/check/lock?${q}`;
 }
 
+/** How long a race's client waits for an answer, beyond the request's own waitMs. */
+const RACE_TIMEOUT_SECONDS = 30;
+
 export async function race(opts: RaceOptions): Promise<RaceResult> {
   const store = opts.store ?? 'mysql';
   await resetStock(opts.target, opts.initial);
@@ -60,6 +63,9 @@ export async function race(opts: RaceOptions): Promise<RaceResult> {
     requests: opts.requests,
     connections: opts.connections,
     maxSeconds: opts.maxSeconds,
+    // A request may wait its waitMs for the lock before its work and its stores' bounds: the client
+    // waits that long on top of its 30 s, or a slow but answered sale would be counted unanswered.
+    timeoutSeconds: RACE_TIMEOUT_SECONDS + (opts.params?.waitMs ?? 0) / 1000,
     onAnswers: opts.onAnswers,
     processes: opts.processes,
   });
