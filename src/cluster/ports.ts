@@ -1,5 +1,8 @@
 // Loopback port helpers: is a port free, wait until it is, and pick free ones for tests.
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { freePortRange } from '../env.js';
 import { pollUntil } from '../time.js';
 
@@ -48,7 +51,39 @@ export async function freePorts(count: number, { min, max } = freePortRange()): 
   for (let tries = 0; picked.size < count; tries++) {
     if (tries > count * 50) throw new Error(`could not find ${count} free ports in ${min}-${max}`);
     const p = min + Math.floor(Math.random() * (max - min));
-    if (!picked.has(p) && (await isPortFree(p))) picked.add(p);
+    if (!picked.has(p) && (await isPortFree(p)) && claimPort(p)) picked.add(p);
   }
   return [...picked];
+}
+
+/**
+ * Processes picking ports at once (the suite's workers booting clusters side by side) could pick
+ * the same free port before either binds it: seen in CI as a forwarder's EADDRINUSE. So a picked
+ * port is claimed, a file created exclusively in a folder every process shares, and no process
+ * picks a port claimed in the last CLAIM_MS: a picked port is bound within seconds.
+ */
+const CLAIMS = path.join(os.tmpdir(), 'stocklab-port-claims');
+const CLAIM_MS = 60_000;
+
+/** True when this process now holds the claim on `port`; false when another claimed it within CLAIM_MS. */
+export function claimPort(port: number): boolean {
+  fs.mkdirSync(CLAIMS, { recursive: true });
+  const file = path.join(CLAIMS, String(port));
+  const create = () => {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw err;
+    }
+  };
+  if (create()) return true;
+  try {
+    if (Date.now() - fs.statSync(file).mtimeMs < CLAIM_MS) return false;
+    fs.rmSync(file, { force: true }); // an old claim: its port was bound or given up long ago
+  } catch {
+    return false;
+  }
+  return create();
 }
