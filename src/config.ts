@@ -24,6 +24,8 @@ export interface PostgresConfig {
   poolSize: number;
   /** PG_STATEMENT_TIMEOUT_MS; absent: PG_STATEMENT_TIMEOUT_MS_DEFAULT. */
   statementTimeoutMs?: number;
+  /** PG_CONNECT_TIMEOUT_MS; absent: PG_CONNECT_TIMEOUT_MS_DEFAULT. */
+  connectTimeoutMs?: number;
 }
 
 export interface RequestLimits {
@@ -138,6 +140,7 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       database: e.PG_DATABASE,
       poolSize: e.PG_POOL_SIZE,
       statementTimeoutMs: e.PG_STATEMENT_TIMEOUT_MS,
+      connectTimeoutMs: e.PG_CONNECT_TIMEOUT_MS,
     },
     etcd: { endpoints: e.ETCD_ENDPOINTS },
     limits: {

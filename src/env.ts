@@ -37,6 +37,8 @@ const urlList = z
 
 /** MYSQL_STATEMENT_TIMEOUT_MS's default, also for a MysqlConfig made without it (tests, migrations). */
 export const MYSQL_STATEMENT_TIMEOUT_MS_DEFAULT = 10_000;
+/** PG_CONNECT_TIMEOUT_MS's default, also for a PostgresConfig made without it (tests, migrations). */
+export const PG_CONNECT_TIMEOUT_MS_DEFAULT = 5_000;
 /** PG_STATEMENT_TIMEOUT_MS's default, also for a PostgresConfig made without it (tests, migrations). */
 export const PG_STATEMENT_TIMEOUT_MS_DEFAULT = 10_000;
 
@@ -90,6 +92,10 @@ const envSchema = z.object({
   PG_PASSWORD: z.string().default('stocklab'),
   PG_DATABASE: z.string().default('stocklab'),
   PG_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  // How long a new connection may take to open before PostgreSQL counts as unreachable (503
+  // postgres_unavailable). Each opens a backend by fork: 45–70 ms on an idle 2-core VM, over 1.5 s
+  // under load with a handful opening at once, so 2 s called a healthy server down in CI's races.
+  PG_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(PG_CONNECT_TIMEOUT_MS_DEFAULT),
   // MYSQL_STATEMENT_TIMEOUT_MS's twin: one statement on a pooled connection unanswered this long is
   // given up on and its connection closed, never reused (a partition sends no RST). A statement that
   // waits for a lock under lock_timeout = waitMs (FOR UPDATE, the advisory locks) gets waitMs on top.

@@ -15,6 +15,8 @@ interface Queued {
 export class HandshakeGate {
   private opening = 0;
   private readonly queued: Queued[] = [];
+  /** Handshakes that have completed: one that completed while another was failing proves the server answers. */
+  private opened = 0;
 
   constructor(
     private readonly atOnce: number,
@@ -25,15 +27,19 @@ export class HandshakeGate {
    * Runs `handshake` once fewer than `atOnce` are running (its own timeout starts then). One that
    * fails as unreachable fails every handshake queued behind it with the same error, unstarted: a
    * server that does not answer is judged once per wave, within one connect bound, not once per
-   * queued connection.
+   * queued connection. Unless another handshake opened while this one waited: then the server
+   * answers and this one was only slow (a backend that took long to fork on a busy machine), and
+   * those queued still try, each within its own bound.
    */
   async through(handshake: () => Promise<void>): Promise<void> {
     if (this.opening >= this.atOnce) await new Promise<void>((go, fail) => this.queued.push({ go, fail }));
     this.opening++;
+    const openedBefore = this.opened;
     try {
       await handshake();
+      this.opened++;
     } catch (err) {
-      if (this.saysUnreachable(err)) for (const q of this.queued.splice(0)) q.fail(err);
+      if (this.saysUnreachable(err) && this.opened === openedBefore) for (const q of this.queued.splice(0)) q.fail(err);
       throw err;
     } finally {
       this.opening--;

@@ -5,12 +5,9 @@
 // errors dependency.ts judges (a fast 503, or outcome_unknown for a write whose answer was lost).
 import pg from 'pg';
 import type { PostgresConfig } from '../config.js';
-import { PG_STATEMENT_TIMEOUT_MS_DEFAULT } from '../env.js';
+import { PG_CONNECT_TIMEOUT_MS_DEFAULT, PG_STATEMENT_TIMEOUT_MS_DEFAULT } from '../env.js';
 import { PoolBusyError } from './connections.js';
 import { HandshakeGate } from './handshake-gate.js';
-
-/** How long a new connection may take to open: a server that does not answer is down for us. */
-export const PG_CONNECT_TIMEOUT_MS = 2_000;
 
 /** New connections a pool opens at once (handshake-gate.ts); the rest queue, each timed from its start. */
 export const PG_HANDSHAKES_AT_ONCE = 2;
@@ -29,9 +26,10 @@ export function isPgStatementTimeout(err: unknown): boolean {
 }
 
 /**
- * A connection with its own connect timeout (the pool's wait for a free one stays unbounded here
- * and is bounded per checkout), opened through its pool's handshake gate, and its statements
- * bounded by the pool's query_timeout.
+ * A connection with its own connect timeout (PG_CONNECT_TIMEOUT_MS: a server that does not answer
+ * within it is down for us; the pool's wait for a free one stays unbounded here and is bounded per
+ * checkout), opened through its pool's handshake gate, and its statements bounded by the pool's
+ * query_timeout.
  *
  * pg's query_timeout rejects a statement past its bound but leaves it the connection's active
  * one: the connection still waits for that answer (forever, on a dead link) and queues every later
@@ -40,11 +38,21 @@ export function isPgStatementTimeout(err: unknown): boolean {
  * later statement on it refused at once ("not queryable"), and the pool drops it when it comes back
  * (it drops an ended client even released without an error): never handed out again.
  */
+/** What a pool hands each new connection besides pg's own options. */
+interface BoundedOptions {
+  handshakes?: HandshakeGate;
+  connectTimeoutMs?: number;
+}
+
 class BoundedClient extends pg.Client {
-  constructor(config?: string | (pg.ClientConfig & { handshakes?: HandshakeGate })) {
+  constructor(config?: string | (pg.ClientConfig & BoundedOptions)) {
     const given = typeof config === 'string' ? { connectionString: config } : config;
     // The pool hides the password from its options' enumeration (stack traces): a spread drops it.
-    super({ ...given, ...(given?.password !== undefined && { password: given.password }), connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
+    super({
+      ...given,
+      ...(given?.password !== undefined && { password: given.password }),
+      connectionTimeoutMillis: given?.connectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS_DEFAULT,
+    });
     const gate = given?.handshakes;
     if (gate) {
       // pg-pool opens a connection with a callback; a caller of its own may await the promise.
@@ -73,7 +81,7 @@ class BoundedClient extends pg.Client {
 
 /** A pool on `cfg`, `size` connections at most (cfg.poolSize by default). */
 export function openPostgresPool(cfg: PostgresConfig, size = cfg.poolSize, applicationName = 'stocklab'): pg.Pool {
-  const options: pg.PoolConfig & { handshakes: HandshakeGate } = {
+  const options: pg.PoolConfig & BoundedOptions = {
     host: cfg.host,
     port: cfg.port,
     user: cfg.user,
@@ -84,8 +92,9 @@ export function openPostgresPool(cfg: PostgresConfig, size = cfg.poolSize, appli
     keepAlive: true,
     query_timeout: cfg.statementTimeoutMs ?? PG_STATEMENT_TIMEOUT_MS_DEFAULT,
     Client: BoundedClient,
-    // pg-pool hands its options to each new connection: BoundedClient reads the gate there.
+    // pg-pool hands its options to each new connection: BoundedClient reads these two there.
     handshakes: new HandshakeGate(PG_HANDSHAKES_AT_ONCE, isPgConnectionLost),
+    connectTimeoutMs: cfg.connectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS_DEFAULT,
   };
   const pool = new pg.Pool(options);
   // An idle connection that dies (a restart, a terminated backend) is dropped by the pool; without

@@ -53,6 +53,31 @@ describe('HandshakeGate: a pool opens its connections a few at a time', () => {
     await expect(gate.through(async () => undefined)).resolves.toBeUndefined();
   });
 
+  it('a handshake that times out while another opened was only slow: those queued behind it still try', async () => {
+    const gate = new HandshakeGate(2, (err) => err instanceof Unreachable);
+    const hs = [heldHandshake(), heldHandshake(), heldHandshake(), heldHandshake()];
+    const started: number[] = [];
+    const passes = hs.map((h, i) =>
+      gate
+        .through(() => (started.push(i), h.run()))
+        .then(
+          () => 'opened',
+          (err: unknown) => (err as Error).message,
+        ),
+    );
+    await settle();
+    hs[1]!.open(); // the server answered 1 while 0 was still waiting
+    await settle();
+    hs[0]!.fail(new Unreachable('timeout expired'));
+    await settle();
+    expect({ started, waiting: gate.waiting }).toEqual({ started: [0, 1, 2, 3], waiting: 0 });
+    // 2 began after 1 opened: nothing opens while it waits, so its timeout judges the server down
+    // for any still queued (none here); 3 still has its own try.
+    hs[2]!.fail(new Unreachable('timeout expired'));
+    hs[3]!.open();
+    expect(await Promise.all(passes)).toEqual(['timeout expired', 'opened', 'timeout expired', 'opened']);
+  });
+
   it("any other failure is that connection's alone: the next queued one still tries", async () => {
     const gate = new HandshakeGate(1, (err) => err instanceof Unreachable);
     const hs = [heldHandshake(), heldHandshake()];

@@ -2,7 +2,7 @@
 // per name, lock() resolving to its unlock. A baseline beside pg-advisory-xact, which is written here.
 import * as advisoryLockPackage from 'advisory-lock';
 import type { PostgresConfig } from '../../config.js';
-import { PG_CONNECT_TIMEOUT_MS } from '../../db/postgres-pool.js';
+import { PG_CONNECT_TIMEOUT_MS_DEFAULT } from '../../env.js';
 import { callDependency } from '../../dependency.js';
 import { LockTimeoutError } from '../errors.js';
 import { leaseOf, neverLost, ownerOf, type AcquireOptions, type Lease, type Lock } from '../lock.js';
@@ -45,7 +45,7 @@ export class LibAdvisoryLock implements Lock {
     const pending = opts.waitMs === 0 ? mutex.tryLock() : mutex.lock();
     let timer: NodeJS.Timeout | undefined;
     const givenUp = new Promise<'given up'>((resolve) => {
-      timer = setTimeout(() => resolve('given up'), opts.waitMs + PG_CONNECT_TIMEOUT_MS);
+      timer = setTimeout(() => resolve('given up'), opts.waitMs + (this.cfg.connectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS_DEFAULT));
     });
     let unlock: (() => Promise<void>) | undefined | 'given up';
     try {
