@@ -47,6 +47,10 @@ export interface FailoverOptions {
   requests: number;
   connections: number;
   boundMs: number;
+  /** The checks' own parameters (waitMs, …), as a race takes them. */
+  params?: Record<string, number>;
+  /** The race's bound (60 s): a slower race is cut there, its unanswered requests counted. */
+  maxSeconds?: number;
 }
 
 export async function redisFailover(p: ComposeProject, o: FailoverOptions): Promise<FailoverResult> {
@@ -66,7 +70,8 @@ export async function redisFailover(p: ComposeProject, o: FailoverOptions): Prom
     initial: o.initial,
     requests: o.requests,
     connections: o.connections,
-    maxSeconds: 60,
+    params: o.params,
+    maxSeconds: o.maxSeconds ?? 60,
   });
   return { oldMaster, newMaster, promotedMs, healthyMs, race: r };
 }
