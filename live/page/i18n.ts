@@ -109,7 +109,7 @@ export const en = {
     'SETNX takes the lock, DEL gives it back. Its first holder is frozen for 3 s: every buyer on every instance waits behind it (the lanes go quiet). Killed instead of frozen, it would never give the lock back.',
   tour5Title: '§2.2 SETNX, then EXPIRE: not atomic',
   tour5Text:
-    'The first fix sets the expiry with a second command. The holder is frozen between the two, so its 300 ms lease never starts: everyone waits again, and a crash there would leave the lock for good.',
+    'The first fix sets the expiry with a second command. The holder is frozen between the two, so its 1 s lease never starts: everyone waits again, and a crash there would leave the lock for good.',
   tour6Title: '§2.2 SET NX PX, and a blind DEL',
   tour6Text:
     "Now the expiry comes with the lock, but the work (100 ms) outlasts the lease (50 ms): the lock expires, the next buyer takes it, and the first one's DEL removes it. Holds overlap and units are oversold.",
@@ -272,7 +272,7 @@ export const zh: Dictionary = {
     'SETNX 加锁，DEL 解锁。第一个持锁者被冻结 3 秒：所有实例上的买家都排在它后面等待（泳道一片空白）。如果它不是被冻结而是宕机了，这把锁就永远不会释放——这就是死锁。',
   tour5Title: '§2.2 先 SETNX 再 EXPIRE：不是原子操作',
   tour5Text:
-    '第一种防死锁的办法是用第二条命令设置过期时间。持锁者恰好在两条命令之间被冻结，300 毫秒的过期时间根本没设上：大家又得干等；要是它在这里宕机，锁就永远留在那里。',
+    '第一种防死锁的办法是用第二条命令设置过期时间。持锁者恰好在两条命令之间被冻结，1 秒的过期时间根本没设上：大家又得干等；要是它在这里宕机，锁就永远留在那里。',
   tour6Title: '§2.2 SET NX PX，以及不加判断的 DEL',
   tour6Text:
     '现在过期时间和加锁在同一条命令里了，但业务耗时（100 毫秒）超过了过期时间（50 毫秒）：锁自动过期，下一个买家拿到锁，前一个买家的 DEL 又把它删掉了——误删。持锁重叠，商品超卖。',
