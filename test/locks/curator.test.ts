@@ -1,9 +1,9 @@
 // Curator's recipes (course §3.7) at lock level, against a ZooKeeper of their own: what each one
 // promises beyond the lock contract (zookeeper.contract.test.ts), each order built step by step.
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LockTimeoutError } from '../../src/locks/errors.js';
-import type { AcquireOptions } from '../../src/locks/lock.js';
+import type { AcquireOptions, Lease, Lock } from '../../src/locks/lock.js';
 import { withLockReentered } from '../../src/locks/reenter-once.js';
 import { withLock } from '../../src/locks/scope.js';
 import { ZkAtomicLong } from '../../src/locks/zk/atomic-long.js';
@@ -12,10 +12,10 @@ import { MultiLock } from '../../src/locks/zk/multi.js';
 import { ZkReadWriteLock } from '../../src/locks/zk/read-write.js';
 import { ZkReentrantLock } from '../../src/locks/zk/reentrant.js';
 import { ZkSemaphore, ZkSemaphoreMutex, semaphoreDir } from '../../src/locks/zk/semaphore.js';
-import { ZkSession } from '../../src/locks/zk/session.js';
+import { ZkDeadlineError, ZkSession } from '../../src/locks/zk/session.js';
 import { ZkSharedCount } from '../../src/locks/zk/shared-count.js';
 import { ZkWatchLock } from '../../src/locks/zk/watch.js';
-import { queueDir } from '../../src/locks/zk/queue.js';
+import { childrenIfAny, queueDir } from '../../src/locks/zk/queue.js';
 import { createLogger } from '../../src/logger.js';
 import { pollUntil, sleep } from '../../src/time.js';
 import { withServers } from '../support/servers.js';
@@ -59,18 +59,75 @@ async function untilChildren(session: ZkSession, dir: string, n: number): Promis
   if (!ok) throw new Error(`${dir} never had ${n} children`);
 }
 
+/**
+ * `lock`, its first acquire given `outerWaitMs` instead of the request's waitMs: the outer acquire of a
+ * nesting, whose own wait is not what a test of the nested one is about (on a loaded machine the first
+ * use of a resource, which creates its parent nodes, can take the whole 300 ms by itself, and the outer
+ * acquire then times out before the nested one ever runs). `acquires` says how each ended, and when.
+ */
+function outerWaits<L extends Lease>(lock: Lock<L>, outerWaitMs: number): { lock: Lock<L>; acquires: { outcome: string; waitedMs: number }[] } {
+  const acquires: { outcome: string; waitedMs: number }[] = [];
+  let calls = 0;
+  const acquire = async (r: string, opts: AcquireOptions): Promise<L> => {
+    const startedAt = Date.now();
+    const ended = (outcome: string) => acquires.push({ outcome, waitedMs: Date.now() - startedAt });
+    try {
+      const lease = await lock.acquire(r, calls++ === 0 ? { ...opts, waitMs: outerWaitMs } : opts);
+      ended('granted');
+      return lease;
+    } catch (err) {
+      ended(err instanceof LockTimeoutError ? 'timed out' : String(err));
+      throw err;
+    }
+  };
+  return { lock: { acquire }, acquires };
+}
+
 describe('semaphore mutex (InterProcessSemaphoreMutex)', () => {
   it('is not reentrant: the critical section entered again within one request waits for itself, then times out', async () => {
     const session = await openSession();
     const r = resource();
-    const t0 = Date.now();
-    await expect(withLockReentered(new ZkSemaphoreMutex(session), r, as('request-1', 300), async () => 'sold')).rejects.toBeInstanceOf(LockTimeoutError);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(295);
+    const mutex = outerWaits(new ZkSemaphoreMutex(session), 10_000);
+    await expect(withLockReentered(mutex.lock, r, as('request-1', 300), async () => 'sold')).rejects.toBeInstanceOf(LockTimeoutError);
+    // The outer acquire was granted; the nested one waited for it the whole 300 ms.
+    expect(mutex.acquires.map((a) => a.outcome)).toEqual(['granted', 'timed out']);
+    expect(mutex.acquires[1]!.waitedMs).toBeGreaterThanOrEqual(295);
     // The same nesting passes straight through the reentrant mutex (InterProcessMutex).
-    expect((await withLockReentered(new ZkReentrantLock(session), r, as('request-1', 300), async () => 'sold')).value).toBe('sold');
+    expect((await withLockReentered(new ZkReentrantLock(session), r, as('request-1'), async () => 'sold')).value).toBe('sold');
     // And the timed-out attempt left neither its gate nor its lease behind.
-    expect(await session.getChildren(`${semaphoreDir(session, r)}/leases`, Date.now() + 1_000)).toEqual([]);
-    expect(await session.getChildren(`${semaphoreDir(session, r)}/locks`, Date.now() + 1_000)).toEqual([]);
+    expect(await childrenIfAny(session, `${semaphoreDir(session, r)}/leases`, Date.now() + 1_000)).toEqual([]);
+    expect(await childrenIfAny(session, `${semaphoreDir(session, r)}/locks`, Date.now() + 1_000)).toEqual([]);
+  });
+
+  it('an acquire that times out at the gate, before its resource has a leases node, leaves nothing behind', async () => {
+    const session = await openSession();
+    const other = await openSession();
+    const r = resource();
+    const locks = `${semaphoreDir(other, r)}/locks`;
+    // Another acquirer holds the gate (the recipe's first step) and never takes its lease: the leases
+    // parent does not exist yet, as in an outer acquire whose first use of a resource ran out of time.
+    await other.mkdirp(locks, Date.now() + 5_000);
+    const held = await other.create(`${locks}/_c_${randomUUID()}-lock-`, 'other', 'sequential', Date.now() + 5_000);
+    await expect(new ZkSemaphoreMutex(session).acquire(r, as('A', 300))).rejects.toBeInstanceOf(LockTimeoutError);
+    // A parent that never existed has no participants: read as none (NO_NODE), not as an error.
+    expect(await childrenIfAny(session, `${semaphoreDir(session, r)}/leases`, Date.now() + 1_000)).toEqual([]);
+    expect(await childrenIfAny(session, locks, Date.now() + 1_000)).toEqual([held.slice(locks.length + 1)]);
+  });
+
+  it("an acquire cut short while creating its resource's parents owes no failed clean-up: a parent that never existed holds no orphan", async () => {
+    const logger = createLogger('silent');
+    const warn = vi.spyOn(logger, 'warn');
+    const session = await ZkSession.open({ connect: servers.current.zookeeper, sessionTimeoutMs: SESSION_MS, root: ROOT, logger }, 10_000);
+    sessions.push(session);
+    // First use of a resource: the create finds no parent and the parents' creation runs out of time
+    // (never sent here), so the protected-mode search for an orphan lists a parent that does not exist.
+    vi.spyOn(session, 'mkdirp').mockRejectedValue(new ZkDeadlineError());
+    const listings = vi.spyOn(session, 'getChildren');
+    await expect(new ZkSemaphoreMutex(session).acquire(resource(), as('A', 1_000))).rejects.toBeInstanceOf(LockTimeoutError);
+    expect(listings).toHaveBeenCalledTimes(1);
+    await Promise.allSettled(listings.mock.results.map((l) => l.value));
+    await new Promise((resolve) => setImmediate(resolve)); // the owed clean-up has settled
+    expect(warn).not.toHaveBeenCalled();
   });
 });
 

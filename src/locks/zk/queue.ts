@@ -147,10 +147,24 @@ async function createProtected(session: ZkSession, dir: string, name: string, da
   } catch (err) {
     if (err instanceof DependencyDownError) {
       session.owe(async () => {
-        const orphans = (await session.getChildren(dir, Date.now() + 5_000)).filter((c) => c.startsWith(attempt));
+        const orphans = (await childrenIfAny(session, dir, Date.now() + 5_000)).filter((c) => c.startsWith(attempt));
         for (const orphan of orphans) await session.remove(`${dir}/${orphan}`, Date.now() + 5_000);
       });
     }
+    throw err;
+  }
+}
+
+/**
+ * `dir`'s children, none when `dir` does not exist: a parent whose creation never landed (the first
+ * use of a resource, its mkdirp cut short by the deadline or the connection) holds no node of ours.
+ * Curator's protected mode ignores NoNode in the same search.
+ */
+export async function childrenIfAny(session: ZkSession, dir: string, deadline: number): Promise<string[]> {
+  try {
+    return await session.getChildren(dir, deadline);
+  } catch (err) {
+    if (zkCode(err) === Exception.NO_NODE) return [];
     throw err;
   }
 }
