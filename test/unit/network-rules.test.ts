@@ -67,6 +67,23 @@ describe.skipIf(!hasNetAdmin())('the network protocol on real namespaces (needs 
     await net.heal();
   });
 
+  it('writes only the namespaces whose table changes; a rule it did not write is replaced', async () => {
+    const ns = (name: string) => layout.hosts.find((h) => h.name === name)!.namespace;
+    const address = (name: string) => layout.hosts.find((h) => h.name === name)!.address;
+    await net.partition(cut(['a'], ['b']));
+    // A SYN from b that a's rule drops: its counter, which a rewrite of a's table would zero.
+    await runCommand('ip', ['netns', 'exec', ns('b'), 'timeout', '0.3', 'bash', '-c', `echo > /dev/tcp/${address('a')}/9`]).catch(() => undefined);
+    const dropped = async () => (await runCommand('ip', ['netns', 'exec', ns('a'), 'iptables', '-L', 'INPUT', '-v', '-x', '-n'])).stdout;
+    expect(await dropped()).toMatch(/^\s*[1-9]\d*\s+\d+\s+DROP/m);
+    await runCommand('ip', ['netns', 'exec', ns('d'), 'iptables', '-A', 'OUTPUT', '-d', address('c'), '-j', 'DROP']);
+    const grudge = { ...cut(['a'], ['b']), c: [] };
+    await net.partition(grudge);
+    expect(await dropped(), "a's table, unchanged, was not written").toMatch(/^\s*[1-9]\d*\s+\d+\s+DROP/m);
+    const printed = (await runCommand('ip', ['netns', 'exec', ns('d'), 'iptables', '-S'])).stdout;
+    expect(printed, "d's foreign rule is gone").not.toMatch(/OUTPUT -d/);
+    await net.heal();
+  });
+
   it('refuses a grudge naming a node the layout does not have, and changes nothing', async () => {
     const before = await rulesByNode(layout);
     await expect(net.partition({ a: ['zz'] })).rejects.toThrow(/no such server: zz/);
