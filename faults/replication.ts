@@ -32,14 +32,25 @@ export async function redisAt(cluster: RunningCluster, port: number): Promise<Re
   return client;
 }
 
-/** The main Redis's master and replica now, as the Sentinels say (a failover swaps them). */
-export async function redisRoles(cluster: RunningCluster): Promise<{ master: ServerHandle; replica: ServerHandle }> {
+/** The main Redis's master and its replica (a failover swaps them). */
+export interface RedisRoles {
+  master: ServerHandle;
+  replica: ServerHandle;
+}
+
+/** The roles when the server on `masterPort` is the master; throws when it is neither of the cluster's Redis servers. */
+function rolesWithMaster(cluster: RunningCluster, masterPort: number | undefined): RedisRoles {
   const { redis, redisReplica } = cluster.servers;
   if (!redisReplica) throw new Error('this cluster is not replicated (TOPOLOGY=replicated)');
-  const port = await sentinelMasterPort(cluster);
-  if (port === redis.port) return { master: redis, replica: redisReplica };
-  if (port === redisReplica.port) return { master: redisReplica, replica: redis };
-  throw new Error(`the Sentinels name port ${port} as master, neither of the cluster's Redis servers`);
+  if (masterPort === redis.port) return { master: redis, replica: redisReplica };
+  if (masterPort === redisReplica.port) return { master: redisReplica, replica: redis };
+  throw new Error(`the Sentinels name port ${masterPort} as master, neither of the cluster's Redis servers`);
+}
+
+/** The main Redis's master and replica now, as the Sentinels say (a failover swaps them). */
+export async function redisRoles(cluster: RunningCluster): Promise<RedisRoles> {
+  if (!cluster.servers.redisReplica) throw new Error('this cluster is not replicated (TOPOLOGY=replicated)');
+  return rolesWithMaster(cluster, await sentinelMasterPort(cluster));
 }
 
 /** The master's port as the first Sentinel that answers names it. */
@@ -59,15 +70,78 @@ export async function sentinelMasterPort(cluster: RunningCluster): Promise<numbe
   return undefined;
 }
 
+/** A Sentinel's reply of field-value pairs (SENTINEL MASTER, each entry of SENTINEL REPLICAS) as a map. */
+function sentinelFields(reply: unknown): Map<string, string> {
+  const flat = Array.isArray(reply) ? reply.map(String) : [];
+  const fields = new Map<string, string>();
+  for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i] as string, flat[i + 1] as string);
+  return fields;
+}
+
+/** One Sentinel's view of the master (SENTINEL MASTER). */
+export interface SentinelMasterView {
+  host: string;
+  port: number;
+  /** master, and s_down, o_down, failover_in_progress, disconnected … while it has cause to. */
+  flags: string[];
+  /** Only while a failover is under way (with the flag failover_in_progress): wait_start, select_slave … */
+  failoverState: string | undefined;
+  /** The epoch of the configuration this Sentinel holds; the same at every Sentinel once a failover has spread. */
+  configEpoch: number;
+  /** How many other Sentinels of the master this one knows. */
+  otherSentinels: number;
+}
+
+async function sentinelMasterView(client: Redis): Promise<SentinelMasterView> {
+  const f = sentinelFields(await client.call('SENTINEL', 'master', SENTINEL_MASTER_NAME));
+  return {
+    host: f.get('ip') ?? '',
+    port: Number(f.get('port')),
+    flags: (f.get('flags') ?? '').split(','),
+    failoverState: f.get('failover-state'),
+    configEpoch: Number(f.get('config-epoch')),
+    otherSentinels: Number(f.get('num-other-sentinels')),
+  };
+}
+
+/** A replica as one Sentinel knows it (SENTINEL REPLICAS): its port and flags (slave, and s_down, disconnected … while it has cause to). */
+interface SentinelReplicaView {
+  port: number;
+  flags: string[];
+}
+
+async function sentinelReplicaViews(client: Redis): Promise<SentinelReplicaView[]> {
+  const reply = (await client.call('SENTINEL', 'replicas', SENTINEL_MASTER_NAME)) as unknown[];
+  return reply.map((entry) => {
+    const f = sentinelFields(entry);
+    return { port: Number(f.get('port')), flags: (f.get('flags') ?? '').split(',') };
+  });
+}
+
+/** `ask` run at every Sentinel at once, each on a fresh connection, in the cluster's order; undefined for one that did not answer. */
+async function askEverySentinel<T>(cluster: RunningCluster, ask: (client: Redis) => Promise<T>): Promise<(T | undefined)[]> {
+  return Promise.all(
+    cluster.servers.sentinels.map(async (s) => {
+      const client = await redisAt(cluster, s.port).catch(() => undefined);
+      if (!client) return undefined;
+      try {
+        return await ask(client);
+      } catch {
+        return undefined;
+      } finally {
+        client.disconnect();
+      }
+    }),
+  );
+}
+
 /** The master's port and flags (s_down, o_down, failover_in_progress …) as the first Sentinel that answers has them. */
-export async function sentinelMasterState(cluster: RunningCluster): Promise<{ port: number; flags: string[] } | undefined> {
+export async function sentinelMasterState(cluster: RunningCluster): Promise<SentinelMasterView | undefined> {
   for (const s of cluster.servers.sentinels) {
     const client = await redisAt(cluster, s.port).catch(() => undefined);
     if (!client) continue;
     try {
-      const fields = (await client.call('SENTINEL', 'master', SENTINEL_MASTER_NAME)) as string[];
-      const field = (name: string) => fields[fields.indexOf(name) + 1] ?? '';
-      return { port: Number(field('port')), flags: field('flags').split(',') };
+      return await sentinelMasterView(client);
     } catch {
       // ask the next one
     } finally {
@@ -78,22 +152,132 @@ export async function sentinelMasterState(cluster: RunningCluster): Promise<{ po
 }
 
 /** Every Sentinel's view of the master (its port and flags), in the cluster's order; undefined for one that did not answer. */
-export async function sentinelMasterViews(cluster: RunningCluster): Promise<({ port: number; flags: string[] } | undefined)[]> {
-  return Promise.all(
-    cluster.servers.sentinels.map(async (s) => {
-      const client = await redisAt(cluster, s.port).catch(() => undefined);
-      if (!client) return undefined;
-      try {
-        const fields = (await client.call('SENTINEL', 'master', SENTINEL_MASTER_NAME)) as string[];
-        const field = (name: string) => fields[fields.indexOf(name) + 1] ?? '';
-        return { port: Number(field('port')), flags: field('flags').split(',') };
-      } catch {
-        return undefined;
-      } finally {
-        client.disconnect();
-      }
-    }),
+export function sentinelMasterViews(cluster: RunningCluster): Promise<(SentinelMasterView | undefined)[]> {
+  return askEverySentinel(cluster, sentinelMasterView);
+}
+
+/** Flags of a Sentinel's master or replica that say it is not settled: seen down, unreachable, or in a failover. */
+const UNSETTLED_FLAGS = new Set([
+  's_down',
+  'o_down',
+  'disconnected',
+  'failover_in_progress',
+  'promoted',
+  'reconf_sent',
+  'reconf_inprog',
+  'reconf_done',
+  'force_failover',
+]);
+const unsettledFlags = (flags: readonly string[]) => flags.filter((f) => UNSETTLED_FLAGS.has(f));
+
+/** INFO replication of a replica in sync: its link to its master (to `masterPort`, when given) up, no sync under way. */
+function isReplicaInSync(info: string, masterPort?: number): boolean {
+  return (
+    /role:slave/.test(info) &&
+    (masterPort === undefined || new RegExp(`^master_port:${masterPort}\\b`, 'm').test(info)) &&
+    /master_link_status:up/.test(info) &&
+    !/master_sync_in_progress:1/.test(info)
   );
+}
+
+/** The fields of INFO replication that say what a server is to replication, on one line. */
+function replicationFields(info: string, wanted: RegExp): string {
+  return info
+    .split(/\r?\n/)
+    .filter((l) => wanted.test(l))
+    .join(' ');
+}
+
+/** The fields of a replica's INFO replication that say why it is not (yet) in sync. */
+const REPLICA_FIELDS =
+  /^(role|master_host|master_port|master_link_status|master_sync_in_progress|master_link_down_since_seconds|master_sync_total_bytes|master_sync_read_bytes):/;
+
+/** INFO replication of the server on `port`; an Error when it cannot be read. */
+async function replicationInfo(cluster: RunningCluster, port: number): Promise<string | Error> {
+  const client = await redisAt(cluster, port).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+  if (client instanceof Error) return client;
+  try {
+    return await client.info('replication');
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** The replicated Redis settled, with its roles, or what is not settled. */
+export type Settle = { roles: RedisRoles } | { why: string };
+
+/**
+ * Whether the replicated Redis is settled now: every Sentinel answers and names the same master
+ * address with the same config epoch, sees it up with no failover under way (no s_down, o_down,
+ * failover_in_progress …), knows the other Sentinels, and lists the other server as a replica it
+ * sees up; the master's INFO lists that replica online, and the replica's link to the master is up,
+ * no sync under way. The roles when it is; otherwise what is not settled.
+ */
+export async function redisSettledNow(cluster: RunningCluster): Promise<Settle> {
+  const sentinels = cluster.servers.sentinels;
+  const views = await askEverySentinel(cluster, async (client) => ({ master: await sentinelMasterView(client), replicas: await sentinelReplicaViews(client) }));
+  const silent = sentinels.filter((_, i) => views[i] === undefined).map((s) => s.name);
+  if (silent.length > 0) return { why: `no answer to SENTINEL MASTER/REPLICAS from ${silent.join(', ')}` };
+  const seen = views as { master: SentinelMasterView; replicas: SentinelReplicaView[] }[];
+  const said = (v: SentinelMasterView) => `${v.host}:${v.port} (config epoch ${v.configEpoch})`;
+  const first = (seen[0] as (typeof seen)[number]).master;
+  if (seen.some((v) => v.master.host !== first.host || v.master.port !== first.port || v.master.configEpoch !== first.configEpoch))
+    return { why: `the Sentinels name different masters: ${seen.map((v, i) => `${sentinels[i]?.name} ${said(v.master)}`).join(', ')}` };
+  for (const [i, v] of seen.entries()) {
+    const bad = unsettledFlags(v.master.flags);
+    if (bad.length > 0 || v.master.failoverState !== undefined)
+      return {
+        why: `${sentinels[i]?.name} sees master ${said(v.master)} with flags ${v.master.flags.join(',')}${v.master.failoverState ? `, failover-state ${v.master.failoverState}` : ''}`,
+      };
+    if (!(v.master.otherSentinels >= sentinels.length - 1))
+      return { why: `${sentinels[i]?.name} knows ${v.master.otherSentinels} other Sentinels, not ${sentinels.length - 1}` };
+  }
+  let roles: RedisRoles;
+  try {
+    roles = rolesWithMaster(cluster, first.port);
+  } catch (err) {
+    return { why: err instanceof Error ? err.message : String(err) };
+  }
+  const { master, replica } = roles;
+  for (const [i, v] of seen.entries()) {
+    const known = v.replicas.find((r) => r.port === replica.port);
+    if (!known) return { why: `${sentinels[i]?.name} lists no replica on ${replica.name}'s port ${replica.port} (master ${master.name})` };
+    const bad = unsettledFlags(known.flags);
+    if (bad.length > 0) return { why: `${sentinels[i]?.name} sees replica ${replica.name} with flags ${known.flags.join(',')}` };
+  }
+  const [onMaster, onReplica] = await Promise.all([replicationInfo(cluster, master.port), replicationInfo(cluster, replica.port)]);
+  if (onMaster instanceof Error) return { why: `master ${master.name}: no INFO replication: ${onMaster.message}` };
+  const online = /^role:master\b/m.test(onMaster) && new RegExp(`^slave\\d+:.*\\bport=${replica.port},state=online\\b`, 'm').test(onMaster);
+  if (!online)
+    return { why: `master ${master.name} does not list ${replica.name} online: ${replicationFields(onMaster, /^(role|connected_slaves|slave\d+):/)}` };
+  if (onReplica instanceof Error) return { why: `replica ${replica.name}: no INFO replication: ${onReplica.message}` };
+  if (!isReplicaInSync(onReplica, master.port))
+    return { why: `replica ${replica.name} is not in sync with ${master.name}: ${replicationFields(onReplica, REPLICA_FIELDS)}` };
+  return { roles };
+}
+
+/**
+ * Waits until the replicated Redis is settled (redisSettledNow), with `expected` as its roles when
+ * given, and returns its roles; throws after timeoutMs naming what did not settle, or at once when
+ * it settled with the roles swapped (a failover came between).
+ */
+export async function waitRedisSettled(cluster: RunningCluster, timeoutMs: number, expected?: RedisRoles): Promise<RedisRoles> {
+  const t0 = Date.now();
+  let last = { why: 'not asked' } as Settle;
+  const settled = await pollUntil(
+    async () => {
+      last = await redisSettledNow(cluster);
+      if ('roles' in last && expected && last.roles.master !== expected.master)
+        throw new Error(`the replicated Redis settled with ${last.roles.master.name} as master, not ${expected.master.name}: a failover came between`);
+      return 'roles' in last;
+    },
+    timeoutMs,
+    100,
+  );
+  if (settled && 'roles' in last) return last.roles;
+  throw new Error(`the replicated Redis did not settle within ${timeoutMs} ms (${Date.now() - t0} ms): ${'why' in last ? last.why : ''}`);
 }
 
 /** Waits until every Sentinel names `port` as the master; false after timeoutMs. */
@@ -105,16 +289,8 @@ export async function waitPromoted(cluster: RunningCluster, port: number, timeou
 export async function waitReplicaInSync(cluster: RunningCluster, port: number, timeoutMs: number): Promise<boolean> {
   return pollUntil(
     async () => {
-      const client = await redisAt(cluster, port).catch(() => undefined);
-      if (!client) return false;
-      try {
-        const info = await client.info('replication');
-        return /role:slave/.test(info) && /master_link_status:up/.test(info) && !/master_sync_in_progress:1/.test(info);
-      } catch {
-        return false;
-      } finally {
-        client.disconnect();
-      }
+      const info = await replicationInfo(cluster, port);
+      return !(info instanceof Error) && isReplicaInSync(info);
     },
     timeoutMs,
     100,
@@ -126,13 +302,7 @@ export async function replicationState(cluster: RunningCluster, port: number): P
   const client = await redisAt(cluster, port).catch((err: unknown) => err as Error);
   if (client instanceof Error) return `unreachable: ${client.message}`;
   try {
-    const info = await client.info('replication');
-    const wanted =
-      /^(role|master_host|master_port|master_link_status|master_sync_in_progress|master_link_down_since_seconds|master_sync_total_bytes|master_sync_read_bytes):/;
-    return info
-      .split(/\r?\n/)
-      .filter((l) => wanted.test(l))
-      .join(' ');
+    return replicationFields(await client.info('replication'), REPLICA_FIELDS);
   } catch (err) {
     return `no INFO: ${err instanceof Error ? err.message : String(err)}`;
   } finally {
@@ -255,21 +425,8 @@ export async function waitClientFrom(cluster: RunningCluster, port: number, addr
 export async function waitReplicaOf(cluster: RunningCluster, port: number, masterPort: number, timeoutMs: number): Promise<boolean> {
   return pollUntil(
     async () => {
-      const client = await redisAt(cluster, port).catch(() => undefined);
-      if (!client) return false;
-      try {
-        const info = await client.info('replication');
-        return (
-          /role:slave/.test(info) &&
-          new RegExp(`^master_port:${masterPort}\\b`, 'm').test(info) &&
-          /master_link_status:up/.test(info) &&
-          !/master_sync_in_progress:1/.test(info)
-        );
-      } catch {
-        return false;
-      } finally {
-        client.disconnect();
-      }
+      const info = await replicationInfo(cluster, port);
+      return !(info instanceof Error) && isReplicaInSync(info, masterPort);
     },
     timeoutMs,
     100,

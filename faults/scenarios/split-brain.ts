@@ -20,7 +20,7 @@ import { outcomeKey, type CheckParams, type Sent } from '../client.js';
 import { freezeHolder, holderText, type Frozen } from '../holder.js';
 import { labNetwork, type LabNetwork } from '../lab-network.js';
 import { resume } from '../process-state.js';
-import { redisAt, redisRoles, replicationState, waitClientFrom, waitPromoted, waitReplicaOf, waitReplicasCaughtUp } from '../replication.js';
+import { redisAt, replicationState, waitClientFrom, waitPromoted, waitRedisSettled, waitReplicaOf, waitReplicasCaughtUp } from '../replication.js';
 import { isSafe, type FaultRow } from '../row.js';
 import type { FaultContext, Scenario } from '../scenario.js';
 import { waitHealthy } from '../service.js';
@@ -40,6 +40,13 @@ const FOLLOW_BOUND_MS = 10_000;
  * master, for 8 s (4 × its 2 s hello period); then a full resync. Observed ≈ 11 s here.
  */
 const DEMOTION_BOUND_MS = 30_000;
+/**
+ * Until the replicated Redis is settled (every Sentinel names one master, none sees it down or fails
+ * it over, the replica online and in sync): a failover already under way at a case's start (a
+ * Sentinel that timed out under load) takes down-after, the vote, the promotion and the old
+ * master's demotion (DEMOTION_BOUND_MS).
+ */
+const SETTLE_BOUND_MS = DEMOTION_BOUND_MS;
 /** min-replicas-max-lag of case b, s: short, so the case is, and above the replica's 1 s acknowledgement period. */
 const MAX_LAG_S = 3;
 /**
@@ -121,34 +128,70 @@ async function followToNewMaster(
   return { ended, ms: Date.now() - t0 };
 }
 
+interface Cut extends PartitionRecord {
+  /** ms the cut's rules took to be in place in every namespace, from its call to its record's t (the time the case measures from). */
+  installMs: number;
+}
+
+/**
+ * Cuts the split, once the replicated Redis is still settled with the roles the case picked: a
+ * failover under way before the cut (a Sentinel that timed out under load) would be timed as the
+ * cut's promotion, and its replica, already leaving its master, would end min-replicas' window early.
+ */
+async function cutSplit(ctx: FaultContext, net: LabNetwork, master: ServerHandle, replica: ServerHandle): Promise<Cut> {
+  await waitRedisSettled(ctx.cluster, SETTLE_BOUND_MS, { master, replica });
+  const t0 = Date.now();
+  const cut = await net.partition(splitGrudge(ctx, master, replica));
+  return { ...cut, installMs: cut.t - t0 };
+}
+
+const cutText = (cut: Cut) => `cut at ${cut.at} (its rules in place ${cut.installMs} ms after the call; times below from then): ${cut.text}`;
+
 interface Split {
-  cut: PartitionRecord;
+  cut: Cut;
   promotedMs: number;
 }
 
 /** Cuts the split and waits until the Sentinels name the replica as master. */
 async function splitAndPromote(ctx: FaultContext, net: LabNetwork, master: ServerHandle, replica: ServerHandle): Promise<Split | undefined> {
-  const cut = await net.partition(splitGrudge(ctx, master, replica));
+  const cut = await cutSplit(ctx, net, master, replica);
   const promoted = await waitPromoted(ctx.cluster, replica.port, PROMOTION_BOUND_MS);
   return promoted ? { cut, promotedMs: Date.now() - cut.t } : undefined;
 }
 
-/** Heals, then waits until the Sentinels have made the old master the new one's replica, in sync. */
+/**
+ * Heals, then waits until the Sentinels have made the old master the new one's replica, in sync, and
+ * then until the whole topology has settled (waitRedisSettled), so the next case starts from a
+ * Redis no Sentinel is still failing over.
+ */
 async function healAndDemote(
   ctx: FaultContext,
   net: LabNetwork,
   oldMaster: ServerHandle,
   newMaster: ServerHandle,
-): Promise<{ demoted: boolean; ms: number; state: string }> {
+): Promise<{ demoted: boolean; ms: number; settled: boolean; settledMs: number; state: string }> {
   const healed = await net.heal();
   const demoted = await waitReplicaOf(ctx.cluster, oldMaster.port, newMaster.port, DEMOTION_BOUND_MS);
   const ms = Date.now() - healed.t;
+  if (!demoted)
+    return {
+      demoted,
+      ms,
+      settled: false,
+      settledMs: ms,
+      state: `${oldMaster.name} not demoted ${ms} ms after the heal: ${await replicationState(ctx.cluster, oldMaster.port)}`,
+    };
+  const unsettled = await waitRedisSettled(ctx.cluster, SETTLE_BOUND_MS, { master: newMaster, replica: oldMaster }).then(
+    () => undefined,
+    (err: unknown) => (err instanceof Error ? err.message : String(err)),
+  );
+  const settledMs = Date.now() - healed.t;
   return {
     demoted,
     ms,
-    state: demoted
-      ? `${oldMaster.name} demoted to ${newMaster.name}'s replica, in sync ${ms} ms after the heal`
-      : `${oldMaster.name} not demoted ${ms} ms after the heal: ${await replicationState(ctx.cluster, oldMaster.port)}`,
+    settled: unsettled === undefined,
+    settledMs,
+    state: `${oldMaster.name} demoted to ${newMaster.name}'s replica, in sync ${ms} ms after the heal; ${unsettled ?? `the topology settled ${settledMs} ms after the heal`}`,
   };
 }
 
@@ -172,7 +215,7 @@ export async function splitBrainCase(ctx: FaultContext, fencing: Fencing): Promi
   const net = labNetwork(ctx, SCENARIO);
   return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
     const [aAt, bAt] = [instance(ctx.cluster, 0), instance(ctx.cluster, 1)];
-    const { master, replica } = await redisRoles(ctx.cluster);
+    const { master, replica } = await waitRedisSettled(ctx.cluster, SETTLE_BOUND_MS);
     const oldClient = await redisAt(ctx.cluster, master.port);
     const newClient = await redisAt(ctx.cluster, replica.port);
     const fence: CheckParams = fencing === 'fenced' ? { fenced: 1 } : {};
@@ -225,7 +268,7 @@ export async function splitBrainCase(ctx: FaultContext, fencing: Fencing): Promi
       const bKey = outcomeKey(bAnswer.outcome);
       const stuckKey = outcomeKey(stuck.outcome);
       const details = [
-        `cut at ${split.cut.at}: ${split.cut.text}`,
+        cutText(split.cut),
         `${replica.name} promoted ${split.promotedMs} ms after the cut (bound ${PROMOTION_BOUND_MS} ms); fence counter at the cut ${before.fence ?? 'absent'}${warm ? ` (after a warm-up sale: ${outcomeKey(warm.outcome)})` : ''}`,
         `app-1 on its dead socket to ${master.name}: ${stuckKey}; its ${follow.ended} sockets ended (ss -K), on ${replica.name} after ${follow.ms} ms`,
         `both hold at once: on ${master.name} owner ${short(onOld.owner)} (token ${onOld.fence}), on ${replica.name} owner ${short(onNew.owner)} (token ${onNew.fence}): ${bothHeld ? 'two owners' : 'NOT two owners'}, ${sameToken ? 'the same token' : 'different tokens'}`,
@@ -241,14 +284,17 @@ export async function splitBrainCase(ctx: FaultContext, fencing: Fencing): Promi
         tokenOld: onOld.fence ?? '',
         tokenNew: onNew.fence ?? '',
         promotedMs: split.promotedMs,
+        cutInstallMs: split.cut.installMs,
         demoted: rejoin.demoted,
         demotedMs: rejoin.ms,
+        settled: rejoin.settled,
+        settledMs: rejoin.settledMs,
         lost,
         stuck: stuckKey,
         a: aKey,
         b: bKey,
       };
-      const common = bothHeld && rejoin.demoted && stuckKey === '503 redis_unavailable';
+      const common = bothHeld && rejoin.demoted && rejoin.settled && stuckKey === '503 redis_unavailable';
       if (fencing === 'fenced') {
         return {
           expected:
@@ -334,7 +380,7 @@ export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
   const net = labNetwork(ctx, SCENARIO);
   return runCase(ctx, key, ctx.sizes.initial, async (c): Promise<Verdict> => {
     const [aAt, bAt] = [instance(ctx.cluster, 0), instance(ctx.cluster, 1)];
-    const { master, replica } = await redisRoles(ctx.cluster);
+    const { master, replica } = await waitRedisSettled(ctx.cluster, SETTLE_BOUND_MS);
     const oldClient = await redisAt(ctx.cluster, master.port);
     const saved = (await oldClient.config('GET', 'min-replicas-*')) as string[];
     let healed = false;
@@ -345,7 +391,7 @@ export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
       await oldClient.config('SET', 'min-replicas-to-write', '1');
       await oldClient.set(PROBE_KEY, PRE_CUT_VALUE); // accepted: its replica counts as good
       if (!(await waitReplicasCaughtUp(oldClient, CAUGHT_UP_BOUND_MS))) throw new Error(`${replica.name} did not catch up with ${master.name} before the cut`);
-      const split = await net.partition(splitGrudge(ctx, master, replica));
+      const split = await cutSplit(ctx, net, master, replica);
       // Both observed side by side: the refusal on the old master, the promotion at the Sentinels.
       const promotion = waitPromoted(ctx.cluster, replica.port, PROMOTION_BOUND_MS).then((ok) => (ok ? Date.now() - split.t : null));
       const [window, promotedMs] = await Promise.all([probeWindow(oldClient, split.t), promotion]);
@@ -373,7 +419,7 @@ export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
       const stuckKey = outcomeKey(stuck.outcome);
       const overlap = Math.max(0, window.refusedMs - promotedMs);
       const details = [
-        `cut at ${split.at}: ${split.text}`,
+        cutText(split),
         `${master.name} (min-replicas-to-write 1, min-replicas-max-lag ${MAX_LAG_S}): ${window.accepted} probe writes accepted after the cut, the last ${window.lastAcceptedMs} ms after it; first refused ${window.refusedMs} ms after it (bound ${WINDOW_BOUND_MS} ms): ${window.refusal}`,
         `${replica.name} promoted ${promotedMs} ms after the cut: two masters accepted writes for ${overlap} ms`,
         holderText(minority, "app-0 (old master's side), after the refusal"),
@@ -390,12 +436,15 @@ export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
           windowMs: window.refusedMs,
           acceptedAfterCut: window.accepted,
           promotedMs,
+          cutInstallMs: split.installMs,
           overlapMs: overlap,
           minority: aKey,
           majority: bKey,
           stuck: stuckKey,
           demoted: rejoin.demoted,
           demotedMs: rejoin.ms,
+          settled: rejoin.settled,
+          settledMs: rejoin.settledMs,
           windowWritesLost: windowLost,
         },
         holds: (m) =>
@@ -406,6 +455,7 @@ export async function minReplicasCase(ctx: FaultContext): Promise<FaultRow> {
           m.deducted === 1 &&
           stuckKey === '503 redis_unavailable' &&
           rejoin.demoted &&
+          rejoin.settled &&
           windowLost,
       };
     } finally {

@@ -40,7 +40,7 @@ describe.skipIf(!hasNetAdmin())('the hosts,replicated topology (needs root): Sen
   it('without min-replicas both masters grant the lock: 2 holders, 1 oversold; healed, the old master is demoted and its grant is gone; fenced, the colliding token is refused', async () => {
     const unfenced = await splitBrainCase(ctx(), 'unfenced');
     console.log(
-      `[liveness] split brain: promoted ${unfenced.recoverMs} ms after the cut (bound ${unfenced.recoverBoundMs} ms); old master demoted ${unfenced.facts.demotedMs} ms after the heal`,
+      `[liveness] split brain: promoted ${unfenced.recoverMs} ms after the cut (bound ${unfenced.recoverBoundMs} ms; the cut's rules in place ${unfenced.facts.cutInstallMs} ms after its call); old master demoted ${unfenced.facts.demotedMs} ms after the heal, settled at ${unfenced.facts.settledMs} ms`,
     );
     expect(unfenced.facts, figures(unfenced)).toMatchObject({ bothHeld: true, lost: true, demoted: true, stuck: '503 redis_unavailable' });
     expect(unfenced.oversold, figures(unfenced)).toBe(1);
@@ -56,7 +56,7 @@ describe.skipIf(!hasNetAdmin())('the hosts,replicated topology (needs root): Sen
   it('with min-replicas-to-write 1 the cut-off master stops accepting writes within the stated window, and app-0 is then refused, not granted', async () => {
     const row = await minReplicasCase(ctx());
     console.log(
-      `[liveness] min-replicas: the old master refused writes ${row.recoverMs} ms after the cut (bound ${row.recoverBoundMs} ms), ${row.facts.acceptedAfterCut} accepted before; promoted at ${row.facts.promotedMs} ms`,
+      `[liveness] min-replicas: the old master refused writes ${row.recoverMs} ms after the cut (bound ${row.recoverBoundMs} ms), ${row.facts.acceptedAfterCut} accepted before; promoted at ${row.facts.promotedMs} ms; the cut's rules in place ${row.facts.cutInstallMs} ms after its call`,
     );
     expect(row.recoverMs, figures(row)).not.toBeNull();
     expect(row.recoverMs!, figures(row)).toBeLessThanOrEqual(row.recoverBoundMs!);
