@@ -51,7 +51,11 @@ export async function freePorts(count: number, { min, max } = freePortRange()): 
   for (let tries = 0; picked.size < count; tries++) {
     if (tries > count * 50) throw new Error(`could not find ${count} free ports in ${min}-${max}`);
     const p = min + Math.floor(Math.random() * (max - min));
-    if (!picked.has(p) && (await isPortFree(p)) && claimPort(p)) picked.add(p);
+    // Claimed before it is probed: the probe binds the port for a moment, and a port another
+    // process claimed may be the one its server is binding just then.
+    if (picked.has(p) || !claimPort(p)) continue;
+    if (await isPortFree(p)) picked.add(p);
+    else unclaimPort(p);
   }
   return [...picked];
 }
@@ -60,12 +64,20 @@ export async function freePorts(count: number, { min, max } = freePortRange()): 
  * Processes picking ports at once (the suite's workers booting clusters side by side) could pick
  * the same free port before either binds it: seen in CI as a forwarder's EADDRINUSE. So a picked
  * port is claimed, a file created exclusively in a folder every process shares, and no process
- * picks a port claimed in the last CLAIM_MS: a picked port is bound within seconds.
+ * picks a port claimed in the last CLAIM_MS. A port is claimed before it is probed too: the probe
+ * (isPortFree) binds it for a moment, and when another process's server bound its claimed port in
+ * that moment the server failed (CI again, a forwarder's EADDRINUSE). Ten minutes, not one, so a
+ * slow boot keeps its ports; that holds a few hundred claims at most out of the range's thousands.
  */
 const CLAIMS = path.join(os.tmpdir(), 'stocklab-port-claims');
-const CLAIM_MS = 60_000;
+const CLAIM_MS = 10 * 60_000;
 
-/** True when this process now holds the claim on `port`; false when another claimed it within CLAIM_MS. */
+/** Gives up this process's claim on `port` (it was not free after all). */
+function unclaimPort(port: number): void {
+  fs.rmSync(path.join(CLAIMS, String(port)), { force: true });
+}
+
+/** True when this process now holds the claim on `port`; false when one was claimed within CLAIM_MS. */
 export function claimPort(port: number): boolean {
   fs.mkdirSync(CLAIMS, { recursive: true });
   const file = path.join(CLAIMS, String(port));

@@ -1,5 +1,5 @@
 // Port claims (src/cluster/ports.ts): a port picked by one process is not picked by another within
-// the claim's minute, and an old claim gives way.
+// the claim's ten minutes, and an old claim gives way.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,11 +11,11 @@ const PORT = 65_000 + (process.pid % 500);
 const file = path.join(os.tmpdir(), 'stocklab-port-claims', String(PORT));
 
 describe('claimPort', () => {
-  it('claims a port once; a second claim within the minute is refused; an old claim gives way', () => {
+  it('claims a port once; a second claim within ten minutes is refused; an old claim gives way', () => {
     fs.rmSync(file, { force: true });
     expect(claimPort(PORT)).toBe(true);
     expect(claimPort(PORT)).toBe(false);
-    const old = new Date(Date.now() - 120_000);
+    const old = new Date(Date.now() - 11 * 60_000);
     fs.utimesSync(file, old, old);
     expect(claimPort(PORT)).toBe(true);
     fs.rmSync(file, { force: true });
