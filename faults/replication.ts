@@ -192,14 +192,15 @@ function replicationFields(info: string, wanted: RegExp): string {
 const REPLICA_FIELDS =
   /^(role|master_host|master_port|master_link_status|master_sync_in_progress|master_link_down_since_seconds|master_sync_total_bytes|master_sync_read_bytes):/;
 
-/** INFO replication of the server on `port`; an Error when it cannot be read. */
+/** INFO replication of the server on `port`; an Error ("unreachable: …" or "no INFO: …") when it cannot be read. */
 async function replicationInfo(cluster: RunningCluster, port: number): Promise<string | Error> {
-  const client = await redisAt(cluster, port).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+  const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  const client = await redisAt(cluster, port).catch((err: unknown) => new Error(`unreachable: ${message(err)}`));
   if (client instanceof Error) return client;
   try {
     return await client.info('replication');
   } catch (err) {
-    return err instanceof Error ? err : new Error(String(err));
+    return new Error(`no INFO: ${message(err)}`);
   } finally {
     client.disconnect();
   }
@@ -248,11 +249,11 @@ export async function redisSettledNow(cluster: RunningCluster): Promise<Settle> 
     if (bad.length > 0) return { why: `${sentinels[i]?.name} sees replica ${replica.name} with flags ${known.flags.join(',')}` };
   }
   const [onMaster, onReplica] = await Promise.all([replicationInfo(cluster, master.port), replicationInfo(cluster, replica.port)]);
-  if (onMaster instanceof Error) return { why: `master ${master.name}: no INFO replication: ${onMaster.message}` };
+  if (onMaster instanceof Error) return { why: `master ${master.name}: ${onMaster.message}` };
   const online = /^role:master\b/m.test(onMaster) && new RegExp(`^slave\\d+:.*\\bport=${replica.port},state=online\\b`, 'm').test(onMaster);
   if (!online)
     return { why: `master ${master.name} does not list ${replica.name} online: ${replicationFields(onMaster, /^(role|connected_slaves|slave\d+):/)}` };
-  if (onReplica instanceof Error) return { why: `replica ${replica.name}: no INFO replication: ${onReplica.message}` };
+  if (onReplica instanceof Error) return { why: `replica ${replica.name}: ${onReplica.message}` };
   if (!isReplicaInSync(onReplica, master.port))
     return { why: `replica ${replica.name} is not in sync with ${master.name}: ${replicationFields(onReplica, REPLICA_FIELDS)}` };
   return { roles };
@@ -299,15 +300,8 @@ export async function waitReplicaInSync(cluster: RunningCluster, port: number, t
 
 /** A server's replication fields that say why it is not (yet) a replica in sync, for a failure's details. */
 export async function replicationState(cluster: RunningCluster, port: number): Promise<string> {
-  const client = await redisAt(cluster, port).catch((err: unknown) => err as Error);
-  if (client instanceof Error) return `unreachable: ${client.message}`;
-  try {
-    return replicationFields(await client.info('replication'), REPLICA_FIELDS);
-  } catch (err) {
-    return `no INFO: ${err instanceof Error ? err.message : String(err)}`;
-  } finally {
-    client.disconnect();
-  }
+  const info = await replicationInfo(cluster, port);
+  return info instanceof Error ? info.message : replicationFields(info, REPLICA_FIELDS);
 }
 
 /**
