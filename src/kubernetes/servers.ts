@@ -164,7 +164,9 @@ export function zookeeper(cluster: ClusterConfig): Manifest[] {
             : []),
         ],
         volumeMounts: [{ name: 'conf', mountPath: '/etc/stocklab' }],
-        readinessProbe: execProbe(['zkServer.sh', 'status']),
+        // Ready once it serves as a member (srvr names its Mode): asked by bash itself, not by
+        // zkServer.sh status, which starts a JVM every period (docs/compose.md, health checks).
+        readinessProbe: execProbe(['bash', '-c', `exec 3<>/dev/tcp/127.0.0.1/${PORTS.zookeeper} && printf srvr >&3 && grep -q '^Mode: ' <&3`]),
         livenessProbe: { ...tcpProbe(PORTS.zookeeper, 10), initialDelaySeconds: 30 },
         resources: resources('100m', '256Mi', '1', '512Mi'),
       },
