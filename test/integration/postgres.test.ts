@@ -37,8 +37,9 @@ describe('exact on three instances behind nginx, store postgres', () => {
     ['pg-advisory-xact', 300, 330],
     ['pg-for-update', 300, 330],
     ['pg-update', 300, 330],
-    // A new connection (and its login) per acquire.
-    ['lib-advisory-lock', 300, 330],
+    // A new connection (and its login) per acquire: about 18 req/s here, so its race is sized for
+    // proof, not for show (330 for 300 took 19 s): 50 clients still fight over every unit.
+    ['lib-advisory-lock', 100, 110],
   ] as const)('%s: %i units, %i requests', async (strategy, initial, requests) => {
     const r = await race({ target: info.nginx, stores: info, strategy, store: 'postgres', initial, requests, connections: 50, maxSeconds: 90 });
     expectExactRace(r, `${strategy}/postgres`, 0.02);

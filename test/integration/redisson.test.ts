@@ -85,8 +85,10 @@ describe('redis-fair', () => {
 });
 
 describe('redis-multi', () => {
-  it('330 requests for 300 units through nginx, 50 at a time: exact', async () => {
-    const r = await race({ target: cluster.nginx, stores: cluster, strategy: 'redis-multi', initial: 300, requests: 330, connections: 50, maxSeconds: 90 });
+  // Three locks per sale make it slow (34 req/s here; 330 for 300 took 10 s): sized for proof, not
+  // for show, 50 clients still fight over every unit.
+  it('110 requests for 100 units through nginx, 50 at a time: exact', async () => {
+    const r = await race({ target: cluster.nginx, stores: cluster, strategy: 'redis-multi', initial: 100, requests: 110, connections: 50, maxSeconds: 90 });
     // Its first part is the polling watchdog lock: as unfair as redis-watchdog (redis-races.test.ts).
     expectExactRace(r, 'redis-multi', 0.05);
   });

@@ -86,6 +86,9 @@ beforeAll(async () => {
     PG_USER: s.postgres.user,
     PG_PASSWORD: s.postgres.password,
     PG_DATABASE: s.postgres.database,
+    // A hung handshake waits out this bound (5 s by default, for a loaded machine's slow backend
+    // start): 2.5 s still spans those starts here, and halves the PostgreSQL phase.
+    PG_CONNECT_TIMEOUT_MS: '2500',
   });
   service = await openService(config);
   catalog = ((await (await fetch(`${service.url}/strategies`)).json()) as { strategies: CatalogEntry[] }).strategies;
