@@ -37,6 +37,8 @@ const urlList = z
 
 /** MYSQL_STATEMENT_TIMEOUT_MS's default, also for a MysqlConfig made without it (tests, migrations). */
 export const MYSQL_STATEMENT_TIMEOUT_MS_DEFAULT = 10_000;
+/** IDLE_TRANSACTION_TIMEOUT_S's default, also for a ClusterConfig made without it (tests). */
+export const IDLE_TRANSACTION_TIMEOUT_S_DEFAULT = 30;
 /** PG_CONNECT_TIMEOUT_MS's default, also for a PostgresConfig made without it (tests, migrations). */
 export const PG_CONNECT_TIMEOUT_MS_DEFAULT = 5_000;
 /** PG_STATEMENT_TIMEOUT_MS's default, also for a PostgresConfig made without it (tests, migrations). */
@@ -171,6 +173,10 @@ const envSchema = z.object({
   // "delayed restart": longer than the longest lease, and a restarted master grants nobody twice).
   REDLOCK_PERSISTENCE: z.enum(['none', 'fsync']).default('none'),
   REDLOCK_RESTART_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  // The native MariaDB and PostgreSQL end a session idle inside a transaction this long, rolling it
+  // back: what frees the row lock of an instance cut off mid-transaction (a partition sends no FIN).
+  // Longer than any healthy holder's idle time there (workMs ≤ 10 s, the fault lab's pauses ≤ 8 s).
+  IDLE_TRANSACTION_TIMEOUT_S: z.coerce.number().int().min(1).max(3_600).default(IDLE_TRANSACTION_TIMEOUT_S_DEFAULT),
   // The round trip, in ms, that every link of the native cluster adds (`npm run cluster -- up --rtt 2`):
   // a delaying forwarder in front of each server, half of it each way. 0: no forwarders at all.
   CLUSTER_RTT_MS: z.coerce.number().min(0).max(1_000).default(0),

@@ -68,6 +68,8 @@ export interface ClusterConfig {
   nginxCapacity?: number;
   /** The round trip every link adds, in ms (CLUSTER_RTT_MS); 0 or absent: no forwarders. */
   rttMs?: number;
+  /** MariaDB's and PostgreSQL's idle-in-transaction bound, in s (IDLE_TRANSACTION_TIMEOUT_S); absent: its default. */
+  idleTransactionSeconds?: number;
   /**
    * The delaying forwarders' ports, by what each fronts (a server's name, or a ZooKeeper node's
    * `-peer`/`-election` quorum port), once chosen (src/cluster/links.ts); each listens on the address
@@ -136,6 +138,7 @@ export function loadClusterConfig(env: NodeJS.ProcessEnv = process.env): Cluster
     ...(e.REDIS_PASSWORD && { redisPassword: e.REDIS_PASSWORD }),
     ...(e.NGINX_CAPACITY !== undefined && { nginxCapacity: e.NGINX_CAPACITY }),
     rttMs: e.CLUSTER_RTT_MS,
+    idleTransactionSeconds: e.IDLE_TRANSACTION_TIMEOUT_S,
   };
 }
 

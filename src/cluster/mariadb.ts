@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { IDLE_TRANSACTION_TIMEOUT_S_DEFAULT } from '../env.js';
 import type { ClusterConfig } from './layout.js';
 import type { Binaries } from './packages.js';
 import { logHeader } from './processes.js';
@@ -115,13 +116,14 @@ export function mariadbSpec(cfg: ClusterConfig, dir: string, bin: Binaries): Ser
         // A client cut off mid-transaction (a partition drops its packets: no FIN, no RST) would
         // keep its session, and its row locks, until wait_timeout (8 h), and every other deduction
         // of the row would wait and be refused meanwhile. A session idle inside a transaction for
-        // 30 s is ended instead, and InnoDB rolls its transaction back (nothing uncommitted is ever
-        // applied). 30 s is far beyond a healthy holder's idle time there (workMs ≤ WORK_MS_MAX's
-        // 10 s, the fault lab's pauses ≤ 8 s); a WORK_MS_MAX raised past it needs this raised too.
+        // IDLE_TRANSACTION_TIMEOUT_S (30 s) is ended instead, and InnoDB rolls its transaction back
+        // (nothing uncommitted is ever applied). 30 s is far beyond a healthy holder's idle time there
+        // (workMs ≤ WORK_MS_MAX's 10 s, the fault lab's pauses ≤ 8 s); a WORK_MS_MAX raised past it
+        // needs this raised too.
         // Idle pooled connections are outside any transaction and never touched. TCP keep-alive
         // would not do: its probes stop while an answer is unacknowledged, as a cut right after a
         // read leaves it, and it ends the cut instance's idle sessions, stale in its pool after.
-        '--idle-transaction-timeout=30',
+        `--idle-transaction-timeout=${cfg.idleTransactionSeconds ?? IDLE_TRANSACTION_TIMEOUT_S_DEFAULT}`,
       ],
     }),
     healthy: () => mysqlPing({ host: place.host, port, ...cfg.mysql }),

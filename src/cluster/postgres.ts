@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import type { PostgresConfig } from '../config.js';
+import { IDLE_TRANSACTION_TIMEOUT_S_DEFAULT } from '../env.js';
 import type { Binaries } from './packages.js';
 import { ON_LOOPBACK, type Placement } from './placement.js';
 import { logHeader } from './processes.js';
@@ -53,6 +54,7 @@ export function postgresSpec(
   dir: string,
   bin: Binaries,
   place: Placement = ON_LOOPBACK,
+  idleTransactionSeconds = IDLE_TRANSACTION_TIMEOUT_S_DEFAULT,
 ): ServerSpec {
   const home = path.join(dir, 'postgres');
   const dataDir = path.join(home, 'data');
@@ -120,9 +122,9 @@ export function postgresSpec(
         '-c',
         'synchronous_commit=off',
         // A client cut off inside a transaction keeps its row and advisory locks until this ends
-        // its session (as MariaDB's idle-transaction-timeout, and for the same reasons: 30 s).
+        // its session (as MariaDB's idle-transaction-timeout, and for the same reasons).
         '-c',
-        'idle_in_transaction_session_timeout=30s',
+        `idle_in_transaction_session_timeout=${idleTransactionSeconds}s`,
         '-c',
         'logging_collector=off',
         // Its statement counts: what `npm run round-trips` reads for PostgreSQL's messages per sale.
