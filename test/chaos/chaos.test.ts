@@ -34,20 +34,22 @@ describe('chaos and soak', () => {
     expectChaosHolds(r, 'chaos');
   }, 240_000);
 
-  it('a 30 s soak: nothing oversold, every answer documented; too short to judge growth, and it says so without failing', async () => {
+  // As short as the soak's own loop allows (a turn for each strategy): any span short of the least
+  // that can judge growth gives the same verdict, and 30 s took 15 s more of CI's chaos step.
+  it('a 15 s soak: nothing oversold, every answer documented; too short to judge growth, and it says so without failing', async () => {
     const cluster = own.current;
     const strategies = chaosStrategies(await fetchDeclared(cluster.info.instances[0]!), ['sql-for-update', 'zk-ephemeral', 'redis-owned']);
-    const r = await runSoak(cluster, { minutes: 0.5, strategies, sampleEveryMs: 5_000, turnMs: 10_000 }, () => undefined);
+    const r = await runSoak(cluster, { minutes: 0.25, strategies, sampleEveryMs: 2_500, turnMs: 5_000 }, () => undefined);
     for (const s of r.slopes)
       console.log(
         `[soak] ${s.resource}: ${s.first.toFixed(1)} → ${s.last.toFixed(1)}, ${s.perMinute.toFixed(2)}/min (bound ${s.bound ? `${s.bound.perMinute}/min and +${s.bound.growth}` : 'none'})`,
       );
     expect(r.verdict.failures).toEqual([]);
-    // One sample every 5 s over the 30 s, and one after the last turn.
+    // One sample every 2.5 s over the 15 s, and one after the last turn.
     expect(r.samples.length).toBeGreaterThanOrEqual(6);
     console.log(`[soak] growth: ${JSON.stringify(r.growth)}`);
     expect(r.growth).toMatchObject({ judged: false });
-    if (!r.growth.judged) expect(r.growth.leastMinutes).toBeGreaterThan(0.5);
+    if (!r.growth.judged) expect(r.growth.leastMinutes).toBeGreaterThan(0.25);
     expect(r.slopes.filter((s) => s.grows)).toEqual([]);
     expect(r.failures).toEqual([]);
     expect(r.ok).toBe(true);
