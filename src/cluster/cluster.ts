@@ -163,7 +163,7 @@ export function restartSpec(config: ClusterConfig, dir: string, name: string, in
   const etcdIndex = etcdNames(config).indexOf(name);
   const member = etcdMembers(config)[etcdIndex];
   if (member) return etcdSpec(name, member, dir, bin, place, etcdCluster(config));
-  if (name === 'postgres') return postgresSpec(config.postgres, p.postgres, dir, bin, place, config.idleTransactionSeconds);
+  if (name === 'postgres') return postgresSpec(config, p.postgres, dir, bin, place);
   throw new Error(`no server ${name} to start again (app-PORT, redlock-N, zookeeper[-N], etcd or postgres)`);
 }
 
@@ -265,7 +265,7 @@ export async function startCluster(opts: StartClusterOptions): Promise<RunningCl
     return make(etcdSpec(name, m, dir, bin, place(name), etcdCluster(config)));
   });
   const etcd = etcdNodes[0] as ManagedServer;
-  const postgres = make(postgresSpec(config.postgres, p.postgres, dir, bin, place('postgres'), config.idleTransactionSeconds));
+  const postgres = make(postgresSpec(config, p.postgres, dir, bin, place('postgres')));
   // nginx reaches each instance at its own address or through its forwarder
   const upstream = layout || delayed ? (port: number) => hostPort(reachAt(config, `app-${port}`, port)) : undefined;
   const rotation = new NginxRotation(p.nginx, p.instances, dir, config.nginxCapacity, upstream && { listen: at('nginx'), upstream });

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import type { PostgresConfig } from '../config.js';
 import { IDLE_TRANSACTION_TIMEOUT_S_DEFAULT } from '../env.js';
+import type { ClusterConfig } from './layout.js';
 import type { Binaries } from './packages.js';
 import { ON_LOOPBACK, type Placement } from './placement.js';
 import { logHeader } from './processes.js';
@@ -48,14 +49,15 @@ export function asPostgresUser(command: string, args: string[]): { command: stri
   };
 }
 
+/** The native PostgreSQL of a cluster (its login and its idle-in-transaction bound), on `port`. */
 export function postgresSpec(
-  login: Pick<PostgresConfig, 'user' | 'password'>,
+  cluster: Pick<ClusterConfig, 'postgres' | 'idleTransactionSeconds'>,
   port: number,
   dir: string,
   bin: Binaries,
   place: Placement = ON_LOOPBACK,
-  idleTransactionSeconds = IDLE_TRANSACTION_TIMEOUT_S_DEFAULT,
 ): ServerSpec {
+  const login = cluster.postgres;
   const home = path.join(dir, 'postgres');
   const dataDir = path.join(home, 'data');
   const logFile = path.join(dir, 'logs', 'postgres.log');
@@ -124,7 +126,7 @@ export function postgresSpec(
         // A client cut off inside a transaction keeps its row and advisory locks until this ends
         // its session (as MariaDB's idle-transaction-timeout, and for the same reasons).
         '-c',
-        `idle_in_transaction_session_timeout=${idleTransactionSeconds}s`,
+        `idle_in_transaction_session_timeout=${cluster.idleTransactionSeconds ?? IDLE_TRANSACTION_TIMEOUT_S_DEFAULT}s`,
         '-c',
         'logging_collector=off',
         // Its statement counts: what `npm run round-trips` reads for PostgreSQL's messages per sale.

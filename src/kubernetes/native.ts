@@ -61,7 +61,7 @@ export function mysqlArgs(cluster: ClusterConfig): string[] {
 
 /** PostgreSQL's `-c` settings of the native server, but where it listens: the image listens on every address and needs its socket to set itself up. */
 export function postgresArgs(cluster: ClusterConfig): string[] {
-  const launched = postgresSpec(cluster.postgres, 0, SCRATCH, BIN, undefined, cluster.idleTransactionSeconds).launch();
+  const launched = postgresSpec(cluster, 0, SCRATCH, BIN).launch();
   const line = [launched.command, ...launched.args];
   const args = line.slice(line.indexOf(BIN.postgres) + 1);
   return flagPairs(args)

@@ -49,7 +49,7 @@ export function withServers(wanted: ServersWanted): { readonly current: RunningS
       const mysql = wanted.mysql ? [new ManagedServer(mariadbSpec(config, dir, bin))] : [];
       const zookeeper = wanted.zookeeper ? [new ManagedServer(zookeeperSpec('zookeeper', config.ports.zookeeper, dir, bin))] : [];
       const etcd = wanted.etcd ? [new ManagedServer(etcdSpec('etcd', { client: config.ports.etcd, peer: config.ports.etcdPeer }, dir, bin))] : [];
-      const postgres = wanted.postgres ? [new ManagedServer(postgresSpec(config.postgres, config.ports.postgres, dir, bin))] : [];
+      const postgres = wanted.postgres ? [new ManagedServer(postgresSpec(config, config.ports.postgres, dir, bin))] : [];
       servers = [...redis, ...mysql, ...zookeeper, ...etcd, ...postgres];
       const started = await Promise.allSettled(servers.map((s) => s.start()));
       const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
