@@ -16,16 +16,11 @@ export interface PartitionRecord {
   text: string;
 }
 
+/** The rule that drops what `address` sends, as iptables-restore takes it and iptables -S prints it. */
+const dropRule = (address: string) => `-A INPUT -s ${address}/32 -j DROP`;
+
 function filterTable(addresses: readonly string[]): string {
-  return [
-    '*filter',
-    ':INPUT ACCEPT [0:0]',
-    ':FORWARD ACCEPT [0:0]',
-    ':OUTPUT ACCEPT [0:0]',
-    ...addresses.map((a) => `-A INPUT -s ${a}/32 -j DROP`),
-    'COMMIT',
-    '',
-  ].join('\n');
+  return ['*filter', ':INPUT ACCEPT [0:0]', ':FORWARD ACCEPT [0:0]', ':OUTPUT ACCEPT [0:0]', ...addresses.map(dropRule), 'COMMIT', ''].join('\n');
 }
 
 /** Checks that every node the grudge names is a server of the layout. */
@@ -36,7 +31,7 @@ export function checkGrudge(layout: HostsLayout, grudge: Grudge): void {
 
 /** `iptables -S` of a filter table that filterTable(addresses) wrote: what a namespace prints when it holds just that. */
 function printedTable(addresses: readonly string[]): string {
-  return ['-P INPUT ACCEPT', '-P FORWARD ACCEPT', '-P OUTPUT ACCEPT', ...addresses.map((a) => `-A INPUT -s ${a}/32 -j DROP`)].join('\n');
+  return ['-P INPUT ACCEPT', '-P FORWARD ACCEPT', '-P OUTPUT ACCEPT', ...addresses.map(dropRule)].join('\n');
 }
 
 /** Each namespace's filter table as `iptables -S` prints it, trimmed. */
