@@ -17,11 +17,13 @@ import { WINDOW_STOCK } from './measure.js';
 import { COURSE_LINE, count } from './options.js';
 import { recordedCluster } from './target.js';
 
-/** The first is the reference the others are divided by: the lab's window before issue 47's study. */
+/** The first is the reference the others are divided by: the lab's window before issue 47's studies. */
 const SPANS: WindowSpan[] = [
   { label: '0.5+1.5', warmup: 0.5, seconds: 1.5 },
   { label: '0.4+1.0', warmup: 0.4, seconds: 1.0 },
   { label: '0.3+1.0', warmup: 0.3, seconds: 1.0 },
+  { label: '0.3+0.7', warmup: 0.3, seconds: 0.7 },
+  { label: '0.3+0.6', warmup: 0.3, seconds: 0.6 },
 ];
 
 const USAGE = `usage: npx tsx bench/window-span.ts [--rounds N] [--out DIR]
