@@ -3,6 +3,7 @@
 import type { Lang } from '../src/lang.js';
 import { spreadOf } from '../report/bench/stats.js';
 import type { WindowSpan, WindowSpanReport } from '../report/bench/window-span.js';
+import { BENCH_DEFAULTS } from '../report/bench/run-options.js';
 import { markdownTable } from '../report/table.js';
 
 const spanText = (s: WindowSpan, lang: Lang) => {
@@ -41,7 +42,8 @@ export function windowSpanBlock(r: WindowSpanReport, file: string, lang: Lang): 
     return [spanText(s, lang), cell, pct(r.relativeRange[s.label] ?? 0)];
   });
   const lines = [w.lead(r, file, r.cells.length, Math.max(...r.spans.map((s) => s.warmup + s.seconds))), '', markdownTable(w.header(ref), rows)];
-  const first = others[0];
+  // The rows furthest off are listed for the span the lab runs now, else for the first shorter one.
+  const first = others.find((s) => s.warmup === BENCH_DEFAULTS.warmupSeconds && s.seconds === BENCH_DEFAULTS.windowSeconds) ?? others[0];
   if (first) {
     const ratioOf = (c: WindowSpanReport['cells'][number]) =>
       spreadOf(c.goodput[first.label] ?? []).median / (spreadOf(c.goodput[reference.label] ?? []).median || 1);
