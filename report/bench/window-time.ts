@@ -58,28 +58,35 @@ const LABEL: Record<keyof WindowTime, string> = {
   read: 'store read',
 };
 
-/** A bench's windows, part by part: each part's median and max (ms), and the cells that drain longest. */
+/** A part over all the windows, in ms: its median, its max, and its sum (where the windows' time went). */
+export interface PartTime {
+  median: number;
+  max: number;
+  sum: number;
+}
+
+/** A bench's windows, part by part, and the cells that drain longest. */
 export interface WindowTimeSummary {
   windows: number;
-  total: { median: number; max: number };
-  parts: Record<keyof WindowTime, { median: number; max: number }>;
+  total: PartTime;
+  parts: Record<keyof WindowTime, PartTime>;
   /** The drain is the requests in flight at the window's end being served: about connections ÷ goodput. */
   longestDrains: { cell: string; median: number }[];
 }
 
-const medianMax = (xs: number[]) => {
+const partTime = (xs: number[]): PartTime => {
   const s = spreadOf(xs);
-  return { median: Math.round(s.median), max: Math.round(s.max) };
+  return { median: Math.round(s.median), max: Math.round(s.max), sum: Math.round(xs.reduce((n, x) => n + x, 0)) };
 };
 
 export function summarizeWindowTimes(byCell: ReadonlyMap<string, readonly WindowTime[]>, longest = 3): WindowTimeSummary | undefined {
   const all = [...byCell.values()].flat();
   if (all.length === 0) return undefined;
-  const parts = Object.fromEntries(WINDOW_PARTS.map((k) => [k, medianMax(all.map((t) => t[k]))])) as WindowTimeSummary['parts'];
-  const drains = [...byCell].map(([cell, ts]) => ({ cell, median: medianMax(ts.map((t) => t.drain)).median }));
+  const parts = Object.fromEntries(WINDOW_PARTS.map((k) => [k, partTime(all.map((t) => t[k]))])) as WindowTimeSummary['parts'];
+  const drains = [...byCell].map(([cell, ts]) => ({ cell, median: partTime(ts.map((t) => t.drain)).median }));
   return {
     windows: all.length,
-    total: medianMax(all.map((t) => WINDOW_PARTS.reduce((n, k) => n + t[k], 0))),
+    total: partTime(all.map((t) => WINDOW_PARTS.reduce((n, k) => n + t[k], 0))),
     parts,
     longestDrains: drains.sort((a, b) => b.median - a.median).slice(0, longest),
   };
@@ -87,11 +94,13 @@ export function summarizeWindowTimes(byCell: ReadonlyMap<string, readonly Window
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-/** Lines for "where the time went": a window's parts, median (max), then the longest drains. */
+const inAll = (ms: number) => `${Math.round(ms / 1000)} s in all`;
+
+/** Lines for "where the time went": a window's parts, median (max, sum over the windows), then the longest drains. */
 export function windowTimeLines(w: WindowTimeSummary): string[] {
   return [
-    `  a window    ${seconds(w.total.median).padStart(7)}  median of ${w.windows} (max ${seconds(w.total.max)}):`,
-    ...WINDOW_PARTS.map((k) => `    ${LABEL[k].padEnd(10)} ${`${w.parts[k].median} ms`.padStart(8)}  (max ${w.parts[k].max} ms)`),
+    `  a window    ${seconds(w.total.median).padStart(7)}  median of ${w.windows} (max ${seconds(w.total.max)}, ${inAll(w.total.sum)}):`,
+    ...WINDOW_PARTS.map((k) => `    ${LABEL[k].padEnd(10)} ${`${w.parts[k].median} ms`.padStart(8)}  (max ${w.parts[k].max} ms, ${inAll(w.parts[k].sum)})`),
     `    longest drains (requests in flight at the window's end, served): ${w.longestDrains.map((d) => `${d.cell} ${seconds(d.median)}`).join(', ')}`,
   ];
 }

@@ -22,7 +22,7 @@ describe("a throughput window's time", () => {
     expect(WINDOW_PARTS.reduce((n, k) => n + t[k], 0)).toBe(2_105);
   });
 
-  it('summarizes the median and max of each part and names the longest drains', () => {
+  it('summarizes the median, max and sum of each part and names the longest drains', () => {
     const w = (drain: number, reset = 30): WindowTime => ({ reset, start: 1, warmup: 500, measured: 1_500, drain, stop: 5, reply: 1, read: 4 });
     const s = summarizeWindowTimes(
       new Map([
@@ -33,15 +33,16 @@ describe("a throughput window's time", () => {
       2,
     );
     expect(s?.windows).toBe(9);
-    expect(s?.parts.drain).toEqual({ median: 250, max: 9_000 });
-    expect(s?.parts.reset).toEqual({ median: 30, max: 90 });
-    expect(s?.total).toEqual({ median: 2_041 + 250, max: 2_041 + 9_000 });
+    expect(s?.parts.drain).toEqual({ median: 250, max: 9_000, sum: 360 + 24_000 + 750 });
+    expect(s?.parts.reset).toEqual({ median: 30, max: 90, sum: 8 * 30 + 90 });
+    expect(s?.total).toEqual({ median: 2_041 + 250, max: 2_041 + 9_000, sum: 9 * 2_041 + 60 + 25_110 });
     expect(s?.longestDrains).toEqual([
       { cell: 'zk-sequential/one', median: 8_000 },
       { cell: 'mutex/one', median: 250 },
     ]);
     const lines = windowTimeLines(s!);
     expect(lines[0]).toContain('median of 9');
+    expect(lines.find((l) => l.includes('drain'))).toContain('25 s in all');
     for (const label of ['reset', 'load start', 'warm-up', 'measured', 'drain', 'load stop', 'reply', 'store read'])
       expect(lines.some((l) => l.includes(label))).toBe(true);
     expect(lines.at(-1)).toContain('zk-sequential/one 8.00 s');
