@@ -24,6 +24,8 @@ const SPANS: WindowSpan[] = [
   { label: '0.3+1.0', warmup: 0.3, seconds: 1.0 },
   { label: '0.3+0.7', warmup: 0.3, seconds: 0.7 },
   { label: '0.3+0.6', warmup: 0.3, seconds: 0.6 },
+  { label: '0.3+0.5', warmup: 0.3, seconds: 0.5 },
+  { label: '0.3+0.4', warmup: 0.3, seconds: 0.4 },
 ];
 
 const USAGE = `usage: npx tsx bench/window-span.ts [--rounds N] [--out DIR]

@@ -231,12 +231,12 @@ describe('bench options and target', () => {
     expect(() => parseBenchArgs(['--all', '--strategies', 'none'])).toThrow(UsageError);
   });
 
-  it('defaults to 3 rounds of 0.3 s + 0.6 s windows at 100 connections, races sized by goodput and the course size for none and mutex', () => {
+  it('defaults to 3 rounds of 0.3 s + 0.5 s windows at 100 connections, races sized by goodput and the course size for none and mutex', () => {
     const o = parseBenchArgs([]);
     expect(o).toMatchObject({
       rounds: 3,
       warmupSeconds: 0.3,
-      windowSeconds: 0.6,
+      windowSeconds: 0.5,
       connections: 100,
       workMs: 0,
       requests: 1100,

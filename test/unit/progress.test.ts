@@ -111,8 +111,8 @@ describe('the bench plan', () => {
   it("sizes a last window's stock to sell out in its span, or leaves a lock too slow for that to a race apart", () => {
     const o = parseBenchArgs([]);
     expect(o.soldOutWindows).toBe(true);
-    // 500/s for 0.3 s of warm-up and 0.8 of the 0.6 s span
-    expect(soldOutUnits(o, 500)).toBe(390);
+    // 500/s for 0.3 s of warm-up and 0.8 of the 0.5 s span
+    expect(soldOutUnits(o, 500)).toBe(350);
     expect(soldOutUnits(o, 20)).toBe(MIN_RACE_UNITS);
     expect(soldOutUnits(o, 100_000)).toBe(o.courseInitial);
     expect(soldOutUnits(o, 5)).toBeUndefined();
