@@ -1,7 +1,6 @@
-// The whole comparison. The course's fixed-size oversell races first (they also warm the instances);
-// then rounds of short throughput windows, every strategy once per round and in a rotated order, so
-// drift on a shared machine hits all of them alike, each strategy's last window sold out as its race
-// (or a race apart for a lock too slow for that). Figures are medians of the rounds with their min–max.
+// The whole comparison. Rounds of short throughput windows, every strategy once per round and in a
+// rotated order, so drift on a shared machine hits all of them alike; then one oversell race per
+// strategy and topology. Figures are medians of the rounds with their min–max.
 import os from 'node:os';
 import type { ClusterInfo } from '../src/cluster/types.js';
 import { fetchCatalog, selectStrategies, type CatalogEntry } from '../src/load/catalog.js';
@@ -19,7 +18,7 @@ import {
   type WindowSettings,
 } from './measure.js';
 import { chosenStrategies, MIN_RACE_UNITS, SELL_OUT_AT, SOLD_OUT_MAX_SECONDS, type BenchOptions } from './options.js';
-import { benchPlan, PREWARM_SECONDS, raceEstimate, STEP_OVERHEAD_SECONDS, stepKey, topologiesToPrewarm } from './plan.js';
+import { benchPlan, PREWARM_SECONDS, raceEstimate, STEP_OVERHEAD_SECONDS, stepKey } from './plan.js';
 import { ceilingLine, raceLine, soldOutLine, windowLine } from './progress.js';
 import {
   orderRuns,
@@ -114,21 +113,13 @@ export function stampOf(d: Date): string {
   return d.toISOString().replace(/[:]/g, '-').replace(/\..+$/, '');
 }
 
-async function measureCeilings(
-  bases: [Topology, string][],
-  prewarm: readonly Topology[],
-  o: BenchOptions,
-  wrk: string | undefined,
-  progress: Progress,
-  notes: string[],
-): Promise<Ceiling[]> {
+async function measureCeilings(bases: [Topology, string][], o: BenchOptions, wrk: string | undefined, progress: Progress, notes: string[]): Promise<Ceiling[]> {
   if (!wrk) notes.push('wrk is not installed (Debian package wrk): the ceiling has no reference to compare the load generator with.');
   const samples = new Map(bases.map(([t]) => [t, { autocannon: [] as number[], wrk: [] as number[] }]));
   const settings = { connections: o.connections, warmupSeconds: o.warmupSeconds, windowSeconds: o.windowSeconds };
   // Unmeasured: a freshly started instance pays for JIT and connections in its first seconds, which
   // a short warm-up does not cover, and would make round 1 of whichever tool goes first an outlier.
-  // A topology a first race has loaded is warm already.
-  for (const [topology, base] of bases.filter(([t]) => prewarm.includes(t))) {
+  for (const [topology, base] of bases) {
     await progress.step(stepKey.prewarm(topology), `warm-up · ${TOPOLOGY_LABEL[topology]}`, () =>
       measureNoop(base, { ...settings, warmupSeconds: 0, windowSeconds: PREWARM_SECONDS }),
     );
@@ -193,16 +184,20 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
     const wrk = wrkPath();
     /** The cells whose race is a run of its own: the course's full-size rows, and any whose last window could not be one. */
     const apart = new Set(cells.filter((c) => !o.soldOutWindows || o.courseStrategies.includes(c.s.name)).map((c) => c.key));
-    /** The course's races: their size is fixed, so they run first, and their load warms the instances. */
-    const first = cells.filter((c) => o.courseStrategies.includes(c.s.name));
-    const planCells = cells.map((c) => ({ key: c.key, topology: c.topology, raceApart: apart.has(c.key), raceFirst: first.includes(c) }));
-    const topologies = bases.map(([t]) => t);
-    progress.add(benchPlan(o, planCells, topologies, wrk !== undefined));
+    progress.add(
+      benchPlan(
+        o,
+        cells.map((c) => ({ key: c.key, raceApart: apart.has(c.key) })),
+        bases.map(([t]) => t),
+        wrk !== undefined,
+      ),
+    );
     const racing = o.soldOutWindows ? 'the last window of each sells out as its race' : 'then one race each';
     log(
       `bench: ${strategies.length} strategies × ${bases.length} topologies; ${o.rounds} rounds of ${o.warmupSeconds} s warm-up + ${o.windowSeconds} s window at ${o.connections} connections, workMs ${o.workMs}; ${racing}`,
     );
-    const windows = new Map<string, WindowSample[]>(cells.map((c) => [c.key, []]));
+    const ceilings = await measureCeilings(bases, o, wrk, progress, notes);
+
     /** A race's size and expected time, from the strategy's goodput measured so far. */
     const raceOf = (c: (typeof cells)[number]) => {
       const w = windows.get(c.key)!;
@@ -210,20 +205,8 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
       const size = raceSize(o, c.s.name, goodput);
       return { size, seconds: raceEstimate(size, goodput, spreadOf(w.map((x) => x.refusedPerSec)).median, o.maxSeconds) };
     };
+    const windows = new Map<string, WindowSample[]>(cells.map((c) => [c.key, []]));
     const races = new Map<string, RaceFigures>();
-    /** A race apart, sized by raceSize from the goodput its windows measured (none before them: the course's size). */
-    const raceApart = async (c: (typeof cells)[number]) => {
-      const size = { ...raceOf(c).size, connections: o.connections, maxSeconds: o.maxSeconds, params };
-      const label = `race ${c.s.name} · ${TOPOLOGY_LABEL[c.topology]}`;
-      const r = await progress.step(stepKey.race(c.key), label, () =>
-        measureRace(c.base, target.stores, c.s, size, (answered) => progress.transient(`… ${label}: ${answered}/${size.requests} answered`)),
-      );
-      races.set(c.key, r);
-      log(raceLine(c.s.name, c.topology, r));
-    };
-    for (const c of first) await raceApart(c);
-    const ceilings = await measureCeilings(bases, topologiesToPrewarm(planCells, topologies), o, wrk, progress, notes);
-
     const settings: WindowSettings = { connections: o.connections, warmupSeconds: o.warmupSeconds, windowSeconds: o.windowSeconds, params };
     const last = o.rounds - 1;
     for (let round = 0; round < o.rounds; round++) {
@@ -250,7 +233,7 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
           measureWindow(c.base, target.stores, c.s, settings),
         );
         windows.get(c.key)!.push(w);
-        if (apart.has(c.key) && !races.has(c.key)) progress.replan(stepKey.race(c.key), raceOf(c).seconds);
+        if (apart.has(c.key)) progress.replan(stepKey.race(c.key), raceOf(c).seconds);
         else if (round === last - 1)
           progress.replan(stepKey.window(last, c.key), soldOutEstimate(o, spreadOf(windows.get(c.key)!.map((x) => x.goodput)).median));
         log(windowLine(round + 1, o.rounds, c.s.name, c.topology, w));
@@ -258,7 +241,15 @@ export async function runBench(o: BenchOptions, target: BenchTarget, out: Log | 
     }
     const windowTime = summarizeWindowTimes(new Map([...windows].map(([cell, w]) => [cell, w.map((x) => x.time)])));
 
-    for (const c of cells.filter((x) => apart.has(x.key) && !races.has(x.key))) await raceApart(c);
+    for (const c of cells.filter((x) => apart.has(x.key))) {
+      const size = { ...raceOf(c).size, connections: o.connections, maxSeconds: o.maxSeconds, params };
+      const label = `race ${c.s.name} · ${TOPOLOGY_LABEL[c.topology]}`;
+      const r = await progress.step(stepKey.race(c.key), label, () =>
+        measureRace(c.base, target.stores, c.s, size, (answered) => progress.transient(`… ${label}: ${answered}/${size.requests} answered`)),
+      );
+      races.set(c.key, r);
+      log(raceLine(c.s.name, c.topology, r));
+    }
 
     const messages = target.cluster ? await countMessages(target.cluster, target.one ?? target.three, strategies, progress) : new Map<string, number>();
 

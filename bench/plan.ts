@@ -6,10 +6,8 @@ import type { Topology } from '../report/bench/report.js';
 
 /** Per step: resetting the stock, starting the load, reading the units left. */
 export const STEP_OVERHEAD_SECONDS = 0.5;
-/** The unmeasured first load on each instance that no first race warms (bench.ts). */
+/** The unmeasured first load on each instance (bench.ts). */
 export const PREWARM_SECONDS = 2;
-/** Sales a second a first race is planned at, before any window has measured one (the course's rows sell about 700 a second here). */
-const FIRST_RACE_GOODPUT_GUESS = 800;
 
 export const stepKey = {
   prewarm: (t: Topology) => `prewarm/${t}`,
@@ -28,31 +26,18 @@ export function raceEstimate(size: { requests: number; initial: number }, goodpu
   return Math.min(selling + rest, maxSeconds) + STEP_OVERHEAD_SECONDS;
 }
 
-/** A cell of the plan: its key, its topology, and how its race is run. */
-export interface PlanCell {
-  key: string;
-  topology: Topology;
-  /** Its race is a run of its own (else its last window sells out and is its race; a cell found too slow for that gets its race step later). */
-  raceApart: boolean;
-  /** Its race runs before everything else, and warms its topology's instances (the course's fixed-size races). */
-  raceFirst?: boolean;
-}
-
-/** The topologies no first race warms: they get the unmeasured GET /noop warm-up. */
-export function topologiesToPrewarm(cells: readonly PlanCell[], topologies: readonly Topology[]): Topology[] {
-  return topologies.filter((t) => !cells.some((c) => c.raceFirst && c.topology === t));
-}
-
-export function benchPlan(o: BenchOptions, cells: readonly PlanCell[], topologies: readonly Topology[], withWrk: boolean): PlannedStep[] {
+/**
+ * `cells`: each strategy × topology, and whether its race is a run of its own (else its last
+ * window sells out and is its race; a cell found too slow for that gets its race step later).
+ */
+export function benchPlan(
+  o: BenchOptions,
+  cells: readonly { key: string; raceApart: boolean }[],
+  topologies: readonly Topology[],
+  withWrk: boolean,
+): PlannedStep[] {
   const load = o.warmupSeconds + o.windowSeconds + STEP_OVERHEAD_SECONDS;
-  const raceGuess = (c: PlanCell) =>
-    c.raceFirst
-      ? raceEstimate({ requests: o.courseRequests, initial: o.courseInitial }, FIRST_RACE_GOODPUT_GUESS, 0, o.maxSeconds)
-      : (o.raceSeconds ?? 2) + STEP_OVERHEAD_SECONDS;
-  const steps: PlannedStep[] = [
-    ...cells.filter((c) => c.raceFirst).map((c) => ({ key: stepKey.race(c.key), phase: 'races', seconds: raceGuess(c) })),
-    ...topologiesToPrewarm(cells, topologies).map((t) => ({ key: stepKey.prewarm(t), phase: 'warm-up', seconds: PREWARM_SECONDS + STEP_OVERHEAD_SECONDS })),
-  ];
+  const steps: PlannedStep[] = topologies.map((t) => ({ key: stepKey.prewarm(t), phase: 'warm-up', seconds: PREWARM_SECONDS + STEP_OVERHEAD_SECONDS }));
   for (let r = 0; r < o.rounds; r++) {
     for (const t of topologies)
       steps.push({ key: stepKey.ceiling(r, t), phase: 'ceiling', seconds: load + (withWrk ? o.windowSeconds + STEP_OVERHEAD_SECONDS : 0) });
@@ -61,6 +46,7 @@ export function benchPlan(o: BenchOptions, cells: readonly PlanCell[], topologie
     for (const c of cells) steps.push({ key: stepKey.window(r, c.key), phase: 'windows', seconds: load });
   }
   // Until a window has measured the strategy's goodput: the race as sized by time, or a guess.
-  for (const c of cells.filter((x) => x.raceApart && !x.raceFirst)) steps.push({ key: stepKey.race(c.key), phase: 'races', seconds: raceGuess(c) });
+  const raceGuess = (o.raceSeconds ?? 2) + STEP_OVERHEAD_SECONDS;
+  for (const c of cells.filter((x) => x.raceApart)) steps.push({ key: stepKey.race(c.key), phase: 'races', seconds: raceGuess });
   return steps;
 }

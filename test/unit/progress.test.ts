@@ -1,7 +1,7 @@
 // The progress estimator (src/cli/plan-clock.ts) on a clock of its own: the plan's estimate,
 // corrected by each phase's measured pace, and the summary of where the time went.
 import { describe, expect, it } from 'vitest';
-import { benchPlan, raceEstimate, stepKey, topologiesToPrewarm, type PlanCell } from '../../bench/plan.js';
+import { benchPlan, raceEstimate, stepKey } from '../../bench/plan.js';
 import { soldOutUnits } from '../../bench/bench.js';
 import { MIN_RACE_UNITS } from '../../bench/options.js';
 import { parseBenchArgs } from '../../bench/options.js';
@@ -95,8 +95,8 @@ describe('the bench plan', () => {
     const plan = benchPlan(
       o,
       [
-        { key: 'none/three', topology: 'three', raceApart: true },
-        { key: 'sql-update/three', topology: 'three', raceApart: false },
+        { key: 'none/three', raceApart: true },
+        { key: 'sql-update/three', raceApart: false },
       ],
       ['three'],
       true,
@@ -106,20 +106,6 @@ describe('the bench plan', () => {
     // sql-update's last window is its race
     expect(plan.filter((s) => s.phase === 'races').map((s) => s.key)).toEqual([stepKey.race('none/three')]);
     expect(plan.find((s) => s.phase === 'windows')?.seconds).toBe(2.5);
-    expect(plan[0]?.key).toBe(stepKey.prewarm('three'));
-  });
-
-  it("runs the course's races first, and leaves the GET /noop warm-up only to a topology none of them loads", () => {
-    const o = parseBenchArgs([]);
-    const cells: PlanCell[] = [
-      { key: 'none/one', topology: 'one', raceApart: true, raceFirst: true },
-      { key: 'sql-update/one', topology: 'one', raceApart: false },
-      { key: 'sql-update/three', topology: 'three', raceApart: false },
-    ];
-    expect(topologiesToPrewarm(cells, ['one', 'three'])).toEqual(['three']);
-    const plan = benchPlan(o, cells, ['one', 'three'], false);
-    expect(plan.slice(0, 2).map((s) => s.key)).toEqual([stepKey.race('none/one'), stepKey.prewarm('three')]);
-    expect(plan.filter((s) => s.phase === 'races')).toHaveLength(1);
   });
 
   it("sizes a last window's stock to sell out in its span, or leaves a lock too slow for that to a race apart", () => {
