@@ -73,7 +73,7 @@ export const SOLD_OUT_MAX_SECONDS = 10;
 export const BENCH_DEFAULTS = {
   rounds: 3,
   // 0.3 s + 0.5 s measure what 0.5 s + 1.5 s did, cut from the same windows (docs/bench.md, "How
-  // long a window is"): a median ratio of 0.99 over the lab's 42 rows, the rounds' range as at 0.4 s + 1.0 s.
+  // long a window is"): a median ratio of 0.99 over the lab's 42 rows, the rounds' range as at 0.3 s + 0.6 s (30 %).
   warmupSeconds: 0.3,
   windowSeconds: 0.5,
   connections: 100,
