@@ -270,7 +270,9 @@ describe('redlock', () => {
     try {
       // A's lease is long enough that B's first attempt, made at once, finds A holding on any machine.
       const a = await take(lock, 'A', { ttlMs: 1_500 });
-      const waiting = take(lock, 'B', { retryMs: SLEEP_MS, waitMs: 2 * SLEEP_MS });
+      // B's failed first attempt may leave a vote that landed after its release (a slow master):
+      // an unreleased minority expires on its own, so B's lease is kept well inside the wait below.
+      const waiting = take(lock, 'B', { ttlMs: 5_000, retryMs: SLEEP_MS, waitMs: 2 * SLEEP_MS });
       await asleep(lock, 1);
       const expiredWithin = 10_000;
       expect(await pollUntil(async () => (await values()).every((v) => v === null), expiredWithin, 10)).toBe(true);
