@@ -14,6 +14,7 @@ import {
   publishedAddress,
   ROOT,
   topologyFiles,
+  untilEveryInstanceGreen,
   up,
   type ComposeEndpoints,
   type ComposeProject,
@@ -90,6 +91,7 @@ async function main(argv: string[]): Promise<number> {
       const t0 = Date.now();
       await up(project, 300_000, say);
       const e = await endpointsOf(project);
+      await untilEveryInstanceGreen(e.nginx);
       console.log(
         `${topology} topology healthy in ${((Date.now() - t0) / 1000).toFixed(1)} s\n  nginx    ${e.nginx}\n  app1     ${e.instance}\n  mysql    ${e.stores.mysql.host}:${e.stores.mysql.port}\n  redis    ${e.stores.redis.replace(/\/\/:[^@]*@/, '//')}${e.stores.postgres ? `\n  postgres ${e.stores.postgres.host}:${e.stores.postgres.port}` : ''}`,
       );

@@ -4,28 +4,12 @@ import { race, type RaceResult } from '../src/load/race.js';
 import type { StoreAddresses } from '../src/cluster/stores.js';
 import { SENTINEL_MASTER_NAME } from '../src/cluster/layout.js';
 import { pollUntil } from '../src/time.js';
-import { compose, type ComposeProject } from '../src/compose/compose.js';
+import { compose, untilEveryInstanceGreen, type ComposeProject } from '../src/compose/compose.js';
 
 /** The master's address as the first Sentinel reports it (asked inside its container). */
 export async function sentinelMaster(p: ComposeProject): Promise<string> {
   const out = await compose(p, ['exec', '-T', 'sentinel1', 'redis-cli', '-p', '26379', 'sentinel', 'get-master-addr-by-name', SENTINEL_MASTER_NAME]);
   return out.trim().split('\n').join(':');
-}
-
-/**
- * Every instance's checks green (Redis included: /health answers 200 whenever MySQL is up), seen
- * through nginx: round robin, so six green answers in a row are each of the three instances twice.
- */
-async function healthy(nginx: string): Promise<boolean> {
-  for (let i = 0; i < 6; i++) {
-    try {
-      const res = await fetch(`${nginx}/health`, { signal: AbortSignal.timeout(3_000) });
-      if (!res.ok || ((await res.json()) as { ok?: unknown }).ok !== true) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
 }
 
 export interface FailoverResult {
@@ -61,7 +45,8 @@ export async function redisFailover(p: ComposeProject, o: FailoverOptions): Prom
   const promoted = await pollUntil(async () => (newMaster = await sentinelMaster(p)) !== oldMaster, o.boundMs, 250);
   if (!promoted) throw new Error(`failover: Sentinel still names ${oldMaster} ${o.boundMs} ms after the kill`);
   const promotedMs = Date.now() - t0;
-  if (!(await pollUntil(() => healthy(o.nginx), o.boundMs, 250))) throw new Error(`failover: ${o.nginx}/health not green within ${o.boundMs} ms of the kill`);
+  // every instance's checks green, Redis included: /health answers 200 whenever MySQL is up
+  await untilEveryInstanceGreen(o.nginx, o.boundMs);
   const healthyMs = Date.now() - t0;
   const r = await race({
     target: o.nginx,

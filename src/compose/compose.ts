@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import type { StoreAddresses } from '../cluster/stores.js';
+import { pollUntil } from '../time.js';
 
 const run = promisify(execFile);
 
@@ -102,6 +103,33 @@ export async function up(p: ComposeProject, timeoutMs: number, log: (line: strin
     log(`compose: waiting for ${waiting.map((s) => s.service).join(', ')}`);
     await new Promise((r) => setTimeout(r, 2_000));
   }
+}
+
+/**
+ * Every instance's checks green, seen through nginx. An instance is healthy to compose once MySQL
+ * answers (its /health is 200 then); the other stores' checks may still be false while its clients
+ * open their first connections. Round robin: six green answers in a row are each instance twice.
+ */
+export async function everyInstanceGreen(nginx: string): Promise<boolean> {
+  for (let i = 0; i < 6; i++) {
+    try {
+      const res = await fetch(`${nginx}/health`, { signal: AbortSignal.timeout(3_000) });
+      if (!res.ok || ((await res.json()) as { ok?: unknown }).ok !== true) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** How long `up` gives the instances' checks to turn green once compose calls them healthy. */
+export const GREEN_BOUND_MS = 60_000;
+
+/** Waits (boundMs at most) until every instance's checks are green through nginx; how long it took. */
+export async function untilEveryInstanceGreen(nginx: string, boundMs = GREEN_BOUND_MS): Promise<number> {
+  const t0 = Date.now();
+  if (!(await pollUntil(() => everyInstanceGreen(nginx), boundMs, 250))) throw new Error(`compose: ${nginx}/health not green within ${boundMs} ms`);
+  return Date.now() - t0;
 }
 
 export async function down(p: ComposeProject): Promise<void> {

@@ -20,6 +20,8 @@ import {
   publishedAddress,
   ROOT,
   topologyFiles,
+  GREEN_BOUND_MS,
+  untilEveryInstanceGreen,
   up,
   type ComposeEndpoints,
   type ComposeProject,
@@ -129,6 +131,9 @@ async function bringUp(topology: ComposeTopologyName, profiles: string[] = []): 
   await timed(`build ${topology}`, () => composeLoud(project, ['build'], process.stdout));
   await timed(`up ${topology}`, () => up(project, UP_BOUND_MS, say));
   const e = await endpointsOf(project);
+  // compose calls an instance healthy once MySQL answers; its other clients may still be connecting
+  const greenMs = await untilEveryInstanceGreen(e.nginx);
+  say(`${topology}: every instance's checks green through nginx ${greenMs} ms after up (bound ${GREEN_BOUND_MS})`);
   catalog = await fetchCatalog(e.nginx);
   return { project, e };
 }
