@@ -34,8 +34,7 @@ export interface WindowSample {
   time: WindowTime;
 }
 
-/** The service's default lease, used when the bench does not pass ttlMs. */
-const DEFAULT_TTL_MS = loadServiceConfig({}).limits.ttlMsDefault;
+const { ttlMsDefault: DEFAULT_TTL_MS, retryMsDefault: DEFAULT_RETRY_MS } = loadServiceConfig({}).limits;
 
 /** What the catalog expects of this run: a leased lock whose work outlasts its lease has its own outcome. */
 export function expectedOutcome(s: CatalogEntry, topology: Topology, params: Record<string, number>): 'exact' | 'oversells' {
@@ -46,7 +45,8 @@ export function expectedOutcome(s: CatalogEntry, topology: Topology, params: Rec
 
 /**
  * One throughput window: a stock that cannot run out, a discarded warm-up, a measured span, then
- * the requests in flight finish (none is abandoned mid-deduction to disturb the next window).
+ * the requests in flight finish (none is abandoned mid-deduction to disturb the next window). Their
+ * waits for the lock end with the span (waitUntil): the drain is the holders' work, not the queue's.
  */
 export async function measureWindow(base: string, stores: StoreAddresses, s: CatalogEntry, settings: WindowSettings): Promise<WindowSample> {
   const { sample } = await runWindow(base, stores, s, settings, WINDOW_STOCK, settings.warmupSeconds + settings.windowSeconds + DRAIN_BOUND_SECONDS);
@@ -90,7 +90,13 @@ async function runWindow(
   const r = await fireLoad({
     url: checkUrl(base, s.name, store, settings.params),
     connections: settings.connections,
-    window: { warmupSeconds: settings.warmupSeconds, seconds: settings.windowSeconds, untilSoldOut: settings.untilSoldOut === true },
+    window: {
+      warmupSeconds: settings.warmupSeconds,
+      seconds: settings.windowSeconds,
+      untilSoldOut: settings.untilSoldOut === true,
+      // an optimistic loop gives up when its next pause (up to retryMs) would cross its deadline
+      cutWaitsAfterMs: settings.params.retryMs ?? DEFAULT_RETRY_MS,
+    },
     maxSeconds,
     timeoutSeconds: 30,
     classify: false,

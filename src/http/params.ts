@@ -58,7 +58,7 @@ export function flag(query: Query, name: string): boolean {
 }
 
 /** Every parameter GET /check/lock reads; any other is refused, so a typo cannot run another experiment. */
-export const CHECK_PARAMS = ['strategy', 'store', 'workMs', 'ttlMs', 'waitMs', 'retryMs', 'fenced', 'line', 'pause', 'leakKb'] as const;
+export const CHECK_PARAMS = ['strategy', 'store', 'workMs', 'ttlMs', 'waitMs', 'waitUntil', 'retryMs', 'fenced', 'line', 'pause', 'leakKb'] as const;
 
 /**
  * The shortest pause between lock attempts: below it, one request with a long waitMs could make
@@ -105,6 +105,19 @@ function leakKbOf(query: Query, faultInjection: boolean): number {
   if (query.leakKb !== undefined && !faultInjection)
     throw new BadRequestError('leakKb', 'leakKb is for the fault lab: start the instance with FAULT_INJECTION=1');
   return intParam(query, 'leakKb', 0, LEAK_KB_MAX, 0);
+}
+
+/**
+ * waitMs, cut short by waitUntil (epoch ms on this machine's clock) when that comes sooner: the
+ * bench ends a throughput window's waits at the window's end, so the requests still queued then
+ * are refused at once instead of served at the lock's pace after the measurement (docs/bench.md).
+ * A waitUntil already past leaves no wait (waitMs 0: one attempt).
+ */
+function waitMsOf(query: Query, limits: RequestLimits, now = Date.now()): number {
+  const waitMs = intParam(query, 'waitMs', 0, limits.waitMsMax, limits.waitMsDefault);
+  if (query.waitUntil === undefined) return waitMs;
+  const waitUntil = intParam(query, 'waitUntil', 0, Number.MAX_SAFE_INTEGER, 0);
+  return Math.min(waitMs, Math.max(0, waitUntil - now));
 }
 
 export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy: string, limits: RequestLimits, faultInjection = false): CheckParams {
@@ -154,7 +167,7 @@ export function parseCheckParams(query: Query, catalog: Catalog, defaultStrategy
       store: store satisfies StoreKind,
       lock: {
         ttlMs: intParam(query, 'ttlMs', 1, limits.ttlMsMax, limits.ttlMsDefault),
-        waitMs: intParam(query, 'waitMs', 0, limits.waitMsMax, limits.waitMsDefault),
+        waitMs: waitMsOf(query, limits),
         retryMs: intParam(query, 'retryMs', RETRY_MS_MIN, limits.retryMsMax, limits.retryMsDefault),
       },
     },

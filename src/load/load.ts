@@ -15,8 +15,14 @@ export interface LoadJob {
    * A throughput window: warm up (discarded), then measure for `seconds`, then drain. With
    * `untilSoldOut` the stock is finite and the window is also the race: the load goes on past the
    * span until the first 409 sold_out (then drains), and the measured span ends at that answer.
+   * With `cutWaitsAfterMs` every request carries waitUntil = the span's end + cutWaitsAfterMs, so the
+   * requests still waiting for the lock then are refused at once and the drain is the holders' work
+   * only. Answers after the span are not measured, and a wait cut after its end could only have ended
+   * after it: the span reads the same, as long as cutWaitsAfterMs covers how early a wait may give up
+   * (an optimistic retry loop stops when its next pause, up to retryMs, would cross its deadline).
+   * Not with untilSoldOut, whose drain is the race's end.
    */
-  window?: { warmupSeconds: number; seconds: number; untilSoldOut?: boolean };
+  window?: { warmupSeconds: number; seconds: number; untilSoldOut?: boolean; cutWaitsAfterMs?: number };
   /** Hard bound on the whole run: whatever is unanswered then is abandoned and the run marked truncated. */
   maxSeconds: number;
   /** Per-request timeout. */
@@ -110,9 +116,10 @@ export function runLoad(job: LoadJob, onAnswers?: (answered: number) => void): P
     // When a connection stops sending: a window at its end; a sold-out window once the stock is gone.
     const sendingOver = (t: number) => (untilSoldOut ? soldOutAt !== undefined : t >= windowTo);
 
+    const cutAfterMs = untilSoldOut ? undefined : job.window?.cutWaitsAfterMs;
     const instance = autocannon(
       {
-        url: job.url,
+        url: cutAfterMs === undefined ? job.url : `${job.url}${job.url.includes('?') ? '&' : '?'}waitUntil=${windowTo + cutAfterMs}`,
         connections: job.requests !== undefined ? Math.min(job.connections, job.requests) : job.connections,
         ...(job.requests !== undefined ? { amount: job.requests } : { duration: job.maxSeconds + 1 }),
         timeout: job.timeoutSeconds,

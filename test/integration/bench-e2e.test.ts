@@ -10,6 +10,7 @@ import { fetchCatalog, selectStrategies } from '../../src/load/catalog.js';
 import { writeReport } from '../../bench/report-cli.js';
 import type { BenchReport } from '../../report/bench/report.js';
 import { resolveTarget } from '../../bench/target.js';
+import { measureWindow } from '../../bench/measure.js';
 import { wrkPath } from '../../bench/wrk.js';
 import { sharedCluster } from '../support/cluster.js';
 
@@ -88,6 +89,26 @@ describe('npm run bench, end to end', () => {
     expect(lines.some((l) => l.startsWith('[race] sql-update'))).toBe(false);
     expect(fs.readFileSync(files.md, 'utf8')).toContain('OVERSOLD');
     expect(fs.readFileSync(files.html, 'utf8')).toContain('<svg');
+  });
+
+  it("ends a window's lock waits with its span: the queue is refused after it, nothing inside it, and the store stays exact", async () => {
+    const cluster = sharedCluster();
+    const s = (await fetchCatalog(cluster.instances[0] as string)).find((c) => c.name === 'redis-setnx-ex');
+    if (!s) throw new Error('redis-setnx-ex is not in GET /strategies');
+    // Each holder works 250 ms, so about 2 of the 20 connections sell in the span and the rest queue:
+    // served one by one after it, they would drain for about 4 s; cut at its end, only the holder's work is left.
+    const w = await measureWindow(cluster.instances[0] as string, cluster, s, {
+      connections: 20,
+      warmupSeconds: 0.1,
+      windowSeconds: 0.4,
+      params: { workMs: 250 },
+    });
+    console.log(
+      `[bench] a window of 20 waiters on 250 ms holds: ${w.goodput}/s sold, ${w.refusedPerSec}/s refused in the span; drain ${w.time.drain} ms (bound 2000)`,
+    );
+    expect({ refusedPerSec: w.refusedPerSec, check: w.check }).toEqual({ refusedPerSec: 0, check: { oversold: 0, unanswered: 0 } });
+    expect(w.goodput).toBeGreaterThan(0);
+    expect(w.time.drain).toBeLessThan(2_000);
   });
 
   it("runs the course's line by default, in the catalog's order, and every strategy with --all", async () => {

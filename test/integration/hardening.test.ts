@@ -242,6 +242,29 @@ describe('error bodies', () => {
   });
 });
 
+describe('GET /check/lock?waitUntil', () => {
+  it('ends a wait for a held lock at waitUntil, long before waitMs: 503 lock_timeout, nothing sold', async () => {
+    await resetStock(cluster.nginx, 25);
+    const redis = new Redis(cluster.redis, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await redis.connect();
+    try {
+      await redis.set(stockLockKey('string'), 'someone-else', 'PX', 30_000);
+      const t0 = Date.now();
+      // waitMs 10 s (the default), waitUntil 300 ms from now: the sooner one bounds the wait
+      const r = await request(`${instance}/check/lock?strategy=redis-setnx-ex&waitUntil=${t0 + 300}`);
+      const ms = Date.now() - t0;
+      console.log(`waitUntil 300 ms ahead, waitMs 10000: answered in ${ms} ms (bound 5000)`);
+      expect(r.json.error).toBe('lock_timeout');
+      expect(r.status).toBe(503);
+      expect(ms).toBeLessThan(5_000);
+    } finally {
+      await redis.del(stockLockKey('string'));
+      redis.disconnect();
+    }
+    expect(await left()).toBe(25);
+  });
+});
+
 describe('GET /metrics', () => {
   it('counts expected 503s per strategy instead of logging them, and counts the sales', async () => {
     const timeout = { route: '/check/lock', strategy: 'redis-setnx-ex', status: '503', error: 'lock_timeout' };

@@ -71,6 +71,18 @@ describe('GET /check/lock parameters', () => {
     expect(p.request).toEqual({ fenced: false, workMs: 25, store: 'redis', lock: { ttlMs: 500, waitMs: 0, retryMs: 5 } });
   });
 
+  it('cuts waitMs short at waitUntil (epoch ms) when that comes sooner, to no wait once it has passed', () => {
+    const waitOf = (query: Record<string, string>) => parseCheckParams(query, catalog, 'alpha', limits).request.lock.waitMs;
+    const now = Date.now();
+    const soon = waitOf({ waitUntil: String(now + 3_000) });
+    // parsed a few ms after `now`: at most 3 s left, never more
+    expect(soon).toBeLessThanOrEqual(3_000);
+    expect(soon).toBeGreaterThan(2_000);
+    expect(waitOf({ waitMs: '500', waitUntil: String(now + 3_000) })).toBe(500);
+    expect(waitOf({ waitUntil: String(now + 3_600_000) })).toBe(10_000);
+    expect(waitOf({ waitMs: '500', waitUntil: String(now - 1_000) })).toBe(0);
+  });
+
   it('names an unknown strategy and lists the valid ones', () => {
     const err = rejection(() => parseCheckParams({ strategy: 'nope' }, catalog, 'alpha', limits));
     expect(err.param).toBe('strategy');
@@ -86,6 +98,9 @@ describe('GET /check/lock parameters', () => {
     ['ttlMs', '0'],
     ['ttlMs', '600001'],
     ['waitMs', '60001'],
+    ['waitUntil', '-1'],
+    ['waitUntil', '1.5'],
+    ['waitUntil', 'soon'],
     ['retryMs', '0'],
     ['retryMs', '4'],
     ['retryMs', '1'],
