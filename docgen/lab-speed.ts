@@ -25,6 +25,7 @@ const WORDS = {
       `Two runs of \`npm run lab -- --stop\` on this machine: before (\`${before.file}\`, ${b}), ${howEn(before.report)}; after, as the lab now runs (\`${after.file}\`, ${a}), ${howEn(after.report)}.`,
     phasesHeader: ['phase', 'before', 'after'],
     total: 'in all',
+    drain: "a window's drain, median / max",
     rowsHeader: [
       'strategy',
       'instances',
@@ -46,6 +47,7 @@ const WORDS = {
       `在这台机器上的两次 \`npm run lab -- --stop\`：之前（\`${before.file}\`，${b}），${howZh(before.report)}；之后是实验现在的跑法（\`${after.file}\`，${a}），${howZh(after.report)}。`,
     phasesHeader: ['阶段', '之前', '之后'],
     total: '合计',
+    drain: '一个窗口的收尾，中位数 / 最大',
     rowsHeader: ['方案', '实例', '之前超卖', '之后超卖', '之前的抢购：件数，200 / 409 / 503 / 剩余', '之后的抢购', '之前有效吞吐/秒', '之后有效吞吐/秒'],
     soldOut: '卖完的窗口',
     apart: '单独抢购',
@@ -63,6 +65,12 @@ function phaseSeconds(phases: readonly PhaseTime[] | undefined, phase: string): 
 
 const totalOf = (r: BenchReport): number => r.phases?.reduce((n, p) => n + p.seconds, 0) ?? r.seconds;
 
+/** The requests in flight after a window, served (or, since the waits end with the span, refused): median / max ms. */
+function drainCell(r: BenchReport): string {
+  const d = r.windowTime?.parts.drain;
+  return d ? `${d.median} / ${d.max} ms` : '–';
+}
+
 /** "units: a / b / c / d (how)". */
 function raceCell(r: RunResult, lang: Lang): string {
   return `${r.race.initial}: ${raceText(r.race)} (${r.race.window ? WORDS[lang].soldOut : WORDS[lang].apart})`;
@@ -79,6 +87,7 @@ export function labSpeedBlock(before: LabRun, after: LabRun, lang: Lang): string
   const phaseRows = [
     ...phases.map((p) => [p, cell(before.report, p), cell(after.report, p)]),
     [w.total, clockText(totalOf(before.report)), clockText(totalOf(after.report))],
+    [w.drain, drainCell(before.report), drainCell(after.report)],
   ];
   const key = (r: RunResult) => `${r.strategy}/${r.topology}`;
   const afterRuns = new Map(after.report.runs.map((r) => [key(r), r]));
